@@ -1,0 +1,45 @@
+//! Compiles `content/` with the same compiler the CLI uses and writes the catalog into `OUT_DIR`,
+//! where `src/embedded.rs` includes it. Fails the build, listing every error, if `content/` has
+//! errors, so a binary can never embed a broken or stale catalog.
+//!
+//! A build script cannot depend on its own package, so the compiler and catalog modules are
+//! mounted with `#[path]`; that is why they may use only std and the compiler crates.
+
+#[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the catalog API")]
+#[path = "src/catalog.rs"]
+mod catalog;
+#[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the compiler API")]
+#[path = "src/compile.rs"]
+mod compile;
+
+use std::path::PathBuf;
+
+fn main() {
+    let manifest_dir =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let content = manifest_dir.join("content");
+    println!("cargo::rerun-if-changed=content");
+    println!("cargo::rerun-if-changed=src/catalog.rs");
+    println!("cargo::rerun-if-changed=src/catalog");
+    println!("cargo::rerun-if-changed=src/compile.rs");
+    println!("cargo::rerun-if-changed=src/compile");
+
+    let compilation = compile::compile(&compile::Config { root: content });
+    let errors: Vec<_> =
+        compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Error).collect();
+    if !errors.is_empty() {
+        for d in &errors {
+            println!(
+                "cargo::error=content/{}:{}:{}: error[{}]: {}",
+                d.path, d.line, d.column, d.code, d.message
+            );
+        }
+        std::process::exit(1);
+    }
+    let catalog = compilation.catalog.expect("a compile without errors yields a catalog");
+    let encoded = catalog::codec::encode(&catalog);
+    let target = out_dir.join("catalog.msgpack");
+    std::fs::write(&target, &encoded.msgpack)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", target.display()));
+}

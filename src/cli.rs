@@ -1,0 +1,202 @@
+//! The command line: clap types and one function per subcommand. The only module (with its
+//! children under `cli/`) that prints to stdout.
+
+#[path = "cli/browse.rs"]
+mod browse;
+#[path = "cli/build.rs"]
+mod build;
+#[cfg(feature = "server")]
+#[path = "cli/serve.rs"]
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Compile markdown docs and Agent Skills into a content-hashed catalog and serve it over MCP.
+#[derive(Debug, Parser)]
+#[command(name = "folio", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  folio check content/                  validate a docs + skills tree (exit 1 on errors)
+  folio check content/ --format github  annotate a pull request from GitHub Actions
+  folio build content/ --out catalog/   write catalog.msgpack + manifest.json
+  folio serve                           serve the embedded catalog over stdio
+  folio serve --http 127.0.0.1:8090     serve it over Streamable HTTP at /mcp
+  folio list --kind skill               list the embedded catalog's skills
+  folio search \"ci annotations\"         full-text search
+  folio show skill://check-docs-in-ci/SKILL.md";
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compile a content tree and write `catalog.msgpack` and `manifest.json`.
+    Build(BuildArgs),
+    /// Validate a content tree and report every problem (exit 1 on errors).
+    Check(CheckArgs),
+    /// Serve a catalog to MCP clients over stdio (default) or Streamable HTTP.
+    #[cfg(feature = "server")]
+    Serve(ServeArgs),
+    /// List the entries of a catalog.
+    List(ListArgs),
+    /// Show one entry's metadata and exact text.
+    Show(ShowArgs),
+    /// Full-text search over a catalog.
+    Search(SearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// Content root holding `docs/`, `skills/` and `folio.toml`.
+    #[arg(default_value = "content")]
+    pub(crate) content: PathBuf,
+    /// Directory to write `catalog.msgpack` and `manifest.json` into.
+    #[arg(long, default_value = "catalog")]
+    pub(crate) out: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Content root holding `docs/`, `skills/` and `folio.toml`.
+    #[arg(default_value = "content")]
+    pub(crate) content: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    /// Exit 1 when there are warnings, not only errors.
+    #[arg(long)]
+    pub(crate) deny_warnings: bool,
+}
+
+/// How diagnostics are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// rustc-like: location, source line, caret, help.
+    Human,
+    /// One JSON array.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…`).
+    Github,
+}
+
+/// Where a runtime command reads its catalog from.
+#[derive(Debug, Args)]
+pub(crate) struct SourceArgs {
+    /// Read this `catalog.msgpack` instead of the embedded catalog.
+    #[arg(long, value_name = "FILE", conflicts_with = "content")]
+    pub(crate) catalog: Option<PathBuf>,
+    /// Compile this content tree in memory instead of using the embedded catalog.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) content: Option<PathBuf>,
+}
+
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// With `--content`: recompile on change and notify subscribed clients.
+    #[arg(long, requires = "content")]
+    pub(crate) watch: bool,
+    /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+    /// Accept browser requests from this Origin (repeatable; e.g. http://localhost:3000).
+    #[arg(long, value_name = "ORIGIN")]
+    pub(crate) allow_origin: Vec<String>,
+    /// Accept this Host header besides loopback names (repeatable; for non-local binds).
+    #[arg(long, value_name = "HOST")]
+    pub(crate) allow_host: Vec<String>,
+    /// Require `Authorization: Bearer <token>` with the token read from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) bearer_token_env: Option<String>,
+}
+
+/// Which kind of entry to list or search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum KindArg {
+    /// Skills (their SKILL.md).
+    Skill,
+    /// Docs.
+    Doc,
+    /// Skill files other than SKILL.md.
+    SkillFile,
+    /// Everything.
+    All,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Only entries of this kind.
+    #[arg(long, value_enum)]
+    pub(crate) kind: Option<KindArg>,
+    /// Only entries with this tag.
+    #[arg(long)]
+    pub(crate) tag: Option<String>,
+    /// Only entries whose path starts with this prefix.
+    #[arg(long)]
+    pub(crate) prefix: Option<String>,
+    /// Print JSON for scripts instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// A skill id, a doc path, or any catalog URI.
+    pub(crate) id: String,
+    /// Only this section (heading id).
+    #[arg(long)]
+    pub(crate) section: Option<String>,
+    /// Only these lines, `A-B` (1-based, inclusive).
+    #[arg(long, value_name = "A-B")]
+    pub(crate) lines: Option<String>,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// What to look for.
+    pub(crate) query: String,
+    /// Only entries of this kind.
+    #[arg(long, value_enum)]
+    pub(crate) kind: Option<KindArg>,
+    /// At most this many hits.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) limit: usize,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Runs a parsed command line and returns the process exit code.
+///
+/// Fails on operational problems (unreadable files, a refused catalog, a bind error); the caller
+/// prints the error and exits 2.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Build(args) => build::build(&args),
+        Command::Check(args) => build::check(&args),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve::serve(args),
+        Command::List(args) => browse::list(&args),
+        Command::Show(args) => browse::show(&args),
+        Command::Search(args) => browse::search(&args),
+    }
+}
