@@ -5,6 +5,10 @@
 
 #[path = "compile/diagnostic.rs"]
 pub mod diagnostic;
+#[path = "compile/links.rs"]
+pub mod links;
+#[path = "compile/markdown.rs"]
+pub mod markdown;
 
 use std::path::PathBuf;
 
