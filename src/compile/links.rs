@@ -18,6 +18,10 @@
 //!   the file name alone. Several matches are a `broken-link` naming the candidates.
 //! - Matching is case-sensitive everywhere (servers and unpacked skills are): a path that exists
 //!   only in another case is a `case-mismatch` with the right spelling as help.
+//! - Hugo trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read
+//!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
+//!   URLs), and a relative page link that fails against the doc's directory is tried against
+//!   `docs/` (`[x](methods/page/date/)` from any page).
 //! - A skill's markdown must not link outside its directory: skills are installed on their own.
 //! - An anchor must be a heading id (or HTML id) of the target: else `broken-anchor` (a warning:
 //!   the page still opens). `#top` always works in browsers.
@@ -185,6 +189,8 @@ struct Index<'t> {
     /// Wiki keys of paths relative to `docs/`, and of file names alone.
     wiki_full: BTreeMap<String, Vec<&'t str>>,
     wiki_name: BTreeMap<String, Vec<&'t str>>,
+    /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
+    hugo: bool,
 }
 
 impl<'t> Index<'t> {
@@ -195,6 +201,10 @@ impl<'t> Index<'t> {
             children: BTreeMap::new(),
             wiki_full: BTreeMap::new(),
             wiki_name: BTreeMap::new(),
+            hugo: targets
+                .uri_by_path
+                .keys()
+                .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
         for path in targets.uri_by_path.keys().chain(&targets.other_files) {
             let path = path.as_str();
@@ -242,11 +252,17 @@ impl<'t> Index<'t> {
         }
         let written: Vec<&str> = path.split('/').collect();
         let absolute = raw.kind == LinkKind::SiteAbsolute;
-        let bases: Vec<Vec<&str>> = if absolute {
+        let hugo_page = self.hugo && source.origin == Origin::Doc;
+        let mut bases: Vec<Vec<&str>> = if absolute {
             vec![vec!["docs"], vec![]]
         } else {
             vec![parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())]
         };
+        if hugo_page && !absolute {
+            // Hugo's `GetPage` (which its link render hooks call) tries a relative path against
+            // the page's directory, then against the content root.
+            bases.push(vec!["docs"]);
+        }
         let mut first_joined = None;
         for base in &bases {
             let Some(joined) = join(base, &written) else {
@@ -275,6 +291,10 @@ impl<'t> Index<'t> {
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
+                    // Hugo looks pages up ignoring case and serves them at lowercase URLs.
+                    if hugo_page && is_page(actual) {
+                        return Outcome::Found(actual.to_owned());
+                    }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
                         code: "case-mismatch",

@@ -4,7 +4,9 @@
 //! Pure: no IO, no knowledge of other files (resolving links is `links.rs`'s job).
 //!
 //! Dialect: CommonMark plus the GitHub extensions real docs use (tables, footnotes,
-//! strikethrough, task lists, alerts), heading attributes (`# Title {#custom-id}`) and
+//! strikethrough, task lists, alerts), definition lists (on in Hugo's goldmark; their terms get
+//! ids like headings, shared counter included, as with Hugo's `autoDefinitionTermID`, so a
+//! heading after a term of the same text is `-1`), heading attributes (`# Title {#custom-id}`) and
 //! Obsidian-style wiki links (`[[Target]]`, `[[Target|label]]`, `![[image.png]]`), which
 //! pulldown-cmark parses itself, so a wiki link split over several text runs is found and one in a
 //! code span or code block is not.
@@ -34,15 +36,22 @@ pub struct Markdown {
     pub sections: Vec<Section>,
     /// Every link, in source order.
     pub links: Vec<RawLink>,
+    /// Ids of definition-list terms (`Term` followed by `: definition`), which Hugo's goldmark
+    /// gives GitHub-style ids from the same counter as headings (`autoDefinitionTermID`).
+    pub term_ids: Vec<String>,
     /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), which are link
     /// targets as well as heading ids are.
     pub html_ids: Vec<String>,
 }
 
 impl Markdown {
-    /// Every fragment a link may point at in this body: section ids, then HTML ids.
+    /// Every fragment a link may point at in this body: section ids, term ids, then HTML ids.
     pub fn anchors(&self) -> impl Iterator<Item = &str> {
-        self.sections.iter().map(|s| s.id.as_str()).chain(self.html_ids.iter().map(String::as_str))
+        self.sections
+            .iter()
+            .map(|s| s.id.as_str())
+            .chain(self.term_ids.iter().map(String::as_str))
+            .chain(self.html_ids.iter().map(String::as_str))
     }
 }
 
@@ -104,6 +113,7 @@ fn options() -> Options {
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_GFM
+        | Options::ENABLE_DEFINITION_LIST
         | Options::ENABLE_WIKILINKS
 }
 
@@ -134,6 +144,13 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(heading) = acc.heading.take() {
                     acc.finish_heading(heading);
+                }
+            }
+            Event::Start(Tag::DefinitionListTitle) => acc.term = Some(String::new()),
+            Event::End(TagEnd::DefinitionListTitle) => {
+                if let Some(term) = acc.term.take() {
+                    let id = acc.slugs.slug(&collapse_whitespace(&term));
+                    acc.term_ids.push(id);
                 }
             }
             Event::Start(Tag::Paragraph) if acc.first_paragraph.is_none() && acc.block_depth == 0 => {
@@ -217,6 +234,9 @@ struct Analysis {
     paragraph: Option<String>,
     block_depth: u32,
     heading: Option<OpenHeading>,
+    /// Text of the open definition-list term.
+    term: Option<String>,
+    term_ids: Vec<String>,
     headings: Vec<(OpenHeading, String)>,
     slugs: Slugger,
     open_links: Vec<OpenLink>,
@@ -255,6 +275,9 @@ impl Analysis {
         }
         if let Some(paragraph) = &mut self.paragraph {
             paragraph.push_str(text);
+        }
+        if let Some(term) = &mut self.term {
+            term.push_str(text);
         }
     }
 
@@ -298,6 +321,7 @@ impl Analysis {
             first_paragraph: self.first_paragraph,
             sections,
             links: self.links,
+            term_ids: self.term_ids,
             html_ids,
         }
     }
@@ -404,8 +428,9 @@ fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
         let Some(close_rel) = body[open..].find(">}}") else { break };
         let tag_end = open + close_rel + 3;
         let inner = body[open + 3..open + close_rel].trim();
-        // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes.
-        if inner.starts_with("/*") || inner.starts_with('/') {
+        // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes;
+        // `{{< x />}}` is self-closing.
+        if inner.starts_with('/') || inner.ends_with('/') {
             continue;
         }
         let name: String = inner.chars().take_while(|c| !c.is_whitespace()).collect();
