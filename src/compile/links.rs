@@ -23,8 +23,9 @@
 //!   URLs), and a relative page link that fails against the doc's directory is tried against
 //!   `docs/` (`[x](methods/page/date/)` from any page).
 //! - A skill's markdown must not link outside its directory: skills are installed on their own.
-//! - An anchor must be a heading id (or HTML id) of the target: else `broken-anchor` (a warning:
-//!   the page still opens). `#top` always works in browsers.
+//! - An anchor must be a heading id (or definition-term or HTML id) of the target, or of a file
+//!   the target includes with a Hugo include shortcode: else `broken-anchor` (a warning: the
+//!   page still opens). `#top` always works in browsers.
 //! - A file present in the tree but not served (an image under `docs/`) is a valid target with
 //!   no URI; a path nothing in the tree holds is a `broken-link`, even when a site generator
 //!   might serve it from elsewhere (Hugo's `static/`): Folio can only vouch for what it serves.
@@ -103,7 +104,8 @@ pub struct Resolution {
 
 /// Resolves every link of every source against the targets.
 pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
-    let index = Index::new(targets);
+    let mut index = Index::new(targets);
+    index.lend_included_anchors(sources);
     let mut res = Resolution::default();
     // Reference-style links that share a definition report the same spot once.
     let mut seen = BTreeSet::new();
@@ -191,6 +193,8 @@ struct Index<'t> {
     wiki_name: BTreeMap<String, Vec<&'t str>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
+    /// Anchors of pages that include other files: their own plus the included files'.
+    merged_anchors: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl<'t> Index<'t> {
@@ -201,6 +205,7 @@ impl<'t> Index<'t> {
             children: BTreeMap::new(),
             wiki_full: BTreeMap::new(),
             wiki_name: BTreeMap::new(),
+            merged_anchors: BTreeMap::new(),
             hugo: targets
                 .uri_by_path
                 .keys()
@@ -223,6 +228,34 @@ impl<'t> Index<'t> {
             }
         }
         index
+    }
+
+    /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
+    /// transitively, since their headings are rendered into the page.
+    fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
+        let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for source in sources {
+            for raw in source.links.iter().filter(|l| l.include) {
+                if let Outcome::Found(path) = self.resolve_link(source, raw) {
+                    included.entry(source.path).or_default().push(path);
+                }
+            }
+        }
+        for page in included.keys() {
+            let mut anchors = BTreeSet::new();
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![(*page).to_owned()];
+            while let Some(path) = stack.pop() {
+                if !seen.insert(path.clone()) {
+                    continue;
+                }
+                if let Some(own) = self.targets.anchors_by_path.get(&path) {
+                    anchors.extend(own.iter().cloned());
+                }
+                stack.extend(included.get(path.as_str()).into_iter().flatten().cloned());
+            }
+            self.merged_anchors.insert((*page).to_owned(), anchors);
+        }
     }
 
     fn exists(&self, path: &str) -> bool {
@@ -421,7 +454,7 @@ impl<'t> Index<'t> {
             return None;
         }
         // Only markdown targets have known anchors (a PDF's `#page=2` is not ours to check).
-        let anchors = self.targets.anchors_by_path.get(path)?;
+        let anchors = self.merged_anchors.get(path).or_else(|| self.targets.anchors_by_path.get(path))?;
         if anchors.contains(anchor.as_str()) {
             return None;
         }

@@ -14,7 +14,9 @@
 //! Hugo: the inner text of a block shortcode written with angle brackets
 //! (`{{< code-toggle >}}` … `{{< /code-toggle >}}`) is raw input to a template, not markdown, so
 //! it is blanked before parsing (byte offsets are kept). Link targets that are Hugo shortcodes
-//! (`{{< ref "x" >}}`) are recorded as written and left alone by the resolver.
+//! (`{{< ref "x" >}}`) are recorded as written and left alone by the resolver. Include
+//! shortcodes (`{{% include "/_common/x.md" %}}`) are recorded as links marked `include`: the
+//! resolver checks them and lends the included file's anchors to the page.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
@@ -70,6 +72,9 @@ pub struct RawLink {
     pub line: u32,
     /// 1-based column (in characters) of the start of the link target text.
     pub column: u32,
+    /// True for a Hugo include shortcode (`{{% include "/_common/x.md" %}}`): the target's text
+    /// becomes part of this page, headings and all.
+    pub include: bool,
 }
 
 impl RawLink {
@@ -211,15 +216,36 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                         RawLink::classify(&open.target, open.wiki)
                     };
                     let (line, column) = lines.locate(at);
-                    acc.links.push(RawLink { target: open.target, kind, path, anchor, line, column });
+                    acc.links.push(RawLink {
+                        target: open.target,
+                        kind,
+                        path,
+                        anchor,
+                        line,
+                        column,
+                        include: false,
+                    });
                 }
                 acc.extend_open_links(range.end);
             }
-            Event::Text(t) | Event::Code(t) => acc.push_text(&t),
+            Event::Text(t) => acc.push_text(&t),
+            Event::Code(t) => {
+                acc.code.push(range);
+                acc.push_text(&t);
+            }
+            Event::Start(Tag::CodeBlock(_)) => acc.code.push(range),
             Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
             Event::Html(html) | Event::InlineHtml(html) => acc.html_ids.extend(html_ids(&html)),
             _ => {}
         }
+    }
+    for (at, target) in hugo_includes(text) {
+        if acc.code.iter().any(|r| r.contains(&at)) {
+            continue;
+        }
+        let (kind, path, anchor) = RawLink::classify(&target, false);
+        let (line, column) = lines.locate(at);
+        acc.links.push(RawLink { target, kind, path, anchor, line, column, include: true });
     }
     // Links close inner-first; report them in source order.
     acc.links.sort_by_key(|l| (l.line, l.column));
@@ -241,6 +267,8 @@ struct Analysis {
     slugs: Slugger,
     open_links: Vec<OpenLink>,
     links: Vec<RawLink>,
+    /// Byte ranges of code spans and code blocks.
+    code: Vec<Range<usize>>,
     html_ids: Vec<String>,
 }
 
@@ -453,6 +481,38 @@ fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
     }
     // Multi-byte characters are blanked byte by byte, which is still valid UTF-8.
     out.map(|bytes| String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+}
+
+/// Hugo include shortcodes: `{{% include "path" %}}`, `{{< include "path" >}}`,
+/// `{{% readfile file="path" %}}`, as (offset of the path, path). The shortcode names are the
+/// ones Hugo sites use for this (hugoDocs and Docsy); Hugo itself has no built-in include.
+fn hugo_includes(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut search = 0;
+    while let Some(rel) = text[search..].find("{{") {
+        let open = search + rel;
+        search = open + 2;
+        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else { continue };
+        let close = if delim == '%' { "%}}" } else { ">}}" };
+        let Some(end) = text[open + 3..].find(close) else { break };
+        let inner_start = open + 3;
+        let inner = &text[inner_start..inner_start + end];
+        let trimmed = inner.trim_start();
+        let name: String = trimmed.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name != "include" && name != "readfile" {
+            continue;
+        }
+        let args_start = inner_start + (inner.len() - trimmed.len()) + name.len();
+        let args = &text[args_start..inner_start + end];
+        let args_trimmed = args.trim_start();
+        let args_trimmed = args_trimmed.strip_prefix("file=").unwrap_or(args_trimmed);
+        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else { continue };
+        let value_start = args_start + (args.len() - args_trimmed.len()) + 1;
+        if let Some(len) = text[value_start..inner_start + end].find(quote) {
+            out.push((value_start, text[value_start..value_start + len].to_owned()));
+        }
+    }
+    out
 }
 
 /// Offset of the `{{<` of the `{{< /name >}}` that closes a shortcode opened before `from`.

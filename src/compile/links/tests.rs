@@ -348,6 +348,24 @@ fn anchors_include_explicit_ids_duplicates_and_html_ids() {
 }
 
 #[test]
+fn included_files_lend_their_anchors_and_are_not_orphans() {
+    let fixture = "
+//- docs/_index.md
+[x](/a/#from-b) [y](/a/#from-c) [z](/a/#nowhere)
+//- docs/a.md
+{{% include \"/_common/b.md\" %}}
+//- docs/_common/b.md
+## From B
+{{% include \"c.md\" %}}
+//- docs/_common/c.md
+## From C
+";
+    check(fixture, "docs/_index.md:1:37: warning[broken-anchor]: `docs/a.md` has no heading with id `nowhere`");
+    check_orphans(fixture, "");
+    check("//- docs/a.md\n{{% include \"/_common/gone.md\" %}}", "docs/a.md:1:14: error[broken-link]: link `/_common/gone.md` matches no file: no `docs/_common/gone.md`");
+}
+
+#[test]
 fn anchors_of_non_markdown_targets_are_not_checked() {
     check("//- skills/x/SKILL.md\n[x](data.csv#row=4)\n//- skills/x/data.csv", "");
 }

@@ -21,7 +21,8 @@ fn render(md: &Markdown) -> String {
             LinkKind::External => "ext",
         };
         let anchor = l.anchor.as_deref().map(|a| format!(" #{a}")).unwrap_or_default();
-        out.push(format!("{}:{} {kind} {} [{}]{anchor}", l.line, l.column, l.target, l.path));
+        let include = if l.include { " include" } else { "" };
+        out.push(format!("{}:{} {kind} {} [{}]{anchor}{include}", l.line, l.column, l.target, l.path));
     }
     for id in &md.term_ids {
         out.push(format!("term-id {id}"));
@@ -267,6 +268,15 @@ fn hugo_shortcode_targets_are_left_alone() {
     // Hugo expands shortcodes before markdown; to CommonMark a destination with spaces is no link.
     check_links("[a]({{< ref \"x.md\" >}})", "");
     check_links("[a]({{<ref\"x\">}})", "1:5 rel {{<ref\"x\">}} [{{<ref\"x\">}}]");
+}
+
+#[test]
+fn hugo_includes_are_links() {
+    check_links("{{% include \"/_common/x.md\" %}}", "1:14 abs /_common/x.md [/_common/x.md] include");
+    check_links("a\n\n{{< include '_common/y.md' >}} {{% readfile file=\"z.md\" %}}", "3:14 rel _common/y.md [_common/y.md] include\n3:51 rel z.md [z.md] include");
+    // Escaped (shown literally) or in code: not an include.
+    check_links("{{%/* include \"x.md\" */%}}\n\n`{{% include \"y.md\" %}}`\n\n```\n{{% include \"z.md\" %}}\n```", "");
+    check_links("{{% include %}} {{% include x.md %}} {{% include \"open", "");
 }
 
 #[test]
