@@ -82,10 +82,10 @@ pub fn walk(root: &Path) -> Walk {
     if let Ok(meta) = std::fs::symlink_metadata(&settings) {
         if meta.file_type().is_symlink() && !inside(&settings, &canonical_root) {
             out.diagnostics.push(escape("folio.toml"));
-        } else if let Ok(meta) = std::fs::metadata(&settings) {
-            if meta.is_file() {
-                files.push(("folio.toml".to_owned(), settings, meta.len()));
-            }
+        } else if let Ok(meta) = std::fs::metadata(&settings)
+            && meta.is_file()
+        {
+            files.push(("folio.toml".to_owned(), settings, meta.len()));
         }
     }
     for top in ["docs", "skills"] {
@@ -147,7 +147,13 @@ fn walk_dir(
             Ok(entry) => entry,
             Err(err) => {
                 let (path, _) = relative(root, err.path().unwrap_or(&start));
-                if err.loop_ancestor().is_some() {
+                let escapes = err.path().is_some_and(|p| {
+                    p.is_symlink() && p.canonicalize().is_ok_and(|c| !c.starts_with(canonical_root))
+                });
+                if escapes {
+                    // A link to an ancestor of the root is a loop too, but the escape is the problem.
+                    diags.push(escape(&path));
+                } else if err.loop_ancestor().is_some() {
                     diags.push(
                         Diagnostic::warning(
                             "symlink-loop",

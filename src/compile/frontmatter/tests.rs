@@ -134,3 +134,11 @@ fn references_manifest_is_parsed() {
     assert_eq!(decls[0].id.value, "api");
     assert_eq!((decls[0].path.line, decls[0].path.column), (6, 11));
 }
+
+#[test]
+fn flow_closer_at_column_one_is_accepted() {
+    let (meta, diags) = doc("---\naliases: [\n  '/a/',\n  '/b/',\n]\ntitle: T\n---\n");
+    check(&diags, &[]);
+    assert_eq!(meta.aliases, ["/a/", "/b/"]);
+    assert_eq!(meta.title.as_deref(), Some("T"));
+}
