@@ -156,7 +156,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     validate::skill_names(&names, diags);
 
     // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets::default();
+    let mut targets = Targets { ignore: parsed_settings.ignore_links.clone(), ..Targets::default() };
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }

@@ -6,6 +6,7 @@
 //! The rules (DESIGN §2), in the order they apply to one link:
 //! - External links (`https:`, `mailto:`, `//host`) are recorded, never fetched. Targets that are
 //!   Hugo shortcodes (`{{< ref "x" >}}`) are recorded and left alone: only Hugo can expand them.
+//!   So are targets the project lists in `[check] ignore_links` (exact, or `prefix*`).
 //! - The path is percent-decoded once; a `?query` is dropped.
 //! - Relative links resolve against the linking file's directory; `..` above the content root is a
 //!   `broken-link`. Site-absolute links resolve against `docs/`, then against the content root
@@ -91,6 +92,19 @@ pub struct Targets {
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
     pub other_files: BTreeSet<String>,
+    /// Link targets not to check, as written: exact, or a prefix ending in `*`
+    /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
+    /// rewrite, such as hugoDocs' glossary links `[term](g)`.
+    pub ignore: Vec<String>,
+}
+
+impl Targets {
+    fn ignores(&self, target: &str) -> bool {
+        self.ignore.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => target.starts_with(prefix),
+            None => target == pattern,
+        })
+    }
 }
 
 /// The outcome of resolving every link of the tree.
@@ -263,6 +277,9 @@ impl<'t> Index<'t> {
     }
 
     fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        if self.targets.ignores(&raw.target) {
+            return Outcome::Unchecked;
+        }
         match raw.kind {
             LinkKind::External => Outcome::Unchecked,
             LinkKind::Anchor => Outcome::Found(source.path.to_owned()),

@@ -492,7 +492,9 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
     while let Some(rel) = text[search..].find("{{") {
         let open = search + rel;
         search = open + 2;
-        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else { continue };
+        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else {
+            continue;
+        };
         let close = if delim == '%' { "%}}" } else { ">}}" };
         let Some(end) = text[open + 3..].find(close) else { break };
         let inner_start = open + 3;
@@ -506,7 +508,9 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
         let args = &text[args_start..inner_start + end];
         let args_trimmed = args.trim_start();
         let args_trimmed = args_trimmed.strip_prefix("file=").unwrap_or(args_trimmed);
-        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else { continue };
+        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
+            continue;
+        };
         let value_start = args_start + (args.len() - args_trimmed.len()) + 1;
         if let Some(len) = text[value_start..inner_start + end].find(quote) {
             out.push((value_start, text[value_start..value_start + len].to_owned()));
