@@ -161,9 +161,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
     for (_, p) in &docs {
-        targets
-            .anchors_by_path
-            .insert(p.path.clone(), p.markdown.anchors().map(str::to_owned).collect());
+        targets.anchors_by_path.insert(p.path.clone(), p.markdown.anchors().map(str::to_owned).collect());
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {
