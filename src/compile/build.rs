@@ -33,7 +33,8 @@ struct Pending {
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
 /// Returns no catalog when errors were found before the (costly) search index build.
-pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
+/// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
+pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnostic>) -> Built {
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -156,7 +157,11 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     validate::skill_names(&names, diags);
 
     // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets { ignore: parsed_settings.ignore_links.clone(), ..Targets::default() };
+    let mut targets = Targets {
+        ignore: parsed_settings.ignore_links.clone(),
+        other_files: unserved.iter().cloned().collect(),
+        ..Targets::default()
+    };
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }

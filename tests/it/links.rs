@@ -82,6 +82,19 @@ fn ignore_links_in_folio_toml_leaves_targets_unchecked() {
     );
 }
 
+#[test]
+fn files_beside_docs_are_valid_targets_though_not_served() {
+    let tree = Tree::new();
+    tree.file("content/docs/README.md", "![logo](img/logo.png) [data](/files/data.csv) ![typo](img/lgo.png)\n")
+        .file("content/docs/img/logo.png", b"\x89PNG\r\n")
+        .file("content/docs/files/data.csv", "a,b\n");
+    assert_eq!(
+        link_report(tree.path(), "content"),
+        ["content/docs/README.md:1:55: error[broken-link]: link `img/lgo.png` matches no file: no \
+          `docs/img/lgo.png` (help: did you mean `img/logo.png`?)"]
+    );
+}
+
 /// Counts of link diagnostics on a corpus, by code and, for `broken-link`, by kind of target.
 fn corpus_counts(name: &str) -> (BTreeMap<String, usize>, Vec<String>) {
     let report = link_report(&corpora().join(name), ".");
