@@ -85,9 +85,12 @@ fn ignore_links_in_folio_toml_leaves_targets_unchecked() {
 #[test]
 fn files_beside_docs_are_valid_targets_though_not_served() {
     let tree = Tree::new();
-    tree.file("content/docs/README.md", "![logo](img/logo.png) [data](/files/data.csv) ![typo](img/lgo.png)\n")
-        .file("content/docs/img/logo.png", b"\x89PNG\r\n")
-        .file("content/docs/files/data.csv", "a,b\n");
+    tree.file(
+        "content/docs/README.md",
+        "![logo](img/logo.png) [data](/files/data.csv) ![typo](img/lgo.png)\n",
+    )
+    .file("content/docs/img/logo.png", b"\x89PNG\r\n")
+    .file("content/docs/files/data.csv", "a,b\n");
     assert_eq!(
         link_report(tree.path(), "content"),
         ["content/docs/README.md:1:55: error[broken-link]: link `img/lgo.png` matches no file: no \
