@@ -428,11 +428,13 @@ impl<'t> Index<'t> {
         // In a skill, a wiki link names a file of that skill (relative to its directory).
         if let Some(skill_dir) = source.origin.skill_dir() {
             let prefix = format!("{skill_dir}/");
-            let matches: Vec<&str> = self
-                .targets
-                .uri_by_path
-                .keys()
-                .chain(&self.targets.other_files)
+            // Only the skill's own files: a range of the sorted maps, not a scan of the tree.
+            let served = self.targets.uri_by_path.range(prefix.clone()..).map(|(p, _)| p);
+            let other = self.targets.other_files.range(prefix.clone()..);
+            let in_skill = served
+                .take_while(|p| p.starts_with(&prefix))
+                .chain(other.take_while(|p| p.starts_with(&prefix)));
+            let matches: Vec<&str> = in_skill
                 .map(String::as_str)
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
