@@ -165,8 +165,11 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
-    for (_, p) in &docs {
+    for (doc, p) in &docs {
         targets.anchors_by_path.insert(p.path.clone(), p.markdown.anchors().map(str::to_owned).collect());
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
+        }
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {

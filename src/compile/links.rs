@@ -11,6 +11,8 @@
 //! - Relative links resolve against the linking file's directory; `..` above the content root is a
 //!   `broken-link`. Site-absolute links resolve against `docs/`, then against the content root
 //!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
+//! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
+//!   (Hugo serves a redirect there).
 //! - A path that names a page rather than a file resolves like static site generators do:
 //!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
 //!   `x.md`. A path with another extension must name that file exactly.
@@ -96,9 +98,18 @@ pub struct Targets {
     /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
     /// rewrite, such as hugoDocs' glossary links `[term](g)`.
     pub ignore: Vec<String>,
+    /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
+    /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
+    pub aliases: BTreeMap<String, String>,
 }
 
 impl Targets {
+    /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
+    /// `doc_path`. The first doc to claim an alias keeps it.
+    pub fn add_alias(&mut self, alias: &str, doc_path: &str) {
+        self.aliases.entry(alias_key(alias)).or_insert_with(|| doc_path.to_owned());
+    }
+
     fn ignores(&self, target: &str) -> bool {
         self.ignore.iter().any(|pattern| match pattern.strip_suffix('*') {
             Some(prefix) => target.starts_with(prefix),
@@ -358,6 +369,10 @@ impl<'t> Index<'t> {
             }
             first_joined.get_or_insert((joined, candidates));
         }
+        // A site path a doc names among its `aliases` redirects there.
+        if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
+            return Outcome::Found(doc.clone());
+        }
         let Some((joined, candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
                 format!("link `{}` escapes the content root", raw.target),
@@ -532,6 +547,12 @@ fn ambiguous(shown: &str, many: &[&str]) -> Problem {
         format!("wiki link `{shown}` is ambiguous: it matches {}", listed.join(", ")),
         Some(format!("write more of the path, for example `[[{}]]`", wiki_display(many[0]))),
     )
+}
+
+/// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
+/// lowercase URLs).
+fn alias_key(path: &str) -> String {
+    path.trim_matches('/').to_lowercase()
 }
 
 /// How a doc is named in a wiki link: relative to `docs/`, without a page extension.

@@ -145,6 +145,21 @@ fn site_absolute_links_resolve_like_hugo_pages() {
 }
 
 #[test]
+fn site_absolute_links_to_aliases_resolve_to_the_doc() {
+    let (mut targets, links) =
+        (Targets::default(), analyze("[a](/old/Path/) [b](/old/path#x) [c](/older/)", 1).links);
+    targets.uri_by_path.insert("docs/a.md".into(), "uri:a".into());
+    targets.uri_by_path.insert("docs/new.md".into(), "uri:new".into());
+    targets.add_alias("/old/path/", "docs/new.md");
+    targets.add_alias("old/path", "docs/a.md");
+    let res = resolve(&[LinkSource { path: "docs/a.md", origin: Origin::Doc, links: &links }], &targets);
+    let resolved: Vec<_> = res.links[0].iter().map(|l| l.resolved.as_deref()).collect();
+    assert_eq!(resolved, [Some("uri:new"), Some("uri:new"), None]);
+    let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.code, d.path.as_str(), d.column)).collect();
+    assert_eq!(codes, [("broken-link", "docs/a.md", 38), ("orphan-doc", "docs/a.md", 1)]);
+}
+
+#[test]
 fn percent_encoded_targets_are_decoded_once() {
     check_resolved(
         "
