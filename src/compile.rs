@@ -61,7 +61,7 @@ pub fn compile(config: &Config) -> Compilation {
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
     let files = process_all(walk.files, &mut diagnostics);
-    let built = build::build(files, &mut diagnostics);
+    let built = build::build(files, &walk.unserved, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }

@@ -33,7 +33,8 @@ struct Pending {
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
 /// Returns no catalog when errors were found before the (costly) search index build.
-pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
+/// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
+pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnostic>) -> Built {
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -156,18 +157,29 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     validate::skill_names(&names, diags);
 
     // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets::default();
+    let mut targets = Targets {
+        ignore: parsed_settings.ignore_links.clone(),
+        other_files: unserved.iter().cloned().collect(),
+        ..Targets::default()
+    };
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
     for (doc, p) in &docs {
-        targets.anchors_by_path.insert(p.path.clone(), doc.outline.iter().map(|s| s.id.clone()).collect());
+        // The outline was moved out of the markdown; the other anchors are still there.
+        let anchors = doc.outline.iter().map(|s| s.id.as_str());
+        let anchors = anchors.chain(p.markdown.term_ids.iter().map(String::as_str));
+        let anchors = anchors.chain(p.markdown.html_ids.iter().map(String::as_str));
+        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
+        }
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {
             targets
                 .anchors_by_path
-                .insert(path.clone(), parts.markdown.sections.iter().map(|s| s.id.clone()).collect());
+                .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
         }
     }
     let skill_list: Vec<(&String, &SkillParts)> =
