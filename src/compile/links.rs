@@ -6,10 +6,13 @@
 //! The rules (DESIGN §2), in the order they apply to one link:
 //! - External links (`https:`, `mailto:`, `//host`) are recorded, never fetched. Targets that are
 //!   Hugo shortcodes (`{{< ref "x" >}}`) are recorded and left alone: only Hugo can expand them.
+//!   So are targets the project lists in `[check] ignore_links` (exact, or `prefix*`).
 //! - The path is percent-decoded once; a `?query` is dropped.
 //! - Relative links resolve against the linking file's directory; `..` above the content root is a
 //!   `broken-link`. Site-absolute links resolve against `docs/`, then against the content root
 //!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
+//! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
+//!   (Hugo serves a redirect there).
 //! - A path that names a page rather than a file resolves like static site generators do:
 //!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
 //!   `x.md`. A path with another extension must name that file exactly.
@@ -91,6 +94,28 @@ pub struct Targets {
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
     pub other_files: BTreeSet<String>,
+    /// Link targets not to check, as written: exact, or a prefix ending in `*`
+    /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
+    /// rewrite, such as hugoDocs' glossary links `[term](g)`.
+    pub ignore: Vec<String>,
+    /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
+    /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
+    pub aliases: BTreeMap<String, String>,
+}
+
+impl Targets {
+    /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
+    /// `doc_path`. The first doc to claim an alias keeps it.
+    pub fn add_alias(&mut self, alias: &str, doc_path: &str) {
+        self.aliases.entry(alias_key(alias)).or_insert_with(|| doc_path.to_owned());
+    }
+
+    fn ignores(&self, target: &str) -> bool {
+        self.ignore.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => target.starts_with(prefix),
+            None => target == pattern,
+        })
+    }
 }
 
 /// The outcome of resolving every link of the tree.
@@ -263,6 +288,9 @@ impl<'t> Index<'t> {
     }
 
     fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        if self.targets.ignores(&raw.target) {
+            return Outcome::Unchecked;
+        }
         match raw.kind {
             LinkKind::External => Outcome::Unchecked,
             LinkKind::Anchor => Outcome::Found(source.path.to_owned()),
@@ -341,6 +369,10 @@ impl<'t> Index<'t> {
             }
             first_joined.get_or_insert((joined, candidates));
         }
+        // A site path a doc names among its `aliases` redirects there.
+        if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
+            return Outcome::Found(doc.clone());
+        }
         let Some((joined, candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
                 format!("link `{}` escapes the content root", raw.target),
@@ -411,11 +443,13 @@ impl<'t> Index<'t> {
         // In a skill, a wiki link names a file of that skill (relative to its directory).
         if let Some(skill_dir) = source.origin.skill_dir() {
             let prefix = format!("{skill_dir}/");
-            let matches: Vec<&str> = self
-                .targets
-                .uri_by_path
-                .keys()
-                .chain(&self.targets.other_files)
+            // Only the skill's own files: a range of the sorted maps, not a scan of the tree.
+            let served = self.targets.uri_by_path.range(prefix.clone()..).map(|(p, _)| p);
+            let other = self.targets.other_files.range(prefix.clone()..);
+            let in_skill = served
+                .take_while(|p| p.starts_with(&prefix))
+                .chain(other.take_while(|p| p.starts_with(&prefix)));
+            let matches: Vec<&str> = in_skill
                 .map(String::as_str)
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
@@ -513,6 +547,12 @@ fn ambiguous(shown: &str, many: &[&str]) -> Problem {
         format!("wiki link `{shown}` is ambiguous: it matches {}", listed.join(", ")),
         Some(format!("write more of the path, for example `[[{}]]`", wiki_display(many[0]))),
     )
+}
+
+/// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
+/// lowercase URLs).
+fn alias_key(path: &str) -> String {
+    path.trim_matches('/').to_lowercase()
 }
 
 /// How a doc is named in a wiki link: relative to `docs/`, without a page extension.

@@ -13,10 +13,13 @@
 //!
 //! Hugo: the inner text of a block shortcode written with angle brackets
 //! (`{{< code-toggle >}}` … `{{< /code-toggle >}}`) is raw input to a template, not markdown, so
-//! it is blanked before parsing (byte offsets are kept). Link targets that are Hugo shortcodes
-//! (`{{< ref "x" >}}`) are recorded as written and left alone by the resolver. Include
+//! it is blanked before parsing (byte offsets are kept). `[a]({{< ref "x" >}})` is not a
+//! CommonMark link (its destination has spaces), so it is left alone; a space-less shortcode
+//! target (`{{<ref"x">}}`) is recorded as written and the resolver leaves it alone. Include
 //! shortcodes (`{{% include "/_common/x.md" %}}`) are recorded as links marked `include`: the
 //! resolver checks them and lends the included file's anchors to the page.
+//!
+//! Not extracted: links in raw HTML (`<a href>`, `<img src>`) and bare URLs without `<>`.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
@@ -60,7 +63,8 @@ impl Markdown {
 /// A link as written, located in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawLink {
-    /// The target exactly as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`).
+    /// The target as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`), after
+    /// CommonMark's backslash-escape and entity decoding; an email autolink gets `mailto:`.
     pub target: String,
     /// How it was written.
     pub kind: LinkKind,
@@ -68,9 +72,10 @@ pub struct RawLink {
     pub path: String,
     /// The fragment without `#`, if any.
     pub anchor: Option<String>,
-    /// 1-based line in the whole file.
+    /// 1-based line in the whole file of the target text. For a reference link (`[a][r]`) that
+    /// is the destination in its definition (`[r]: x.md`), where a fix is made.
     pub line: u32,
-    /// 1-based column (in characters) of the start of the link target text.
+    /// 1-based column (in characters) of the start of the target text.
     pub column: u32,
     /// True for a Hugo include shortcode (`{{% include "/_common/x.md" %}}`): the target's text
     /// becomes part of this page, headings and all.
@@ -492,7 +497,9 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
     while let Some(rel) = text[search..].find("{{") {
         let open = search + rel;
         search = open + 2;
-        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else { continue };
+        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else {
+            continue;
+        };
         let close = if delim == '%' { "%}}" } else { ">}}" };
         let Some(end) = text[open + 3..].find(close) else { break };
         let inner_start = open + 3;
@@ -506,7 +513,9 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
         let args = &text[args_start..inner_start + end];
         let args_trimmed = args.trim_start();
         let args_trimmed = args_trimmed.strip_prefix("file=").unwrap_or(args_trimmed);
-        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else { continue };
+        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
+            continue;
+        };
         let value_start = args_start + (args.len() - args_trimmed.len()) + 1;
         if let Some(len) = text[value_start..inner_start + end].find(quote) {
             out.push((value_start, text[value_start..value_start + len].to_owned()));

@@ -58,6 +58,9 @@ pub struct Walk {
     pub files: Vec<Found>,
     /// Problems found while walking.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files under `docs/` that are not docs (images, downloads), sorted: not served, but
+    /// valid link targets.
+    pub unserved: Vec<String>,
 }
 
 /// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
@@ -92,6 +95,15 @@ pub fn walk(root: &Path) -> Walk {
         walk_dir(root, &canonical_root, top, &mut files, &mut out.diagnostics);
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
+    out.unserved = files
+        .iter()
+        .map(|(path, ..)| path)
+        .filter(|path| {
+            let lower = path.to_ascii_lowercase();
+            path.starts_with("docs/") && !(lower.ends_with(".md") || lower.ends_with(".mdx"))
+        })
+        .cloned()
+        .collect();
     out.files = classify(files, &mut out.diagnostics);
     out
 }

@@ -2,4 +2,5 @@
 //! real `folio` binary or the library against trees in fresh temporary directories.
 
 mod compile;
+mod links;
 mod support;

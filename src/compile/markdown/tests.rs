@@ -273,9 +273,15 @@ fn hugo_shortcode_targets_are_left_alone() {
 #[test]
 fn hugo_includes_are_links() {
     check_links("{{% include \"/_common/x.md\" %}}", "1:14 abs /_common/x.md [/_common/x.md] include");
-    check_links("a\n\n{{< include '_common/y.md' >}} {{% readfile file=\"z.md\" %}}", "3:14 rel _common/y.md [_common/y.md] include\n3:51 rel z.md [z.md] include");
+    check_links(
+        "a\n\n{{< include '_common/y.md' >}} {{% readfile file=\"z.md\" %}}",
+        "3:14 rel _common/y.md [_common/y.md] include\n3:51 rel z.md [z.md] include",
+    );
     // Escaped (shown literally) or in code: not an include.
-    check_links("{{%/* include \"x.md\" */%}}\n\n`{{% include \"y.md\" %}}`\n\n```\n{{% include \"z.md\" %}}\n```", "");
+    check_links(
+        "{{%/* include \"x.md\" */%}}\n\n`{{% include \"y.md\" %}}`\n\n```\n{{% include \"z.md\" %}}\n```",
+        "",
+    );
     check_links("{{% include %}} {{% include x.md %}} {{% include \"open", "");
 }
 
