@@ -618,7 +618,7 @@ fn search_ranks_marks_and_filters() {
     );
     check(
         search_lines(&q, &s("MENUS")),
-        "resource://docs/reference/config.md | # Configuration Set `ttl_ms` in folio.toml to tune caching of **menus**. | resource://docs/reference/config.md?section=configuration",
+        "resource://docs/reference/config.md | …Set `ttl_ms` in folio.toml to tune caching of **menus**. | resource://docs/reference/config.md?section=configuration",
     );
     check(
         search_lines(&q, &s("configur")).split(" | ").next().unwrap().to_owned(),
