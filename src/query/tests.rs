@@ -624,7 +624,7 @@ fn search_ranks_marks_and_filters() {
         search_lines(&q, &s("configur")).split(" | ").next().unwrap().to_owned(),
         "resource://docs/reference/config.md",
     );
-    let pdf = SearchParams { query: "fill".into(), kind: Some(Kind::Skill), ..SearchParams::default() };
+    let pdf = SearchParams { query: "forms".into(), kind: Some(Kind::Skill), ..SearchParams::default() };
     check(search_lines(&q, &pdf).split(" | ").next().unwrap().to_owned(), "skill://pdf/SKILL.md");
     let files = SearchParams { query: "fill".into(), kind: Some(Kind::SkillFile), ..SearchParams::default() };
     check(
@@ -633,7 +633,7 @@ fn search_ranks_marks_and_filters() {
             .map(|l| l.split(" | ").next().unwrap())
             .collect::<Vec<_>>()
             .join(" "),
-        "skill://pdf/references/api.md skill://pdf/scripts/fill.py",
+        "skill://pdf/scripts/fill.py skill://pdf/references/api.md",
     );
     let tagged = SearchParams { query: "linux".into(), tag: Some("nope".into()), ..SearchParams::default() };
     check(search_lines(&q, &tagged), "");
