@@ -62,16 +62,19 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
 
 /// Compiles `content`, after checking it is a directory (a missing root is a usage error, exit 2,
 /// not a content problem).
-fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
+pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
     match std::fs::metadata(content) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => bail!("`{}` is not a directory; pass the content root holding docs/ and skills/", content.display()),
+        Ok(_) => bail!(
+            "`{}` is not a directory; pass the content root holding docs/ and skills/",
+            content.display()
+        ),
         Err(e) => return Err(error::Error::io(content, e)).context("cannot read the content root"),
     }
     Ok(compile::compile(&Config { root: content.to_path_buf() }))
 }
 
-fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {
+pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {
     let prefix = display_prefix(content);
     match format {
         Format::Human => {
