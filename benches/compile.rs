@@ -213,25 +213,43 @@ fn child_peak_rss(size: Size) -> Option<u64> {
         );
         return None;
     }
+    let summary: Vec<&str> = stdout.lines().collect();
+    eprintln!("{}: RSS child: {}", size.name(), summary.join(", "));
     stdout.lines().find_map(|l| l.strip_prefix("vmhwm_kib=")).and_then(|v| v.trim().parse().ok())
 }
 
-/// The child: compile and encode once (as `folio build` does, minus the file writes) and report.
+/// The child: compile and encode once (as `folio build` does, minus the file writes) and report
+/// its peak RSS, plus the RSS after each stage so a miss can be attributed.
 fn child(size: &str) {
     let size = Size::from_name(size).unwrap_or_else(|| panic!("{CHILD_ENV}: unknown size `{size}`"));
     let dir = corpus::corpus_dir(size);
+    let t = Instant::now();
     let compilation = compile(&Config { root: dir });
+    let compiled = t.elapsed();
+    let after_compile = proc_status();
+    let t = Instant::now();
     let catalog_bytes = compilation.catalog.as_ref().map_or(0, |c| codec::encode(c).msgpack.len());
+    let encoded = t.elapsed();
     std::hint::black_box(catalog_bytes);
+    let after_encode = proc_status();
+    let show = |v: Option<u64>| v.map_or("unavailable".to_string(), |k| k.to_string());
+    println!("compile_ms={:.1}", ms(compiled));
+    println!("encode_ms={:.1}", ms(encoded));
+    println!("rss_after_compile_kib={}", show(after_compile.0));
+    println!("hwm_after_compile_kib={}", show(after_compile.1));
+    println!("vmhwm_kib={}", show(after_encode.1));
+}
+
+/// (VmRSS, VmHWM) of this process in KiB.
+fn proc_status() -> (Option<u64>, Option<u64>) {
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let hwm = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-    match hwm {
-        Some(kib) => println!("vmhwm_kib={kib}"),
-        None => println!("vmhwm_kib=unavailable"),
-    }
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {
