@@ -101,7 +101,8 @@ pub enum Parsed {
 /// from bytes to megabytes, so fixed chunks would leave a core idle); results are put back in
 /// walk order, which is sorted by path.
 fn process_all(found: Vec<Found>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Processed> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
     let next = AtomicUsize::new(0);
     let mut results: Vec<(usize, Option<Processed>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)

@@ -61,9 +61,10 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             Kind::SkillDocument { skill_dir } => {
                 (uri::skill_file(skill_path(skill_dir), "SKILL.md"), EntryKind::SkillDocument)
             }
-            Kind::SkillFile { skill_dir } => {
-                (uri::skill_file(skill_path(skill_dir), &found.path[skill_dir.len() + 1..]), EntryKind::SkillFile)
-            }
+            Kind::SkillFile { skill_dir } => (
+                uri::skill_file(skill_path(skill_dir), &found.path[skill_dir.len() + 1..]),
+                EntryKind::SkillFile,
+            ),
         };
         let entry = Entry {
             uri: uri.clone(),
@@ -131,7 +132,8 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     let mut ref_ids: BTreeMap<String, validate::RefIds> = BTreeMap::new();
     for (dir, parts) in &skills {
         let Some((document, _)) = &parts.document else { continue };
-        let mut files: Vec<(&str, u64)> = parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
+        let mut files: Vec<(&str, u64)> =
+            parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
         let doc_size = entries.iter().find(|e| &e.path == document).map_or(0, |e| e.size);
         files.push(("SKILL.md", doc_size));
         files.sort();
@@ -140,7 +142,11 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             dir,
             files,
             document_lines: parts.document_lines,
-            references: parts.meta.as_ref().and_then(|m| m.references.as_ref()).map(|(d, l, c)| (d.as_slice(), *l, *c)),
+            references: parts
+                .meta
+                .as_ref()
+                .and_then(|m| m.references.as_ref())
+                .map(|(d, l, c)| (d.as_slice(), *l, *c)),
         };
         ref_ids.insert(dir.clone(), validate::skill(&shape, diags));
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
@@ -155,14 +161,19 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
     for (_, p) in &docs {
-        targets.anchors_by_path.insert(p.path.clone(), p.markdown.sections.iter().map(|s| s.id.clone()).collect());
+        targets
+            .anchors_by_path
+            .insert(p.path.clone(), p.markdown.sections.iter().map(|s| s.id.clone()).collect());
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {
-            targets.anchors_by_path.insert(path.clone(), parts.markdown.sections.iter().map(|s| s.id.clone()).collect());
+            targets
+                .anchors_by_path
+                .insert(path.clone(), parts.markdown.sections.iter().map(|s| s.id.clone()).collect());
         }
     }
-    let skill_list: Vec<(&String, &SkillParts)> = skills.iter().filter(|(_, p)| p.document.is_some()).collect();
+    let skill_list: Vec<(&String, &SkillParts)> =
+        skills.iter().filter(|(_, p)| p.document.is_some()).collect();
     let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(docs.len() + skill_list.len());
     for (_, p) in &docs {
         sources.push(LinkSource { path: &p.path, origin: Origin::Doc, links: &p.markdown.links });
@@ -207,8 +218,11 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
 
     // Entries sorted by URI; docs and skills point into them by index.
     entries.sort_by(|a, b| a.uri.cmp(&b.uri));
-    let index: BTreeMap<&str, u32> =
-        entries.iter().enumerate().map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries"))).collect();
+    let index: BTreeMap<&str, u32> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries")))
+        .collect();
 
     let mut out_docs = Vec::with_capacity(docs.len());
     for ((mut doc, p), links) in docs.into_iter().zip(doc_links.iter_mut()) {
@@ -243,7 +257,8 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             });
         }
         skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
-        let skill = skill_record(&dir, *meta, markdown, &doc_uri, &index, skill_files, &mut skill_links, &backlinks);
+        let skill =
+            skill_record(&dir, *meta, markdown, &doc_uri, &index, skill_files, &mut skill_links, &backlinks);
         out_skills.push(skill);
     }
     for (entry, mime) in mimes {

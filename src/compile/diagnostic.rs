@@ -63,7 +63,13 @@ impl Diagnostic {
     }
 
     /// A warning at `path:line:column`.
-    pub fn warning(code: &'static str, path: &str, line: u32, column: u32, message: impl Into<String>) -> Self {
+    pub fn warning(
+        code: &'static str,
+        path: &str,
+        line: u32,
+        column: u32,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, path, line, column, message) }
     }
 

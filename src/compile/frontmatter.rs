@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use yaml_rust2::Event;
 use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::TScalarStyle;
-use yaml_rust2::Event;
 
 use super::diagnostic::Diagnostic;
 
@@ -236,8 +236,8 @@ fn is_core_float(s: &str) -> bool {
 pub fn yaml11_non_string(s: &str) -> bool {
     const WORDS: &[&str] = &[
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
-        "FALSE", "on", "On", "ON", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".inf", ".Inf", ".INF",
-        "-.inf", "+.inf", ".nan", ".NaN", ".NAN",
+        "FALSE", "on", "On", "ON", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".inf", ".Inf",
+        ".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN",
     ];
     if WORDS.contains(&s) {
         return true;
@@ -247,7 +247,8 @@ pub fn yaml11_non_string(s: &str) -> bool {
         && body.len() > usize::from(body.starts_with('.'))
         && is_core_float(&body.replace('_', ""));
     let radix = ["0x", "0b", "0o"].iter().any(|p| {
-        body.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit() || c == '_'))
+        body.strip_prefix(p)
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit() || c == '_'))
     });
     let sexagesimal = body.contains(':')
         && body.split(':').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
@@ -294,7 +295,8 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
         let (line, column) = at(mark.line(), mark.col());
         let fail = |message: String| YamlError { line, column, message };
         let is_seq = matches!(event, Event::SequenceStart(..));
-        let blank = |value| Node { value, line, column, tagged: false, anchored: false, aliased: false, size: 1 };
+        let blank =
+            |value| Node { value, line, column, tagged: false, anchored: false, aliased: false, size: 1 };
         let (done, anchor) = match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
@@ -352,7 +354,10 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
                 Some(Frame::Map { mut node, anchor, entries, .. }) => {
                     // A block mapping's start mark lies after its first key; point at that key.
                     if let Some((k, _)) = entries.first() {
-                        (node.line, node.column) = (node.line.min(k.line), if k.line < node.line { k.column } else { node.column.min(k.column) });
+                        (node.line, node.column) = (
+                            node.line.min(k.line),
+                            if k.line < node.line { k.column } else { node.column.min(k.column) },
+                        );
                     }
                     node.size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
                     node.value = NodeValue::Map(entries);
@@ -483,8 +488,14 @@ fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (S
     let split = split(text);
     if split.unclosed {
         diags.push(
-            Diagnostic::error("frontmatter-unclosed", path, 1, 1, "frontmatter opened with `---` is never closed")
-                .with_help("end the frontmatter with a line holding only `---`"),
+            Diagnostic::error(
+                "frontmatter-unclosed",
+                path,
+                1,
+                1,
+                "frontmatter opened with `---` is never closed",
+            )
+            .with_help("end the frontmatter with a line holding only `---`"),
         );
         return (split, Vec::new());
     }
@@ -512,19 +523,29 @@ fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (S
 
 /// Keeps the last value of each key and reports the earlier ones (`frontmatter-ambiguous`: YAML
 /// forbids duplicate keys and parsers disagree on which one wins).
-fn dedup_keys(path: &str, entries: Vec<(Node, Node)>, diags: &mut Vec<Diagnostic>) -> Vec<(String, Node, Node)> {
+fn dedup_keys(
+    path: &str,
+    entries: Vec<(Node, Node)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Node, Node)> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out: Vec<(String, Node, Node)> = Vec::new();
     for (k, v) in entries {
         let key = k.key_text();
         if let Some(&i) = seen.get(&key) {
-            diags.push(Diagnostic::warning(
-                "frontmatter-ambiguous",
-                path,
-                k.line,
-                k.column,
-                format!("key `{key}` appears twice (first on line {}); YAML parsers disagree on which wins", out[i].1.line),
-            ).with_help("keep one of them"));
+            diags.push(
+                Diagnostic::warning(
+                    "frontmatter-ambiguous",
+                    path,
+                    k.line,
+                    k.column,
+                    format!(
+                        "key `{key}` appears twice (first on line {}); YAML parsers disagree on which wins",
+                        out[i].1.line
+                    ),
+                )
+                .with_help("keep one of them"),
+            );
             out[i] = (key, k, v);
         } else {
             seen.insert(key.clone(), out.len());
@@ -620,7 +641,9 @@ fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 pub fn parse_date(s: &str) -> Option<String> {
     let s = s.trim();
     let num = |part: &str, len: usize| {
-        (part.len() == len && part.bytes().all(|b| b.is_ascii_digit())).then(|| part.parse::<u32>().ok()).flatten()
+        (part.len() == len && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse::<u32>().ok())
+            .flatten()
     };
     let (date, time) = match s.find(['T', 't', ' ']) {
         Some(i) => (&s[..i], Some(s[i + 1..].trim_start())),
@@ -790,15 +813,24 @@ pub fn parse_skill<'a>(
             "updated" => meta.updated = date_of(path, key, v, diags),
             "last_updated" => last_updated = date_of(path, key, v, diags),
             _ => diags.push(
-                Diagnostic::warning("unknown-field", path, k.line, k.column, format!("unknown field `{key}` in SKILL.md"))
-                    .with_help(match closest(key, SKILL_KEYS.iter().copied()) {
-                        Some(near) => format!("did you mean `{near}`? known fields: {}", SKILL_KEYS.join(", ")),
-                        None => format!("known fields: {}; put custom keys under `metadata`", SKILL_KEYS.join(", ")),
-                    }),
+                Diagnostic::warning(
+                    "unknown-field",
+                    path,
+                    k.line,
+                    k.column,
+                    format!("unknown field `{key}` in SKILL.md"),
+                )
+                .with_help(match closest(key, SKILL_KEYS.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`? known fields: {}", SKILL_KEYS.join(", ")),
+                    None => {
+                        format!("known fields: {}; put custom keys under `metadata`", SKILL_KEYS.join(", "))
+                    }
+                }),
             ),
         }
     }
-    meta.updated = meta.updated.or(last_updated).or_else(|| meta.metadata.get("updated").and_then(|d| parse_date(d)));
+    meta.updated =
+        meta.updated.or(last_updated).or_else(|| meta.metadata.get("updated").and_then(|d| parse_date(d)));
     check_skill_fields(path, dir_name, &mut meta, description_at, diags);
     Parsed { meta, body: split.body, body_line: split.body_line }
 }
@@ -827,8 +859,14 @@ fn check_skill_fields(
                 "must be lowercase letters, digits and single hyphens (`^[a-z0-9]+(-[a-z0-9]+)*$`)".to_owned()
             };
             diags.push(
-                Diagnostic::error("invalid-name", path, name.line, name.column, format!("skill name `{}` {why}", name.value))
-                    .with_help(format!("use `{}`", suggested_name(&name.value))),
+                Diagnostic::error(
+                    "invalid-name",
+                    path,
+                    name.line,
+                    name.column,
+                    format!("skill name `{}` {why}", name.value),
+                )
+                .with_help(format!("use `{}`", suggested_name(&name.value))),
             );
         }
         Some(name) if name.value != dir_name => diags.push(
@@ -862,8 +900,14 @@ fn check_skill_fields(
         (_, at) => {
             let (line, column) = at.unwrap_or((1, 1));
             diags.push(
-                Diagnostic::error("missing-description", path, line, column, "SKILL.md frontmatter lacks a `description`")
-                    .with_help("add `description:` saying what the skill does and when an agent should use it"),
+                Diagnostic::error(
+                    "missing-description",
+                    path,
+                    line,
+                    column,
+                    "SKILL.md frontmatter lacks a `description`",
+                )
+                .with_help("add `description:` saying what the skill does and when an agent should use it"),
             );
             meta.description = None;
         }
@@ -874,7 +918,9 @@ fn check_skill_fields(
 pub fn is_valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME_CHARS
-        && name.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && name.split('-').all(|part| {
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// A valid name close to `s`: lowercased, other characters turned into single hyphens.
@@ -909,7 +955,10 @@ fn flag_plain_non_string(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagno
                     path,
                     v.line,
                     v.column,
-                    format!("`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}", kind_for(s)),
+                    format!(
+                        "`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}",
+                        kind_for(s)
+                    ),
                 )
                 .with_help(format!("quote it: `\"{s}\"`")),
             );
@@ -998,7 +1047,10 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
                     path,
                     v.line,
                     v.column,
-                    format!("`references` must be a list of `{{id, path}}` mappings, found {}", v.type_name()),
+                    format!(
+                        "`references` must be a list of `{{id, path}}` mappings, found {}",
+                        v.type_name()
+                    ),
                 )
                 .with_help("write `references:` followed by `- id: api` / `  path: references/api.md` items"),
             );
@@ -1021,7 +1073,9 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
         for (k, val) in entries {
             let key = k.key_text();
             let field = format!("references.{key}");
-            let located = |text: Option<String>| text.map(|value| Located { value, line: val.line, column: val.column });
+            let located = |text: Option<String>| {
+                text.map(|value| Located { value, line: val.line, column: val.column })
+            };
             match key.as_str() {
                 "id" => id = located(skill_text(path, &field, val, diags)),
                 "path" => file = located(skill_text(path, &field, val, diags)),
@@ -1029,14 +1083,23 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
                 "description" => description = skill_text(path, &field, val, diags),
                 "mime_type" => mime_type = skill_text(path, &field, val, diags),
                 _ => diags.push(
-                    Diagnostic::warning("unknown-field", path, k.line, k.column, format!("unknown reference field `{key}`"))
-                        .with_help("known fields: id, path, title, description, mime_type"),
+                    Diagnostic::warning(
+                        "unknown-field",
+                        path,
+                        k.line,
+                        k.column,
+                        format!("unknown reference field `{key}`"),
+                    )
+                    .with_help("known fields: id, path, title, description, mime_type"),
                 ),
             }
         }
         if let Some(id) = &id {
             let ok = !id.value.is_empty()
-                && id.value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+                && id
+                    .value
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
             if !ok {
                 diags.push(Diagnostic::error(
                     "frontmatter-type",

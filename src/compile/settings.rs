@@ -66,11 +66,17 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
             let (line, column) = e.span().map_or((1, 1), |span| line_column(text, span.start));
             let message = e.message().trim().replace('\n', "; ");
             diags.push(
-                Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml`: {message}"))
-                    .with_help(
-                        "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
+                Diagnostic::error(
+                    "invalid-config",
+                    path,
+                    line,
+                    column,
+                    format!("invalid `folio.toml`: {message}"),
+                )
+                .with_help(
+                    "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
                          max_read_bytes; [check] deny_warnings",
-                    ),
+                ),
             );
             return out;
         }
