@@ -4,4 +4,6 @@
 mod bench_corpus;
 mod compile;
 mod links;
+mod mcp;
+mod mcp_http;
 mod support;
