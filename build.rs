@@ -25,7 +25,20 @@ fn main() {
     println!("cargo::rerun-if-changed=src/compile.rs");
     println!("cargo::rerun-if-changed=src/compile");
 
-    let compilation = compile::compile(&compile::Config { root: content });
+    // Until a crate has written its `content/`, embed the (valid, empty) catalog of an empty tree,
+    // compiled by the same compiler so its layout is always current.
+    let root = if content.is_dir() {
+        content
+    } else {
+        println!("cargo::warning=content/ does not exist; embedding an empty catalog");
+        let empty = out_dir.join("empty-content");
+        std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("cannot create {}: {e}", empty.display()));
+        empty
+    };
+    let compilation = compile::compile(&compile::Config { root });
+    for d in compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Warning) {
+        println!("cargo::warning=content/{}:{}:{}: warning[{}]: {}", d.path, d.line, d.column, d.code, d.message);
+    }
     let errors: Vec<_> =
         compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Error).collect();
     if !errors.is_empty() {

@@ -2,18 +2,34 @@
 //! frontmatter and markdown, validate, build the catalog) and nothing else.
 //!
 //! Synchronous, no network, depends only on std and the compiler crates: `build.rs` mounts it.
+//! Reading, hashing and parsing run on every core ([`std::thread::scope`]); results are merged
+//! back in path order, so the output never depends on scheduling.
 
+#[path = "compile/build.rs"]
+pub mod build;
 #[path = "compile/diagnostic.rs"]
 pub mod diagnostic;
+#[path = "compile/frontmatter.rs"]
+pub mod frontmatter;
 #[path = "compile/links.rs"]
 pub mod links;
 #[path = "compile/markdown.rs"]
 pub mod markdown;
+#[path = "compile/settings.rs"]
+pub mod settings;
+#[path = "compile/source.rs"]
+pub mod source;
+#[path = "compile/validate.rs"]
+pub mod validate;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::catalog::Catalog;
 pub use diagnostic::{Diagnostic, Severity};
+use frontmatter::{DocMeta, SkillMeta};
+use markdown::Markdown;
+use source::{Found, Kind};
 
 /// What to compile.
 #[derive(Debug, Clone)]
@@ -29,18 +45,141 @@ pub struct Compilation {
     pub catalog: Option<Catalog>,
     /// Every problem found, sorted by (path, line, column, code).
     pub diagnostics: Vec<Diagnostic>,
+    /// `[check] deny_warnings` from `folio.toml`.
+    pub deny_warnings: bool,
+}
+
+impl Compilation {
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
 }
 
 /// Compiles a content tree. Content problems are diagnostics, never an early return.
 pub fn compile(config: &Config) -> Compilation {
-    let _ = config;
-    let catalog = Catalog {
-        settings: crate::catalog::Settings::default(),
-        source_fingerprint: String::new(),
-        entries: Vec::new(),
-        docs: Vec::new(),
-        skills: Vec::new(),
-        search: crate::catalog::SearchIndex::default(),
+    let walk = source::walk(&config.root);
+    let mut diagnostics = walk.diagnostics;
+    let files = process_all(walk.files, &mut diagnostics);
+    let built = build::build(files, &mut diagnostics);
+    diagnostic::sort(&mut diagnostics);
+    let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
+    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
+}
+
+/// One file after the parallel stage: read, hashed, and (for markdown) parsed.
+#[derive(Debug)]
+pub struct Processed {
+    /// Where it came from and what it is.
+    pub found: Found,
+    /// The exact bytes.
+    pub bytes: Vec<u8>,
+    /// blake3 of `bytes`.
+    pub blake3: blake3::Hash,
+    /// `sha256:` + hex of `bytes`, for skill files.
+    pub sha256: Option<String>,
+    /// UTF-8 without NUL.
+    pub is_text: bool,
+    /// Lines of a text file.
+    pub total_lines: u32,
+    /// What the markdown passes found.
+    pub parsed: Parsed,
+}
+
+/// Frontmatter and markdown of a doc or SKILL.md.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Not markdown, or markdown that could not be parsed (not UTF-8).
+    None,
+    /// A doc.
+    Doc(DocMeta, Markdown),
+    /// A SKILL.md.
+    Skill(Box<SkillMeta>, Markdown),
+}
+
+/// Reads and parses every file on all cores. Work is handed out one file at a time (sizes vary
+/// from bytes to megabytes, so fixed chunks would leave a core idle); results are put back in
+/// walk order, which is sorted by path.
+fn process_all(found: Vec<Found>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Processed> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, Option<Processed>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(f) = found.get(i) else { break };
+                        let mut diags = Vec::new();
+                        let processed = process(f, &mut diags);
+                        out.push((i, processed, diags));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("compile worker panicked")).collect()
+    });
+    results.sort_unstable_by_key(|r| r.0);
+    let mut out = Vec::with_capacity(results.len());
+    for (_, processed, diags) in results {
+        diagnostics.extend(diags);
+        out.extend(processed);
+    }
+    out
+}
+
+/// Reads one file and does all the per-file work: hashes, text detection, frontmatter, markdown.
+fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
+    let bytes = match source::read(found) {
+        Ok(bytes) => bytes,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
     };
-    Compilation { catalog: Some(catalog), diagnostics: Vec::new() }
+    let blake3 = blake3::hash(&bytes);
+    let sha256 = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. }).then(|| {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(&bytes);
+        let mut hex = String::with_capacity(7 + 64);
+        hex.push_str("sha256:");
+        for b in digest {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        hex
+    });
+    let text = std::str::from_utf8(&bytes).ok();
+    let is_text = text.is_some_and(|t| !t.as_bytes().contains(&0));
+    let total_lines = match text {
+        Some(t) if is_text && !t.is_empty() => {
+            let newlines = memchr_count(t.as_bytes());
+            u32::try_from(newlines + usize::from(!t.ends_with('\n'))).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    };
+    let parsed = match (&found.kind, text) {
+        (Kind::Doc | Kind::SkillDocument { .. }, None) => {
+            diags.extend(validate::utf8(&found.path, &bytes));
+            Parsed::None
+        }
+        (Kind::Doc, Some(text)) => {
+            let p = frontmatter::parse_doc(&found.path, text, diags);
+            let md = markdown::analyze(p.body, p.body_line);
+            Parsed::Doc(p.meta, md)
+        }
+        (Kind::SkillDocument { skill_dir }, Some(text)) => {
+            let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
+            let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
+            let md = markdown::analyze(p.body, p.body_line);
+            Parsed::Skill(Box::new(p.meta), md)
+        }
+        _ => Parsed::None,
+    };
+    Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed })
+}
+
+fn memchr_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
 }

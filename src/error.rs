@@ -60,3 +60,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     }
     std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
 }
+
+/// Reads and verifies a `catalog.msgpack` file (format version and `catalog_hash`).
+///
+/// Fails with [`Error::Io`] when the file cannot be read and [`Error::Catalog`] when it is
+/// truncated, corrupted, tampered with or of another format version; both print as one line
+/// naming the file.
+pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
+    let bytes = read(path)?;
+    crate::catalog::codec::decode(&bytes).map_err(|source| Error::Catalog { path: path.to_owned(), source })
+}

@@ -2,6 +2,24 @@
 //! GitHub-style ids and line ranges, and every link with its line and column.
 //!
 //! Pure: no IO, no knowledge of other files (resolving links is `links.rs`'s job).
+//!
+//! Dialect: CommonMark plus the GitHub extensions real docs use (tables, footnotes,
+//! strikethrough, task lists, alerts), heading attributes (`# Title {#custom-id}`) and
+//! Obsidian-style wiki links (`[[Target]]`, `[[Target|label]]`, `![[image.png]]`), which
+//! pulldown-cmark parses itself, so a wiki link split over several text runs is found and one in a
+//! code span or code block is not.
+//!
+//! Hugo: the inner text of a block shortcode written with angle brackets
+//! (`{{< code-toggle >}}` … `{{< /code-toggle >}}`) is raw input to a template, not markdown, so
+//! it is blanked before parsing (byte offsets are kept). Link targets that are Hugo shortcodes
+//! (`{{< ref "x" >}}`) are recorded as written and left alone by the resolver.
+//!
+//! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::catalog::{LinkKind, Section};
 
@@ -16,6 +34,16 @@ pub struct Markdown {
     pub sections: Vec<Section>,
     /// Every link, in source order.
     pub links: Vec<RawLink>,
+    /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), which are link
+    /// targets as well as heading ids are.
+    pub html_ids: Vec<String>,
+}
+
+impl Markdown {
+    /// Every fragment a link may point at in this body: section ids, then HTML ids.
+    pub fn anchors(&self) -> impl Iterator<Item = &str> {
+        self.sections.iter().map(|s| s.id.as_str()).chain(self.html_ids.iter().map(String::as_str))
+    }
 }
 
 /// A link as written, located in the file.
@@ -35,9 +63,530 @@ pub struct RawLink {
     pub column: u32,
 }
 
+impl RawLink {
+    /// Splits a target into (kind, path, anchor) by how it is written.
+    fn classify(target: &str, wiki: bool) -> (LinkKind, String, Option<String>) {
+        let (path, anchor) = match target.split_once('#') {
+            Some((path, anchor)) => (path, Some(anchor.to_owned())),
+            None => (target, None),
+        };
+        let kind = if wiki {
+            LinkKind::Wiki
+        } else if path.is_empty() {
+            LinkKind::Anchor
+        } else if path.starts_with("//") || has_scheme(path) {
+            LinkKind::External
+        } else if path.starts_with('/') {
+            LinkKind::SiteAbsolute
+        } else {
+            LinkKind::Relative
+        };
+        let path = if wiki { path.trim() } else { path };
+        (kind, path.to_owned(), anchor)
+    }
+}
+
+/// True when `s` starts with a URI scheme (`https:`, `mailto:`, `tel:`): RFC 3986 §3.1,
+/// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`. A single letter is a scheme too, but on
+/// a path it is far more likely a Windows drive (`C:`), which is not a valid link either way.
+fn has_scheme(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once(':') else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// The markdown extensions Folio reads (see the module docs).
+fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_GFM
+        | Options::ENABLE_WIKILINKS
+}
+
 /// Analyses a markdown body. `first_line` is the 1-based line of the body's first line in the file
 /// (after any frontmatter), so every reported line is a line of the whole file.
 pub fn analyze(body: &str, first_line: u32) -> Markdown {
-    let _ = (body, first_line);
-    Markdown::default()
+    let masked = mask_hugo_block_shortcodes(body);
+    let text = masked.as_deref().unwrap_or(body);
+    let lines = LineIndex::new(body, first_line);
+    let mut acc = Analysis::default();
+    let mut iter = Parser::new_ext(text, options()).into_offset_iter();
+    while let Some((event, range)) = iter.next() {
+        // Every open link's text ends at or after this event: that is how the target of an inline
+        // link is found (it starts after the `](` following the text). A link's own end event
+        // spans the whole link, so it only counts for the links around it (below).
+        if !matches!(event, Event::End(TagEnd::Link | TagEnd::Image)) {
+            acc.extend_open_links(range.end);
+        }
+        match event {
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                acc.heading = Some(OpenHeading {
+                    level: heading_level(level),
+                    explicit_id: id.map(|id| id.into_string()),
+                    start: range.start,
+                    text: String::new(),
+                });
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(heading) = acc.heading.take() {
+                    acc.finish_heading(heading);
+                }
+            }
+            Event::Start(Tag::Paragraph) if acc.first_paragraph.is_none() && acc.block_depth == 0 => {
+                acc.paragraph = Some(String::new());
+            }
+            Event::End(TagEnd::Paragraph) => {
+                if let Some(paragraph) = acc.paragraph.take() {
+                    let paragraph = collapse_whitespace(&paragraph);
+                    if !paragraph.is_empty() {
+                        acc.first_paragraph = Some(paragraph);
+                    }
+                }
+            }
+            Event::Start(Tag::BlockQuote(_) | Tag::List(_) | Tag::FootnoteDefinition(_) | Tag::Table(_)) => {
+                acc.block_depth += 1
+            }
+            Event::End(
+                TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::FootnoteDefinition | TagEnd::Table,
+            ) => acc.block_depth = acc.block_depth.saturating_sub(1),
+            Event::Start(Tag::Link { link_type, dest_url, id, .. })
+            | Event::Start(Tag::Image { link_type, dest_url, id, .. }) => {
+                let image = text.as_bytes().get(range.start) == Some(&b'!');
+                let target_at = match link_type {
+                    LinkType::Inline => None,
+                    LinkType::Reference
+                    | LinkType::ReferenceUnknown
+                    | LinkType::Collapsed
+                    | LinkType::CollapsedUnknown
+                    | LinkType::Shortcut
+                    | LinkType::ShortcutUnknown => Some(
+                        iter.reference_definitions()
+                            .get(&id)
+                            .map(|def| definition_target(text, def.span.clone()))
+                            .unwrap_or(range.start),
+                    ),
+                    LinkType::Autolink | LinkType::Email => Some(range.start + 1),
+                    LinkType::WikiLink { .. } => Some(range.start + if image { 3 } else { 2 }),
+                };
+                let target = match link_type {
+                    LinkType::Email => format!("mailto:{dest_url}"),
+                    _ => dest_url.into_string(),
+                };
+                acc.open_links.push(OpenLink {
+                    target,
+                    wiki: matches!(link_type, LinkType::WikiLink { .. }),
+                    email: link_type == LinkType::Email,
+                    start: range.start,
+                    target_at,
+                    text_end: range.start + if image { 2 } else { 1 },
+                });
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => {
+                if let Some(open) = acc.open_links.pop() {
+                    let at = open.target_at.unwrap_or_else(|| inline_target(text, open.text_end, open.start));
+                    let (kind, path, anchor) = if open.email {
+                        (LinkKind::External, open.target.clone(), None)
+                    } else {
+                        RawLink::classify(&open.target, open.wiki)
+                    };
+                    let (line, column) = lines.locate(at);
+                    acc.links.push(RawLink { target: open.target, kind, path, anchor, line, column });
+                }
+                acc.extend_open_links(range.end);
+            }
+            Event::Text(t) | Event::Code(t) => acc.push_text(&t),
+            Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
+            Event::Html(html) | Event::InlineHtml(html) => acc.html_ids.extend(html_ids(&html)),
+            _ => {}
+        }
+    }
+    // Links close inner-first; report them in source order.
+    acc.links.sort_by_key(|l| (l.line, l.column));
+    acc.finish(&lines)
 }
+
+/// Accumulator for [`analyze`].
+#[derive(Default)]
+struct Analysis {
+    title: Option<String>,
+    first_paragraph: Option<String>,
+    paragraph: Option<String>,
+    block_depth: u32,
+    heading: Option<OpenHeading>,
+    headings: Vec<(OpenHeading, String)>,
+    slugs: Slugger,
+    open_links: Vec<OpenLink>,
+    links: Vec<RawLink>,
+    html_ids: Vec<String>,
+}
+
+struct OpenHeading {
+    level: u8,
+    explicit_id: Option<String>,
+    start: usize,
+    text: String,
+}
+
+struct OpenLink {
+    target: String,
+    wiki: bool,
+    email: bool,
+    start: usize,
+    /// Offset of the target text when known without looking at the link text.
+    target_at: Option<usize>,
+    /// Largest end offset of any event inside the link: the end of the link text.
+    text_end: usize,
+}
+
+impl Analysis {
+    fn extend_open_links(&mut self, end: usize) {
+        for open in &mut self.open_links {
+            open.text_end = open.text_end.max(end);
+        }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        if let Some(heading) = &mut self.heading {
+            heading.text.push_str(text);
+        }
+        if let Some(paragraph) = &mut self.paragraph {
+            paragraph.push_str(text);
+        }
+    }
+
+    fn finish_heading(&mut self, mut heading: OpenHeading) {
+        heading.text = collapse_whitespace(&heading.text);
+        if heading.level == 1 && self.title.is_none() && !heading.text.is_empty() {
+            self.title = Some(heading.text.clone());
+        }
+        let id = match &heading.explicit_id {
+            Some(id) => self.slugs.claim(id),
+            None => self.slugs.slug(&heading.text),
+        };
+        self.headings.push((heading, id));
+    }
+
+    fn finish(self, lines: &LineIndex) -> Markdown {
+        let starts: Vec<(u8, u32)> =
+            self.headings.iter().map(|(h, _)| (h.level, lines.locate(h.start).0)).collect();
+        let sections = self
+            .headings
+            .into_iter()
+            .enumerate()
+            .map(|(i, (heading, id))| {
+                let (level, line_start) = starts[i];
+                // A section runs to the line before the next heading of the same or a higher
+                // level (a smaller number), or to the end of the file.
+                let line_end = starts[i + 1..]
+                    .iter()
+                    .find(|(next_level, _)| *next_level <= level)
+                    .map_or(lines.last_line(), |(_, next_start)| {
+                        next_start.saturating_sub(1).max(line_start)
+                    });
+                Section { id, title: heading.text, level, line_start, line_end }
+            })
+            .collect();
+        let mut html_ids = self.html_ids;
+        html_ids.sort();
+        html_ids.dedup();
+        Markdown {
+            title: self.title,
+            first_paragraph: self.first_paragraph,
+            sections,
+            links: self.links,
+            html_ids,
+        }
+    }
+}
+
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// Trims and collapses every run of whitespace to one space.
+fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Offset of the destination of an inline link `[text](dest)`: after the `](` that follows the
+/// link text (which ends at `text_end`), past optional whitespace and an opening `<`.
+fn inline_target(text: &str, text_end: usize, fallback: usize) -> usize {
+    let bytes = text.as_bytes();
+    let Some(rel) = text.get(text_end..).and_then(|rest| rest.find("](")) else { return fallback };
+    let mut at = text_end + rel + 2;
+    while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r') {
+        at += 1;
+    }
+    if bytes.get(at) == Some(&b'<') {
+        at += 1;
+    }
+    at
+}
+
+/// Offset of the destination in a link reference definition `[label]: dest "title"`.
+fn definition_target(text: &str, span: Range<usize>) -> usize {
+    let Some(def) = text.get(span.clone()) else { return span.start };
+    let bytes = def.as_bytes();
+    // A label cannot hold an unescaped `]`, so the first one not preceded by `\` ends it.
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b']' if bytes[i + 1] == b':' => break,
+            _ => i += 1,
+        }
+    }
+    let mut at = i + 2;
+    while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r') {
+        at += 1;
+    }
+    if bytes.get(at) == Some(&b'<') {
+        at += 1;
+    }
+    span.start + at.min(bytes.len())
+}
+
+/// Values of `id="…"` and `name="…"` attributes in a piece of raw HTML.
+fn html_ids(html: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    let lower = html.to_ascii_lowercase();
+    for attr in ["id", "name"] {
+        let mut from = 0;
+        while let Some(rel) = lower[from..].find(attr) {
+            let at = from + rel;
+            from = at + attr.len();
+            // The attribute name must stand alone: preceded by whitespace.
+            if !lower[..at].ends_with(|c: char| c.is_ascii_whitespace()) {
+                continue;
+            }
+            let rest = lower[from..].trim_start();
+            let Some(rest) = rest.strip_prefix('=') else { continue };
+            let rest = rest.trim_start();
+            let value_start = html.len() - rest.len();
+            let value = match rest.chars().next() {
+                Some(q @ ('"' | '\'')) => html[value_start + 1..].split(q).next(),
+                Some(_) => html[value_start..].split(|c: char| c.is_ascii_whitespace() || c == '>').next(),
+                None => None,
+            };
+            if let Some(value) = value.filter(|v| !v.is_empty()) {
+                ids.push(value.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+/// Blanks the inner text of Hugo block shortcodes written with angle brackets
+/// (`{{< name … >}}` ending its line, up to the matching `{{< /name >}}`), keeping newlines so
+/// every offset still points at the same line and column. Hugo passes that text to a template
+/// unrendered, so it holds TOML or HTML (`[[module.mounts]]`), not links. Returns `None` when
+/// the body has no such shortcode, which is the common case.
+fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
+    if !body.contains("{{<") {
+        return None;
+    }
+    let mut out: Option<Vec<u8>> = None;
+    let mut search = 0;
+    while let Some(rel) = body[search..].find("{{<") {
+        let open = search + rel;
+        search = open + 3;
+        let Some(close_rel) = body[open..].find(">}}") else { break };
+        let tag_end = open + close_rel + 3;
+        let inner = body[open + 3..open + close_rel].trim();
+        // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes.
+        if inner.starts_with("/*") || inner.starts_with('/') {
+            continue;
+        }
+        let name: String = inner.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name.is_empty() {
+            continue;
+        }
+        // Only block shortcodes: the opening tag ends its line.
+        let rest_of_line = body[tag_end..].split('\n').next().unwrap_or("");
+        if !rest_of_line.trim().is_empty() {
+            continue;
+        }
+        let Some(end) = find_closing_shortcode(body, tag_end, &name) else { continue };
+        let bytes = out.get_or_insert_with(|| body.as_bytes().to_vec());
+        for b in &mut bytes[tag_end..end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+        search = end;
+    }
+    // Multi-byte characters are blanked byte by byte, which is still valid UTF-8.
+    out.map(|bytes| String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+}
+
+/// Offset of the `{{<` of the `{{< /name >}}` that closes a shortcode opened before `from`.
+fn find_closing_shortcode(body: &str, from: usize, name: &str) -> Option<usize> {
+    let mut search = from;
+    while let Some(rel) = body[search..].find("{{<") {
+        let at = search + rel;
+        let close = body[at..].find(">}}")?;
+        let inner = body[at + 3..at + close].trim();
+        if inner.strip_prefix('/').map(str::trim) == Some(name) {
+            return Some(at);
+        }
+        search = at + 3;
+    }
+    None
+}
+
+/// Turns heading text into GitHub-style ids, deduplicated like github.com does.
+#[derive(Debug, Default)]
+pub(crate) struct Slugger {
+    /// How many times each base slug was handed out, as in github-slugger's `occurrences`.
+    occurrences: BTreeMap<String, u32>,
+}
+
+impl Slugger {
+    /// The id of the next heading with this text: `slug(text)`, then `-1`, `-2`, … for repeats.
+    pub(crate) fn slug(&mut self, text: &str) -> String {
+        let base = slug(text);
+        let mut candidate = base.clone();
+        // github-slugger: while the candidate is taken, bump the base's counter and retry, so
+        // `a`, `a`, `a-1` yield `a`, `a-1`, `a-1-1`.
+        while self.occurrences.contains_key(&candidate) {
+            let n = self.occurrences.entry(base.clone()).or_insert(0);
+            *n += 1;
+            candidate = format!("{base}-{n}");
+        }
+        self.occurrences.insert(candidate.clone(), 0);
+        candidate
+    }
+
+    /// Records an explicit id (`{#custom-id}`) so later generated ids avoid it; returns it as is.
+    pub(crate) fn claim(&mut self, id: &str) -> String {
+        self.occurrences.entry(id.to_owned()).or_insert(0);
+        id.to_owned()
+    }
+}
+
+/// The GitHub heading slug of `text`: lowercase; keep letters, marks, decimal and letter numbers,
+/// connector punctuation, `-` and spaces; drop everything else; each space becomes `-`.
+/// This is github-slugger's rule (`[^\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc} -]` removed).
+pub(crate) fn slug(text: &str) -> String {
+    text.to_lowercase().chars().filter(|&c| keep_in_slug(c)).map(|c| if c == ' ' { '-' } else { c }).collect()
+}
+
+fn keep_in_slug(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ' ');
+    }
+    if is_other_number(c) {
+        return false;
+    }
+    c.is_alphanumeric() || is_mark(c) || is_connector_punctuation(c)
+}
+
+/// Unicode `No` (other numbers: superscripts, fractions, circled digits), which std counts as
+/// numeric but GitHub drops. The common ranges; rarer ones are kept, which errs towards GitHub's
+/// behaviour for letters.
+fn is_other_number(c: char) -> bool {
+    matches!(c,
+        '\u{B2}' | '\u{B3}' | '\u{B9}' | '\u{BC}'..='\u{BE}'
+        | '\u{2070}' | '\u{2074}'..='\u{2079}' | '\u{2080}'..='\u{2089}'
+        | '\u{2150}'..='\u{215F}' | '\u{2189}'
+        | '\u{2460}'..='\u{249B}' | '\u{24EA}'..='\u{24FF}' | '\u{2776}'..='\u{2793}'
+        | '\u{2CFD}' | '\u{3192}'..='\u{3195}' | '\u{3220}'..='\u{3229}' | '\u{3248}'..='\u{324F}'
+        | '\u{3251}'..='\u{325F}' | '\u{3280}'..='\u{3289}' | '\u{32B1}'..='\u{32BF}'
+        | '\u{1F100}'..='\u{1F10C}')
+}
+
+/// Unicode `Mn`/`Mc` marks that std does not count as alphabetic: the combining blocks, and the
+/// non-alphabetic signs (viramas, nuktas) of the Brahmic scripts, minus their dandas.
+fn is_mark(c: char) -> bool {
+    match c {
+        '\u{300}'..='\u{36F}'
+        | '\u{483}'..='\u{487}'
+        | '\u{591}'..='\u{5BD}'
+        | '\u{610}'..='\u{61A}'
+        | '\u{64B}'..='\u{65F}'
+        | '\u{1AB0}'..='\u{1AFF}'
+        | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20DC}'
+        | '\u{20E1}'
+        | '\u{20E5}'..='\u{20F0}'
+        | '\u{302A}'..='\u{302F}'
+        | '\u{3099}'..='\u{309A}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FE20}'..='\u{FE2F}' => true,
+        '\u{964}' | '\u{965}' | '\u{970}' | '\u{E3F}' | '\u{E4F}' | '\u{E5A}' | '\u{E5B}' => false,
+        '\u{900}'..='\u{DFF}' | '\u{E00}'..='\u{EFF}' | '\u{1000}'..='\u{109F}' => {
+            !c.is_alphanumeric() && !is_brahmic_symbol(c)
+        }
+        _ => false,
+    }
+}
+
+/// Currency signs and other symbols inside the Brahmic blocks, which GitHub drops.
+fn is_brahmic_symbol(c: char) -> bool {
+    matches!(c, '\u{9F2}'..='\u{9FB}' | '\u{AF1}' | '\u{BF3}'..='\u{BFA}' | '\u{D4F}' | '\u{D79}')
+}
+
+/// Unicode `Pc` besides `_`.
+fn is_connector_punctuation(c: char) -> bool {
+    matches!(
+        c,
+        '\u{203F}' | '\u{2040}' | '\u{2054}' | '\u{FE33}' | '\u{FE34}' | '\u{FE4D}'..='\u{FE4F}' | '\u{FF3F}'
+    )
+}
+
+/// Byte offset → (line, column) in the whole file.
+struct LineIndex<'a> {
+    body: &'a str,
+    /// Byte offset where each line of the body starts.
+    starts: Vec<usize>,
+    first_line: u32,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(body: &'a str, first_line: u32) -> Self {
+        let mut starts = vec![0];
+        starts.extend(body.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { body, starts, first_line: first_line.max(1) }
+    }
+
+    /// 1-based line and character column of a byte offset.
+    fn locate(&self, offset: usize) -> (u32, u32) {
+        let offset = offset.min(self.body.len());
+        let idx = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let line_start = self.starts[idx];
+        let prefix = self.body.get(line_start..offset).unwrap_or("");
+        // A byte-order mark is not a column an editor shows.
+        let prefix = if idx == 0 { prefix.strip_prefix('\u{feff}').unwrap_or(prefix) } else { prefix };
+        let column = prefix.chars().count() + 1;
+        (self.first_line.saturating_add(to_u32(idx)), to_u32(column))
+    }
+
+    /// The last line of the file: the line holding the body's last character.
+    fn last_line(&self) -> u32 {
+        let mut n = self.starts.len();
+        // A final `\n` ends the last line rather than starting a new one.
+        if self.body.ends_with('\n') {
+            n -= 1;
+        }
+        self.first_line.saturating_add(to_u32(n.max(1))).saturating_sub(1)
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+#[path = "markdown/tests.rs"]
+mod tests;

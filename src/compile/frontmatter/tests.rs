@@ -1,0 +1,130 @@
+use super::*;
+
+fn doc(text: &str) -> (DocMeta, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let parsed = parse_doc("docs/a.md", text, &mut diags);
+    (parsed.meta, diags)
+}
+
+fn skill(text: &str) -> (SkillMeta, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let parsed = parse_skill("skills/pdf/SKILL.md", "pdf", text, &mut diags);
+    (parsed.meta, diags)
+}
+
+/// `code line:column` of every diagnostic, sorted.
+#[track_caller]
+fn check(diags: &[Diagnostic], expected: &[&str]) {
+    let mut got: Vec<String> = diags.iter().map(|d| format!("{} {}:{}", d.code, d.line, d.column)).collect();
+    got.sort();
+    assert_eq!(got, expected, "{diags:#?}");
+}
+
+#[test]
+fn split_handles_bom_crlf_and_empty_blocks() {
+    let s = split("\u{feff}---\r\ntitle: x\r\n---\r\nbody\r\n");
+    assert_eq!((s.yaml, s.body, s.body_line), (Some("title: x\r\n"), "body\r\n", 4));
+    let s = split("---\n---\n# T\n");
+    assert_eq!((s.yaml, s.body, s.body_line), (Some(""), "# T\n", 3));
+    let s = split("----\n# not frontmatter\n");
+    assert_eq!((s.yaml, s.body_line), (None, 1));
+    assert!(split("---\ntitle: x\n").unclosed);
+}
+
+#[test]
+fn unclosed_and_syntax_errors_are_located() {
+    check(&doc("---\ntitle: x\n# body\n").1, &["frontmatter-unclosed 1:1"]);
+    check(&doc("---\ntitle: x\nbad: [1, 2\n---\n").1, &["frontmatter-syntax 4:1"]);
+    check(&doc("---\ntitle: x\n  - y: : z\n---\n").1, &["frontmatter-syntax 3:6"]);
+    check(&doc("---\n- a\n- b\n---\n").1, &["frontmatter-type 2:1"]);
+}
+
+#[test]
+fn doc_fields_are_typed() {
+    let (meta, diags) = doc(
+        "---\ntitle: Install\ntags: [a, b]\nupdated: 2026-01-31\nweight: 3\naliases:\n  - /old/\n---\n",
+    );
+    check(&diags, &[]);
+    assert_eq!(meta.title.as_deref(), Some("Install"));
+    assert_eq!(meta.tags, ["a", "b"]);
+    assert_eq!(meta.updated.as_deref(), Some("2026-01-31"));
+    assert_eq!(meta.aliases, ["/old/"]);
+    assert_eq!(meta.extra["weight"], serde_json::json!(3));
+    check(&doc("---\ntags: x\ntitle: [a]\n---\n").1, &["frontmatter-type 2:7", "frontmatter-type 3:8"]);
+    check(&doc("---\nlast_updated: 2026-02-30\n---\n").1, &["invalid-date 2:15"]);
+}
+
+#[test]
+fn dates_normalise_to_rfc3339() {
+    assert_eq!(parse_date("2026-01-31").as_deref(), Some("2026-01-31"));
+    assert_eq!(parse_date("2026-01-31 09:30:00").as_deref(), Some("2026-01-31T09:30:00Z"));
+    assert_eq!(parse_date("2024-02-29T23:59:59.5+0130").as_deref(), Some("2024-02-29T23:59:59.5+01:30"));
+    for bad in ["2025-02-29", "2026-1-31", "yesterday", "2026-01-31T25:00:00", "2026-01-31T10:00"] {
+        assert_eq!(parse_date(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn skill_fields_are_checked() {
+    let (meta, diags) = skill("---\nname: pdf\ndescription: Fill PDF forms.\nversion: \"1.0\"\n---\n# PDF\n");
+    check(&diags, &[]);
+    assert_eq!(meta.name.unwrap().value, "pdf");
+    assert_eq!(meta.frontmatter, serde_json::json!({"name": "pdf", "description": "Fill PDF forms.", "version": "1.0"}));
+    check(&skill("---\ndescription: d\n---\n").1, &["missing-name 1:1"]);
+    check(&skill("---\nname: pdf\n---\n").1, &["missing-description 1:1"]);
+    check(&skill("---\nname: pdf\ndescription: \"  \"\n---\n").1, &["missing-description 3:14"]);
+    check(&skill("---\nname: PDF_Tool\ndescription: d\n---\n").1, &["invalid-name 2:7"]);
+    check(&skill("---\nname: pdf-tools\ndescription: d\n---\n").1, &["name-mismatch 2:7"]);
+    let long = format!("---\nname: pdf\ndescription: {}\ncompatibility: {}\n---\n", "d".repeat(1025), "c".repeat(501));
+    check(&skill(&long).1, &["compatibility-too-long 4:16", "description-too-long 3:14"]);
+    check(&skill("---\nname: pdf\ndescription: d\nauthor: me\n---\n").1, &["unknown-field 4:1"]);
+}
+
+#[test]
+fn ambiguous_yaml_warns_in_skills() {
+    let text = "---\nname: pdf\ndescription: d\nversion: 1.0\nlicense: no\ntags: [2026-01-01, x]\nmetadata:\n  a: &x yes\n  b: *x\n---\n";
+    check(
+        &skill(text).1,
+        &[
+            "frontmatter-ambiguous 4:10",
+            "frontmatter-ambiguous 5:10",
+            "frontmatter-ambiguous 6:8",
+            "frontmatter-ambiguous 8:9",
+            "frontmatter-ambiguous 8:9",
+            "frontmatter-ambiguous 9:6",
+            "frontmatter-ambiguous 9:6",
+        ],
+    );
+    check(&skill("---\nname: pdf\ndescription: d\nname: pdf\n---\n").1, &["frontmatter-ambiguous 4:1"]);
+}
+
+#[test]
+fn alias_bombs_are_refused_quickly() {
+    let mut text = String::from("---\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let prev = format!("*a{}", i - 1);
+        text.push_str(&format!("a{i}: &a{i} [{}]\n", vec![prev; 9].join(", ")));
+    }
+    text.push_str("---\n");
+    let (_, diags) = doc(&text);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, "frontmatter-syntax");
+    assert!(diags[0].message.contains("alias bomb"), "{}", diags[0].message);
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    let text = format!("---\nx: {}{}\n---\n", "[".repeat(200), "]".repeat(200));
+    check(&doc(&text).1, &["frontmatter-syntax 2:67"]);
+}
+
+#[test]
+fn references_manifest_is_parsed() {
+    let text = "---\nname: pdf\ndescription: d\nreferences:\n  - id: api\n    path: references/api.md\n    title: API\n  - path: x.md\n---\n";
+    let (meta, diags) = skill(text);
+    check(&diags, &["frontmatter-type 8:5"]);
+    let (decls, line, column) = meta.references.unwrap();
+    assert_eq!((line, column), (4, 1));
+    assert_eq!(decls[0].id.value, "api");
+    assert_eq!((decls[0].path.line, decls[0].path.column), (6, 11));
+}

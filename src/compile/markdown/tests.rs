@@ -1,0 +1,277 @@
+use super::*;
+
+/// Renders what `analyze` found, one item a line, so tests compare short strings.
+fn render(md: &Markdown) -> String {
+    let mut out = Vec::new();
+    if let Some(title) = &md.title {
+        out.push(format!("title {title}"));
+    }
+    if let Some(p) = &md.first_paragraph {
+        out.push(format!("para {p}"));
+    }
+    for s in &md.sections {
+        out.push(format!("h{} {}-{} #{} {}", s.level, s.line_start, s.line_end, s.id, s.title));
+    }
+    for l in &md.links {
+        let kind = match l.kind {
+            LinkKind::Relative => "rel",
+            LinkKind::SiteAbsolute => "abs",
+            LinkKind::Wiki => "wiki",
+            LinkKind::Anchor => "anchor",
+            LinkKind::External => "ext",
+        };
+        let anchor = l.anchor.as_deref().map(|a| format!(" #{a}")).unwrap_or_default();
+        out.push(format!("{}:{} {kind} {} [{}]{anchor}", l.line, l.column, l.target, l.path));
+    }
+    for id in &md.html_ids {
+        out.push(format!("html-id {id}"));
+    }
+    out.join("\n")
+}
+
+#[track_caller]
+fn check(input: &str, expected: &str) {
+    check_at(input, 1, expected);
+}
+
+#[track_caller]
+fn check_at(input: &str, first_line: u32, expected: &str) {
+    let actual = render(&analyze(input, first_line));
+    assert_eq!(actual, expected.trim(), "\ninput:\n{input}\n");
+}
+
+/// Only the links, one a line.
+#[track_caller]
+fn check_links(input: &str, expected: &str) {
+    let md = analyze(input, 1);
+    let only = Markdown { links: md.links, ..Markdown::default() };
+    assert_eq!(render(&only), expected.trim(), "\ninput:\n{input}\n");
+}
+
+#[track_caller]
+fn check_slug(text: &str, expected: &str) {
+    assert_eq!(slug(text), expected, "slug of {text:?}");
+}
+
+#[track_caller]
+fn check_ids(input: &str, expected: &str) {
+    let ids: Vec<_> = analyze(input, 1).sections.into_iter().map(|s| s.id).collect();
+    assert_eq!(ids.join(" "), expected, "\ninput:\n{input}\n");
+}
+
+#[test]
+fn slugs_follow_github() {
+    check_slug("Hello World", "hello-world");
+    check_slug("Smileys & Emotion", "smileys--emotion");
+    check_slug("What's new?", "whats-new");
+    check_slug("  padded  ", "--padded--");
+    check_slug("snake_case and kebab-case", "snake_case-and-kebab-case");
+    check_slug("C++ / Rust (2024)", "c--rust-2024");
+    check_slug("v1.2.3", "v123");
+    check_slug("`code` in heading", "code-in-heading");
+    check_slug("Émoji 🎉 party", "émoji--party");
+    check_slug("日本語の見出し", "日本語の見出し");
+    check_slug("中文，标点。", "中文标点");
+    check_slug("Ünïcödé Straße", "ünïcödé-straße");
+    check_slug("ΣΊΣΥΦΟΣ", "σίσυφος");
+    check_slug("हिन्दी भाषा", "हिन्दी-भाषा");
+    check_slug("cafe\u{301}", "cafe\u{301}");
+    check_slug("x² + ½", "x--");
+    check_slug("tab\there", "tabhere");
+    check_slug("non\u{a0}breaking", "nonbreaking");
+    check_slug("🎉", "");
+}
+
+#[test]
+fn duplicate_headings_get_numbered_like_github() {
+    check_ids("# A\n## A\n## A", "a a-1 a-2");
+    check_ids("# a\n# a\n# a-1", "a a-1 a-1-1");
+    check_ids("# Foo!\n# foo", "foo foo-1");
+}
+
+#[test]
+fn explicit_heading_ids_are_honoured() {
+    check_ids("## Install {#setup}\n## Setup", "setup setup-1");
+    check_ids("## Title {#custom-id .class}", "custom-id");
+    check_ids("## Options {#1}", "1");
+}
+
+#[test]
+fn heading_text_drops_markup_but_keeps_code() {
+    check(
+        "# The `folio` *CLI* [guide](x.md)",
+        "title The folio CLI guide\nh1 1-1 #the-folio-cli-guide The folio CLI guide\n1:29 rel x.md [x.md]",
+    );
+    check("## Foo <small>bar</small>", "h2 1-1 #foo-bar Foo bar");
+}
+
+#[test]
+fn sections_span_to_the_next_heading_of_same_or_higher_level() {
+    check(
+        "# Top\nintro\n## A\na\n### A.1\nx\n## B\nb\n",
+        "title Top\npara intro\nh1 1-8 #top Top\nh2 3-6 #a A\nh3 5-6 #a1 A.1\nh2 7-8 #b B",
+    );
+}
+
+#[test]
+fn section_lines_count_the_frontmatter() {
+    check_at("# Title\n\n## Next\ntext", 5, "title Title\npara text\nh1 5-8 #title Title\nh2 7-8 #next Next");
+}
+
+#[test]
+fn last_section_ends_at_the_last_line_without_a_trailing_newline() {
+    check("## A\nx", "para x\nh2 1-2 #a A");
+    check("## A\nx\n\n", "para x\nh2 1-3 #a A");
+}
+
+#[test]
+fn setext_headings_start_on_their_text_line() {
+    check("Title\n=====\n\nSub\n---\n", "title Title\nh1 1-5 #title Title\nh2 4-5 #sub Sub");
+}
+
+#[test]
+fn crlf_bodies_count_lines_and_columns_the_same() {
+    check(
+        "# T\r\n\r\nSee [x](a.md).\r\n## B\r\n",
+        "title T\npara See x.\nh1 1-4 #t T\nh2 4-4 #b B\n3:9 rel a.md [a.md]",
+    );
+}
+
+#[test]
+fn first_paragraph_is_plain_text_of_the_first_top_level_paragraph() {
+    check("> quoted\n\nReal **bold** `code`\nnext line.\n\nSecond.", "para Real bold code next line.");
+    check("- item\n\n![](img.png)\n\nText.", "para Text.\n3:5 rel img.png [img.png]");
+}
+
+#[test]
+fn links_of_every_kind_with_line_and_column() {
+    check_links("[a](../x.md#sec)", "1:5 rel ../x.md#sec [../x.md] #sec");
+    check_links("[a](./x)", "1:5 rel ./x [./x]");
+    check_links("see [a](/guides/install/)", "1:9 abs /guides/install/ [/guides/install/]");
+    check_links("[a](#local)", "1:5 anchor #local [] #local");
+    check_links("[a](https://e.com/x#y)", "1:5 ext https://e.com/x#y [https://e.com/x] #y");
+    check_links(
+        "[a](mailto:me@e.com) [b](tel:+123)",
+        "1:5 ext mailto:me@e.com [mailto:me@e.com]\n1:26 ext tel:+123 [tel:+123]",
+    );
+    check_links("[a](//cdn.e.com/x.js)", "1:5 ext //cdn.e.com/x.js [//cdn.e.com/x.js]");
+    check_links("[a]( <with space.md> \"t\")", "1:7 rel with space.md [with space.md]");
+    check_links("[a](x.md 'title')", "1:5 rel x.md [x.md]");
+    check_links("[a]()", "1:5 anchor  []");
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    check_links("日本 [é](x.md)", "1:8 rel x.md [x.md]");
+}
+
+#[test]
+fn images_are_links() {
+    check_links("![alt](img/a.png)", "1:8 rel img/a.png [img/a.png]");
+    check_links("[![badge](b.svg)](https://ci)", "1:11 rel b.svg [b.svg]\n1:19 ext https://ci [https://ci]");
+}
+
+#[test]
+fn link_text_with_brackets_and_code() {
+    check_links("[`a](b)` x](y.md)", "1:13 rel y.md [y.md]");
+    check_links("[a\\]](y.md)", "1:7 rel y.md [y.md]");
+}
+
+#[test]
+fn reference_links_point_at_their_definition() {
+    check_links("[a][r] and [R][]\n\n[r]: /x/ \"t\"", "3:6 abs /x/ [/x/]\n3:6 abs /x/ [/x/]");
+    check_links("[short]\n\n[short]:\n  <../y.md#z>", "4:4 rel ../y.md#z [../y.md] #z");
+}
+
+#[test]
+fn autolinks_are_external() {
+    check_links(
+        "<https://e.com> <me@e.com>",
+        "1:2 ext https://e.com [https://e.com]\n1:18 ext mailto:me@e.com [mailto:me@e.com]",
+    );
+}
+
+#[test]
+fn wiki_links() {
+    check_links("[[Target]]", "1:3 wiki Target [Target]");
+    check_links("x [[Some Page|label]] y", "1:5 wiki Some Page [Some Page]");
+    check_links("[[Page#Section]]", "1:3 wiki Page#Section [Page] #Section");
+    check_links("![[diagram.png]]", "1:4 wiki diagram.png [diagram.png]");
+}
+
+#[test]
+fn wiki_links_split_across_text_runs_are_found() {
+    // Emphasis and escapes split the text into several events.
+    check_links("[[my_*page*]]", "1:3 wiki my_*page* [my_*page*]");
+    check_links("[[a\\_b|*label*]]", "1:3 wiki a\\_b [a\\_b]");
+    check_links("line\n[[multi\nline]]", "2:3 wiki multi\nline [multi\nline]");
+}
+
+#[test]
+fn links_in_code_are_ignored() {
+    check_links("`[[Target]]` and `[a](b.md)`", "");
+    check_links("```\n[[Target]]\n[a](b.md)\n```", "");
+    check_links("    [a](b.md)", "");
+}
+
+#[test]
+fn link_lines_count_the_frontmatter() {
+    let md = analyze("text\n\n  [a](b.md)", 4);
+    assert_eq!((md.links[0].line, md.links[0].column), (6, 7));
+}
+
+#[test]
+fn byte_order_mark_is_not_a_column() {
+    check_links("\u{feff}[a](b.md)", "1:5 rel b.md [b.md]");
+}
+
+#[test]
+fn html_ids_are_anchors() {
+    check(
+        "<a id=\"one\"></a>\n\ntext <span name='two'>x</span> <b data-id=\"no\">",
+        "para text x\nhtml-id one\nhtml-id two",
+    );
+}
+
+#[test]
+fn hugo_block_shortcode_bodies_are_not_markdown() {
+    check_links(
+        "{{< code-toggle file=hugo >}}\n[[module.mounts]]\nsource = 'x'\n{{< /code-toggle >}}\n[a](b.md)",
+        "5:5 rel b.md [b.md]",
+    );
+    // Inline shortcodes and `{{% %}}` (whose body is markdown) are left alone.
+    check_links("{{% note %}}\n[[Page]]\n{{% /note %}}", "2:3 wiki Page [Page]");
+    check_links("{{< kbd >}}[a](b.md){{< /kbd >}}", "1:16 rel b.md [b.md]");
+    // An unclosed shortcode hides nothing.
+    check_links("{{< code-toggle >}}\n[[x]]", "2:3 wiki x [x]");
+}
+
+#[test]
+fn hugo_shortcode_targets_are_left_alone() {
+    // Hugo expands shortcodes before markdown; to CommonMark a destination with spaces is no link.
+    check_links("[a]({{< ref \"x.md\" >}})", "");
+    check_links("[a]({{<ref\"x\">}})", "1:5 rel {{<ref\"x\">}} [{{<ref\"x\">}}]");
+}
+
+#[test]
+fn bad_input_does_not_panic() {
+    for input in [
+        "",
+        "\n",
+        "[",
+        "[[",
+        "]]",
+        "[[|]]",
+        "![[",
+        "[a](",
+        "[a]: ",
+        "#",
+        "# {#}",
+        "\r",
+        "{{<",
+        "{{< x >}}\n{{<",
+    ] {
+        let _ = analyze(input, 1);
+    }
+    assert_eq!(analyze("", 3), Markdown::default());
+}

@@ -1,0 +1,140 @@
+//! `folio.toml`: catalog settings (`[catalog]`, `[server]`) and check settings (`[check]`).
+//!
+//! Pure: parses bytes the walk read. A malformed file is an `invalid-config` diagnostic at the
+//! line and column the TOML parser names; unknown keys are refused so typos do not pass silently.
+
+use serde::Deserialize;
+
+use super::diagnostic::Diagnostic;
+use super::validate;
+use crate::catalog::Settings;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    catalog: CatalogTable,
+    #[serde(default)]
+    server: ServerTable,
+    #[serde(default)]
+    check: CheckTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogTable {
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    instructions: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerTable {
+    ttl_ms: Option<u64>,
+    max_read_bytes: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckTable {
+    deny_warnings: Option<bool>,
+}
+
+/// Settings from `folio.toml`, with what `folio check` needs besides the catalog's own settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// The catalog settings.
+    pub settings: Settings,
+    /// `[check] deny_warnings`.
+    pub deny_warnings: bool,
+}
+
+/// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
+/// for whatever could not be read.
+pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
+    let mut out = Parsed::default();
+    if let Some(d) = validate::utf8(path, bytes) {
+        diags.push(d);
+        return out;
+    }
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    let file: File = match toml::from_str(text) {
+        Ok(file) => file,
+        Err(e) => {
+            let (line, column) = e.span().map_or((1, 1), |span| line_column(text, span.start));
+            let message = e.message().trim().replace('\n', "; ");
+            diags.push(
+                Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml`: {message}"))
+                    .with_help(
+                        "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
+                         max_read_bytes; [check] deny_warnings",
+                    ),
+            );
+            return out;
+        }
+    };
+    let s = &mut out.settings;
+    if let Some(v) = file.catalog.name {
+        s.name = v;
+    }
+    if let Some(v) = file.catalog.title {
+        s.title = v;
+    }
+    if let Some(v) = file.catalog.description {
+        s.description = v;
+    }
+    s.instructions = file.catalog.instructions;
+    if let Some(v) = file.server.ttl_ms {
+        s.ttl_ms = v;
+    }
+    if let Some(v) = file.server.max_read_bytes {
+        s.max_read_bytes = v;
+    }
+    out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
+    out
+}
+
+/// 1-based line and character column of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_section() {
+        let mut diags = Vec::new();
+        let text = "[catalog]\nname = \"acme\"\ntitle = \"Acme\"\ninstructions = \"be brief\"\n\
+                    [server]\nttl_ms = 1000\nmax_read_bytes = 4096\n[check]\ndeny_warnings = true\n";
+        let parsed = parse("folio.toml", text.as_bytes(), &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(parsed.settings.name, "acme");
+        assert_eq!(parsed.settings.instructions.as_deref(), Some("be brief"));
+        assert_eq!((parsed.settings.ttl_ms, parsed.settings.max_read_bytes), (1000, 4096));
+        assert!(parsed.deny_warnings);
+    }
+
+    #[test]
+    fn bad_toml_is_located() {
+        let mut diags = Vec::new();
+        parse("folio.toml", b"[server]\nttl_ms = \"soon\"\n", &mut diags);
+        assert_eq!((diags[0].code, diags[0].line, diags[0].column), ("invalid-config", 2, 10));
+        diags.clear();
+        parse("folio.toml", b"[catalog]\nnmae = \"x\"\n", &mut diags);
+        assert_eq!((diags[0].line, diags[0].column), (2, 1));
+        diags.clear();
+        parse("folio.toml", b"[catalog\n", &mut diags);
+        assert_eq!(diags[0].line, 1);
+    }
+}

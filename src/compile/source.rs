@@ -1,0 +1,272 @@
+//! The content walk: finds `folio.toml`, the docs and the skill files of a content root, and
+//! reads their exact bytes. This is the only module of the compiler that touches the file system.
+//!
+//! The walk is sorted by file name (so output never depends on directory order), skips hidden
+//! files and directories, follows symlinks only while they stay inside the root (`path-escape`
+//! otherwise), survives symlink loops (`symlink-loop`) and reports unreadable (`unreadable-file`)
+//! and oversize (`file-too-large`) files without losing the rest of the tree.
+
+use std::collections::BTreeSet;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use super::diagnostic::Diagnostic;
+
+/// Largest file the compiler reads, in bytes (8 MiB). A skill may hold at most 16 MiB in total
+/// (SEP-2640), and a doc larger than this is almost certainly generated output committed by
+/// mistake; refusing it keeps memory bounded on hostile trees.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What a found file is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// `folio.toml` at the root.
+    Settings,
+    /// A doc: `docs/**/*.md` or `*.mdx`.
+    Doc,
+    /// A skill's `SKILL.md`.
+    SkillDocument {
+        /// Content-relative skill directory (`skills/acme/billing`).
+        skill_dir: String,
+    },
+    /// Any other file inside a skill directory.
+    SkillFile {
+        /// Content-relative skill directory.
+        skill_dir: String,
+    },
+}
+
+/// A file the compiler will read.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Path relative to the content root, `/`-separated.
+    pub path: String,
+    /// Where to read it.
+    pub abs: PathBuf,
+    /// What it is.
+    pub kind: Kind,
+    /// Its size when walked.
+    pub size: u64,
+}
+
+/// The outcome of a walk.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Every file to read, sorted by `path`.
+    pub files: Vec<Found>,
+    /// Problems found while walking.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
+/// content and is not read). Never fails: every problem is a diagnostic.
+pub fn walk(root: &Path) -> Walk {
+    let mut out = Walk::default();
+    let canonical_root = match root.canonicalize() {
+        Ok(p) => p,
+        Err(e) => {
+            out.diagnostics.push(Diagnostic::error(
+                "unreadable-file",
+                ".",
+                1,
+                1,
+                format!("cannot read the content root `{}`: {e}", root.display()),
+            ));
+            return out;
+        }
+    };
+    let mut files: Vec<(String, PathBuf, u64)> = Vec::new();
+    let settings = root.join("folio.toml");
+    if let Ok(meta) = std::fs::symlink_metadata(&settings) {
+        if meta.file_type().is_symlink() && !inside(&settings, &canonical_root) {
+            out.diagnostics.push(escape("folio.toml"));
+        } else if let Ok(meta) = std::fs::metadata(&settings) {
+            if meta.is_file() {
+                files.push(("folio.toml".to_owned(), settings, meta.len()));
+            }
+        }
+    }
+    for top in ["docs", "skills"] {
+        walk_dir(root, &canonical_root, top, &mut files, &mut out.diagnostics);
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    out.files = classify(files, &mut out.diagnostics);
+    out
+}
+
+fn escape(path: &str) -> Diagnostic {
+    Diagnostic::error("path-escape", path, 1, 1, format!("symlink `{path}` points outside the content root"))
+        .with_help("copy the file into the content tree, or point the link at a file inside it")
+}
+
+fn inside(path: &Path, canonical_root: &Path) -> bool {
+    path.canonicalize().is_ok_and(|p| p.starts_with(canonical_root))
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// Content-relative `/` path of `abs`, and whether every component was UTF-8.
+fn relative(root: &Path, abs: &Path) -> (String, bool) {
+    let rel = abs.strip_prefix(root).unwrap_or(abs);
+    let mut utf8 = true;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| {
+            let s = c.as_os_str();
+            s.to_str().map(str::to_owned).unwrap_or_else(|| {
+                utf8 = false;
+                s.to_string_lossy().into_owned()
+            })
+        })
+        .collect();
+    (parts.join("/"), utf8)
+}
+
+fn walk_dir(
+    root: &Path,
+    canonical_root: &Path,
+    top: &str,
+    files: &mut Vec<(String, PathBuf, u64)>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let start = root.join(top);
+    if std::fs::symlink_metadata(&start).is_err() {
+        return;
+    }
+    let mut it = WalkDir::new(&start)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+    while let Some(next) = it.next() {
+        let entry = match next {
+            Ok(entry) => entry,
+            Err(err) => {
+                let (path, _) = relative(root, err.path().unwrap_or(&start));
+                if err.loop_ancestor().is_some() {
+                    diags.push(
+                        Diagnostic::warning(
+                            "symlink-loop",
+                            &path,
+                            1,
+                            1,
+                            format!("symlink `{path}` points at a directory that contains it; skipped"),
+                        )
+                        .with_help("remove the link or point it at a sibling directory"),
+                    );
+                } else {
+                    let why = err.io_error().map_or_else(|| err.to_string(), ToString::to_string);
+                    let target_exists = err.path().is_some_and(|p| p.exists());
+                    let message = if target_exists {
+                        format!("cannot read `{path}`: {why}")
+                    } else {
+                        format!("cannot follow `{path}` (a dangling symlink?): {why}")
+                    };
+                    diags.push(Diagnostic::error("unreadable-file", &path, 1, 1, message));
+                }
+                continue;
+            }
+        };
+        let (path, utf8) = relative(root, entry.path());
+        if entry.path_is_symlink() && !inside(entry.path(), canonical_root) {
+            diags.push(escape(&path));
+            if entry.file_type().is_dir() {
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        if !utf8 {
+            diags.push(
+                Diagnostic::error(
+                    "non-portable-name",
+                    &path,
+                    1,
+                    1,
+                    format!("`{path}` is not valid UTF-8 (shown with U+FFFD replacement characters)"),
+                )
+                .with_help("rename it using UTF-8 characters"),
+            );
+        }
+        if entry.file_type().is_file() {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            files.push((path, entry.into_path(), size));
+        }
+    }
+}
+
+/// Decides what each walked file is. Skill directories are the directories under `skills/` that
+/// hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill owns its files.
+fn classify(files: Vec<(String, PathBuf, u64)>, diags: &mut Vec<Diagnostic>) -> Vec<Found> {
+    let skill_dirs: BTreeSet<String> = files
+        .iter()
+        .filter_map(|(p, ..)| p.strip_suffix("/SKILL.md"))
+        .filter(|d| d.starts_with("skills/"))
+        .map(str::to_owned)
+        .collect();
+    let mut out = Vec::with_capacity(files.len());
+    for (path, abs, size) in files {
+        let kind = if path == "folio.toml" {
+            Kind::Settings
+        } else if path.starts_with("docs/") {
+            let lower = path.to_ascii_lowercase();
+            if !(lower.ends_with(".md") || lower.ends_with(".mdx")) {
+                continue;
+            }
+            Kind::Doc
+        } else {
+            let mut dir = path.as_str();
+            let skill_dir = loop {
+                match dir.rfind('/') {
+                    Some(i) => dir = &dir[..i],
+                    None => break None,
+                }
+                if skill_dirs.contains(dir) {
+                    break Some(dir.to_owned());
+                }
+            };
+            let Some(skill_dir) = skill_dir else { continue };
+            if path.len() == skill_dir.len() + "/SKILL.md".len() && path.ends_with("/SKILL.md") {
+                Kind::SkillDocument { skill_dir }
+            } else {
+                Kind::SkillFile { skill_dir }
+            }
+        };
+        if size > MAX_FILE_BYTES {
+            diags.push(too_large(&path, size));
+            continue;
+        }
+        out.push(Found { path, abs, kind, size });
+    }
+    out
+}
+
+fn too_large(path: &str, size: u64) -> Diagnostic {
+    Diagnostic::error(
+        "file-too-large",
+        path,
+        1,
+        1,
+        format!("`{path}` is {size} bytes, more than the {MAX_FILE_BYTES}-byte limit per file"),
+    )
+    .with_help("split it into smaller files, or keep generated output out of the content tree")
+}
+
+/// Reads a found file's exact bytes. Fails with `unreadable-file`, or `file-too-large` when the
+/// file grew past the limit since the walk.
+pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
+    let unreadable = |e: std::io::Error| {
+        Diagnostic::error("unreadable-file", &found.path, 1, 1, format!("cannot read `{}`: {e}", found.path))
+            .with_help("check the file's permissions")
+    };
+    let file = std::fs::File::open(&found.abs).map_err(unreadable)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(found.size).unwrap_or(0) + 1);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(&found.path, bytes.len() as u64));
+    }
+    Ok(bytes)
+}

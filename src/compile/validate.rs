@@ -1,0 +1,416 @@
+//! Pure rules over the parsed tree: skill limits, reference manifests, unique URIs and skill
+//! names, portable file names, UTF-8.
+//!
+//! No IO, no parsing: every function takes what the earlier stages found and returns diagnostics.
+
+use std::collections::BTreeMap;
+
+use super::diagnostic::Diagnostic;
+use super::frontmatter::{Located, RefDecl, closest};
+
+/// Most files one skill may hold, SKILL.md included (SEP-2640).
+pub const MAX_SKILL_FILES: usize = 512;
+/// Most bytes one skill may hold in total (SEP-2640): 16 MiB.
+pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+/// SKILL.md longer than this many lines is a warning (Agent Skills guidance: keep it under 500
+/// lines and move detail into references).
+pub const MAX_SKILL_MD_LINES: u32 = 500;
+
+/// `invalid-utf8`: the line and column of the first byte that is not UTF-8, or `None` when the
+/// bytes are valid UTF-8.
+pub fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
+    let err = std::str::from_utf8(bytes).err()?;
+    let valid = &bytes[..err.valid_up_to()];
+    let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+    // The prefix is valid UTF-8, so counting non-continuation bytes counts characters.
+    let column = 1 + valid[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
+    Some(
+        Diagnostic::error(
+            "invalid-utf8",
+            path,
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(column).unwrap_or(u32::MAX),
+            format!("`{path}` is not valid UTF-8: byte 0x{:02X} at offset {}", bytes[err.valid_up_to()], err.valid_up_to()),
+        )
+        .with_help("save the file as UTF-8"),
+    )
+}
+
+/// One skill as the validator sees it.
+#[derive(Debug, Clone)]
+pub struct SkillShape<'a> {
+    /// Content-relative path of SKILL.md.
+    pub document: &'a str,
+    /// Content-relative skill directory.
+    pub dir: &'a str,
+    /// Every file of the skill, SKILL.md included: path relative to the skill dir, and size.
+    pub files: Vec<(&'a str, u64)>,
+    /// Lines of SKILL.md.
+    pub document_lines: u32,
+    /// The explicit reference manifest and the position of its `references` key.
+    pub references: Option<(&'a [RefDecl], u32, u32)>,
+}
+
+/// The outcome of checking a skill's manifest: each file's `ref_id` and manifest record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefIds {
+    /// Declaration index by skill-relative path of each declared file.
+    pub declared: BTreeMap<String, usize>,
+}
+
+/// Skill limits and the reference manifest: `skill-too-many-files`, `skill-too-large`,
+/// `skill-md-too-long`, `reference-missing`, `reference-outside-skill`, `duplicate-ref-id`,
+/// `unlisted-reference`. Returns which declaration covers each file.
+pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) -> RefIds {
+    let doc = shape.document;
+    if shape.files.len() > MAX_SKILL_FILES {
+        diags.push(
+            Diagnostic::error(
+                "skill-too-many-files",
+                doc,
+                1,
+                1,
+                format!("skill `{}` holds {} files, more than {MAX_SKILL_FILES}", shape.dir, shape.files.len()),
+            )
+            .with_help("move bulky assets out of the skill, or split it into several skills"),
+        );
+    }
+    let total: u64 = shape.files.iter().map(|(_, size)| size).sum();
+    if total > MAX_SKILL_BYTES {
+        diags.push(
+            Diagnostic::error(
+                "skill-too-large",
+                doc,
+                1,
+                1,
+                format!("skill `{}` holds {total} bytes, more than {MAX_SKILL_BYTES} (16 MiB)", shape.dir),
+            )
+            .with_help("move large assets out of the skill"),
+        );
+    }
+    if shape.document_lines > MAX_SKILL_MD_LINES {
+        diags.push(
+            Diagnostic::warning(
+                "skill-md-too-long",
+                doc,
+                MAX_SKILL_MD_LINES + 1,
+                1,
+                format!("SKILL.md has {} lines, more than {MAX_SKILL_MD_LINES}", shape.document_lines),
+            )
+            .with_help("move detail into reference files and link them from SKILL.md"),
+        );
+    }
+    let mut out = RefIds::default();
+    let Some((decls, ref_line, ref_column)) = shape.references else { return out };
+    let by_path: BTreeMap<&str, ()> = shape.files.iter().map(|(p, _)| (*p, ())).collect();
+    let mut ids: BTreeMap<&str, &Located<String>> = BTreeMap::new();
+    for (i, decl) in decls.iter().enumerate() {
+        if let Some(first) = ids.get(decl.id.value.as_str()) {
+            diags.push(
+                Diagnostic::error(
+                    "duplicate-ref-id",
+                    doc,
+                    decl.id.line,
+                    decl.id.column,
+                    format!("reference id `{}` is already declared on line {}", decl.id.value, first.line),
+                )
+                .with_help("give each reference a unique id"),
+            );
+        } else {
+            ids.insert(&decl.id.value, &decl.id);
+        }
+        let Some(rel) = normalize(&decl.path.value) else {
+            diags.push(
+                Diagnostic::error(
+                    "reference-outside-skill",
+                    doc,
+                    decl.path.line,
+                    decl.path.column,
+                    format!("reference path `{}` leaves the skill directory", decl.path.value),
+                )
+                .with_help("references must be files inside the skill directory; copy the file in"),
+            );
+            continue;
+        };
+        if by_path.contains_key(rel.as_str()) {
+            if let Some(&first) = out.declared.get(&rel) {
+                diags.push(Diagnostic::error(
+                    "duplicate-ref-id",
+                    doc,
+                    decl.path.line,
+                    decl.path.column,
+                    format!("`{rel}` is already declared as reference `{}`", decls[first].id.value),
+                ));
+            } else {
+                out.declared.insert(rel, i);
+            }
+            continue;
+        }
+        let mut d = Diagnostic::error(
+            "reference-missing",
+            doc,
+            decl.path.line,
+            decl.path.column,
+            format!("reference `{}` names `{}`, which is not a file of skill `{}`", decl.id.value, rel, shape.dir),
+        );
+        let case_twin = shape.files.iter().find(|(p, _)| p.to_lowercase() == rel.to_lowercase());
+        if let Some((p, _)) = case_twin {
+            d = d.with_help(format!("did you mean `{p}`? paths are case-sensitive"));
+        } else if let Some(p) = closest(&rel, shape.files.iter().map(|(p, _)| *p)) {
+            d = d.with_help(format!("did you mean `{p}`?"));
+        }
+        diags.push(d);
+    }
+    // Files without a declaration keep their path as ref_id; that must not shadow a declared id.
+    for (rel, _) in &shape.files {
+        if *rel == "SKILL.md" || out.declared.contains_key(*rel) {
+            continue;
+        }
+        if let Some(id) = ids.get(rel) {
+            diags.push(Diagnostic::error(
+                "duplicate-ref-id",
+                doc,
+                id.line,
+                id.column,
+                format!("reference id `{rel}` is also the path of another, undeclared file of the skill"),
+            ));
+        }
+        diags.push(
+            Diagnostic::warning(
+                "unlisted-reference",
+                doc,
+                ref_line,
+                ref_column,
+                format!("`{rel}` is in the skill directory but not in its `references` manifest"),
+            )
+            .with_help(format!("declare it (`- id: …` / `  path: {rel}`) or remove the file")),
+        );
+    }
+    out
+}
+
+/// Normalises a declared reference path relative to the skill directory: strips `./`, resolves
+/// `..`; `None` when it is absolute or leaves the directory.
+fn normalize(path: &str) -> Option<String> {
+    if path.starts_with('/') || path.contains('\\') || path.contains(':') && path.contains("://") {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// `duplicate-skill-name`: skills (by SKILL.md path, sorted) with their located names.
+pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (document, name) in skills {
+        match seen.get(name.value.as_str()) {
+            Some(first) => diags.push(
+                Diagnostic::error(
+                    "duplicate-skill-name",
+                    document,
+                    name.line,
+                    name.column,
+                    format!("skill name `{}` is already used by `{first}`", name.value),
+                )
+                .with_help("skill names are their ids and must be unique in the catalog; rename one"),
+            ),
+            None => {
+                seen.insert(&name.value, document);
+            }
+        }
+    }
+}
+
+/// `duplicate-uri`: (uri, content-relative path) pairs; each URI may name one file.
+pub fn unique_uris(uris: &[(String, &str)], diags: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (uri, path) in uris {
+        match seen.get(uri.as_str()) {
+            Some(first) => diags.push(
+                Diagnostic::error("duplicate-uri", path, 1, 1, format!("`{path}` and `{first}` would both be served as `{uri}`"))
+                    .with_help("rename one of them"),
+            ),
+            None => {
+                seen.insert(uri, path);
+            }
+        }
+    }
+}
+
+/// Windows device names, reserved with any extension (`con.md` too).
+const RESERVED: &[&str] = &[
+    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+    "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "COM¹", "COM²", "COM³",
+    "LPT¹", "LPT²", "LPT³",
+];
+
+/// File and directory names that do not survive a checkout on every system: `non-portable-name`
+/// (Windows-reserved names and characters, trailing dot or space, control characters, NFD names
+/// and NFC/NFD twins) and `case-collision` (siblings equal ignoring case). `paths` are the
+/// content-relative paths of every file; each distinct directory and file is checked once.
+pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
+    let mut prefixes: Vec<&str> = Vec::new();
+    for path in paths {
+        let mut end = 0;
+        for seg in path.split('/') {
+            end += seg.len();
+            prefixes.push(&path[..end]);
+            end += 1;
+        }
+    }
+    prefixes.sort_unstable();
+    prefixes.dedup();
+    let mut by_case: BTreeMap<(&str, String), &str> = BTreeMap::new();
+    let mut by_form: BTreeMap<(&str, String), &str> = BTreeMap::new();
+    for prefix in prefixes {
+        let (parent, name) = prefix.rsplit_once('/').unwrap_or(("", prefix));
+        if let Some(why) = non_portable(name) {
+            diags.push(
+                Diagnostic::error("non-portable-name", prefix, 1, 1, format!("`{name}` {why}"))
+                    .with_help("rename it so it can be checked out on Windows, macOS and Linux"),
+            );
+        }
+        if name.chars().any(is_combining) {
+            diags.push(
+                Diagnostic::warning(
+                    "non-portable-name",
+                    prefix,
+                    1,
+                    1,
+                    format!("`{name}` is in decomposed Unicode (NFD): macOS and Windows may present it differently"),
+                )
+                .with_help("rename it using precomposed (NFC) characters"),
+            );
+        }
+        let form = decompose(name);
+        match by_form.get(&(parent, form.clone())) {
+            Some(first) if *first != name => diags.push(
+                Diagnostic::error(
+                    "non-portable-name",
+                    prefix,
+                    1,
+                    1,
+                    format!("`{name}` and `{first}` differ only in Unicode normalisation (NFC vs NFD)"),
+                )
+                .with_help("they are the same name on macOS; keep one"),
+            ),
+            Some(_) => {}
+            None => {
+                by_form.insert((parent, form), name);
+            }
+        }
+        let folded = name.to_lowercase();
+        match by_case.get(&(parent, folded.clone())) {
+            Some(first) => diags.push(
+                Diagnostic::error(
+                    "case-collision",
+                    prefix,
+                    1,
+                    1,
+                    format!("`{name}` and `{first}` differ only in case; they collide on macOS and Windows"),
+                )
+                .with_help("rename or merge one of them"),
+            ),
+            None => {
+                by_case.insert((parent, folded), name);
+            }
+        }
+    }
+}
+
+/// Why a single name is not portable, if it is not.
+fn non_portable(name: &str) -> Option<String> {
+    if let Some(c) = name.chars().find(|c| matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*' | '\\') || c.is_control()) {
+        return Some(format!("contains `{}`, which Windows does not allow in file names", c.escape_default()));
+    }
+    if name.ends_with('.') || name.ends_with(' ') {
+        return Some("ends with a dot or a space, which Windows strips".to_owned());
+    }
+    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(stem) || r.to_uppercase() == stem.to_uppercase()) {
+        return Some(format!("is a reserved device name on Windows (`{stem}`)"));
+    }
+    None
+}
+
+/// Combining diacritical marks (U+0300–U+036F): the marks NFD splits accented letters into.
+fn is_combining(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// Canonical decomposition for the precomposed Latin letters (U+00C0–U+017F) that NFD splits into
+/// a base letter and one combining mark, generated from Python's `unicodedata`. This covers the
+/// accented names people write; a full normalisation table would need a crate the compiler may
+/// not depend on (it is mounted by `build.rs`).
+const DECOMPOSITIONS: &[(char, char, char)] = &include!("validate/decompositions.in");
+
+/// The name with every precomposed Latin letter decomposed, so NFC and NFD spellings compare equal.
+fn decompose(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        match DECOMPOSITIONS.binary_search_by(|(p, ..)| p.cmp(&c)) {
+            Ok(i) => {
+                out.push(DECOMPOSITIONS[i].1);
+                out.push(DECOMPOSITIONS[i].2);
+            }
+            Err(_) => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn codes(paths: &[&str]) -> Vec<(String, &'static str)> {
+        let mut diags = Vec::new();
+        portable_names(paths, &mut diags);
+        diags.into_iter().map(|d| (d.path, d.code)).collect()
+    }
+
+    #[test]
+    fn utf8_error_points_at_first_bad_byte() {
+        let d = utf8("docs/a.md", b"# ok\nab\xc3\xa9c\xff").unwrap();
+        assert_eq!((d.line, d.column, d.code), (2, 5, "invalid-utf8"));
+        assert!(utf8("docs/a.md", "é\n".as_bytes()).is_none());
+    }
+
+    #[test]
+    fn reserved_and_odd_names_are_not_portable() {
+        assert_eq!(codes(&["docs/con.md"]), [("docs/con.md".to_owned(), "non-portable-name")]);
+        assert_eq!(codes(&["docs/LPT1/x.md"]), [("docs/LPT1".to_owned(), "non-portable-name")]);
+        assert_eq!(codes(&["docs/a?.md"]).len(), 1);
+        assert_eq!(codes(&["docs/a. "]).len(), 1);
+        assert!(codes(&["docs/console.md", "docs/a.b.md"]).is_empty());
+    }
+
+    #[test]
+    fn case_and_normalisation_twins_collide() {
+        assert_eq!(codes(&["docs/Guide.md", "docs/guide.md"]), [("docs/guide.md".to_owned(), "case-collision")]);
+        let nfd = "docs/re\u{301}sume\u{301}.md";
+        let found = codes(&["docs/résumé.md", nfd]);
+        assert!(found.contains(&(nfd.to_owned(), "non-portable-name")), "{found:?}");
+        assert_eq!(found.len(), 2, "an NFD warning and a twin error: {found:?}");
+        assert!(codes(&["docs/résumé.md", "docs/resume.md"]).is_empty());
+    }
+
+    #[test]
+    fn reference_paths_normalise_inside_the_skill() {
+        assert_eq!(normalize("./references/a.md").as_deref(), Some("references/a.md"));
+        assert_eq!(normalize("x/../a.md").as_deref(), Some("a.md"));
+        assert_eq!(normalize("../other/a.md"), None);
+        assert_eq!(normalize("/etc/passwd"), None);
+    }
+}
