@@ -1,14 +1,30 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
+//! # Layout (format version 2)
+//!
 //! `catalog.msgpack` is a msgpack map with named fields:
-//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `body` is the
-//! msgpack encoding of [`Catalog`] and `catalog_hash` is blake3 of `body`. Keeping the envelope
-//! tiny means a reader checks the magic, version and hash before it decodes anything large.
+//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`
+//! is blake3 of `body`. Keeping the envelope tiny means a reader checks the magic, version and hash
+//! before it decodes anything large. `body` is:
+//!
+//! ```text
+//! meta_len: u64 little-endian
+//! meta:     msgpack (named fields) of `Catalog`, without entry bodies or search postings
+//! blobs:    every entry's exact bytes, concatenated in entry order (offsets = prefix sums of
+//!           `Entry::size`), then the search index's byte area up to the end of `body`
+//! ```
+//!
+//! Bodies live outside the msgpack metadata so that opening a catalog never copies them: each
+//! [`Body`] of a decoded catalog is a range of the one buffer the file was read into (or of the
+//! `&'static` bytes embedded in the binary). Verification hashes `body` on two threads with
+//! blake3's subtree API; the result is bit-identical to `blake3::hash(body)`.
 //!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +32,98 @@ use super::{Catalog, EntryKind, FORMAT_VERSION};
 
 /// The `format` field every catalog file starts with.
 pub const FORMAT_NAME: &str = "folio-catalog";
+
+/// Immutable bytes shared cheaply between clones: an entry's body or the search index's byte area.
+///
+/// A decoded catalog's bodies are ranges of one buffer (owned behind an `Arc`, or `'static`
+/// when embedded), so cloning or slicing a `Body` never copies bytes.
+#[derive(Clone, Default)]
+pub struct Body {
+    repr: Repr,
+}
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static [u8]),
+    Shared(Arc<Vec<u8>>, Range<usize>),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Static(&[])
+    }
+}
+
+impl Body {
+    /// Bytes borrowed for the life of the program (e.g. embedded with `include_bytes!`).
+    pub fn from_static(bytes: &'static [u8]) -> Self {
+        Body { repr: Repr::Static(bytes) }
+    }
+
+    /// The bytes as a slice.
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.repr {
+            Repr::Static(bytes) => bytes,
+            Repr::Shared(buf, range) => &buf[range.clone()],
+        }
+    }
+
+    /// A sub-range of these bytes, sharing the same buffer. Returns `None` when out of bounds.
+    pub fn slice(&self, range: Range<usize>) -> Option<Body> {
+        if range.start > range.end || range.end > self.len() {
+            return None;
+        }
+        Some(Body {
+            repr: match &self.repr {
+                Repr::Static(bytes) => Repr::Static(&bytes[range]),
+                Repr::Shared(buf, own) => {
+                    Repr::Shared(Arc::clone(buf), own.start + range.start..own.start + range.end)
+                }
+            },
+        })
+    }
+}
+
+impl Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for Body {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        let len = bytes.len();
+        Body { repr: Repr::Shared(Arc::new(bytes), 0..len) }
+    }
+}
+
+impl From<&'static [u8]> for Body {
+    fn from(bytes: &'static [u8]) -> Self {
+        Body::from_static(bytes)
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Body) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Body {}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Body({} bytes)", self.len())
+    }
+}
 
 /// The two files of a written catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +193,17 @@ struct Envelope<'a> {
 
 /// Encodes a catalog into its two files. Deterministic: the same catalog gives the same bytes.
 pub fn encode(catalog: &Catalog) -> Encoded {
-    let body = rmp_serde::to_vec_named(catalog).expect("catalog types always serialize");
-    let catalog_hash = blake3::hash(&body).to_hex().to_string();
+    let meta = rmp_serde::to_vec_named(catalog).expect("catalog types always serialize");
+    let blob_len: usize =
+        catalog.entries.iter().map(|e| e.bytes.len()).sum::<usize>() + catalog.search.data.len();
+    let mut body = Vec::with_capacity(8 + meta.len() + blob_len);
+    body.extend_from_slice(&(meta.len() as u64).to_le_bytes());
+    body.extend_from_slice(&meta);
+    for entry in &catalog.entries {
+        body.extend_from_slice(&entry.bytes);
+    }
+    body.extend_from_slice(&catalog.search.data);
+    let catalog_hash = hash(&body).to_hex().to_string();
     let envelope =
         Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: &catalog_hash, body: &body };
     let msgpack = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
@@ -94,24 +211,101 @@ pub fn encode(catalog: &Catalog) -> Encoded {
     Encoded { msgpack, manifest, catalog_hash }
 }
 
-/// Decodes and verifies `catalog.msgpack` bytes.
+/// Decodes and verifies `catalog.msgpack` bytes, copying them once into a shared buffer.
 ///
 /// Fails when the bytes are not a folio catalog, are of another format version, do not match
 /// their recorded hash, or do not decode.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    decode_shared(Arc::new(bytes.to_vec()))
+}
+
+/// Decodes and verifies catalog bytes that live for the whole program (the embedded catalog)
+/// without copying any body. Fails like [`decode`].
+pub fn decode_static(bytes: &'static [u8]) -> Result<Catalog, DecodeError> {
+    decode_in(Body::from_static(bytes))
+}
+
+/// Decodes and verifies an owned buffer; every body of the result is a range of it (no copy).
+/// Fails like [`decode`].
+pub fn decode_shared(bytes: Arc<Vec<u8>>) -> Result<Catalog, DecodeError> {
+    let len = bytes.len();
+    decode_in(Body { repr: Repr::Shared(bytes, 0..len) })
+}
+
+fn decode_in(file: Body) -> Result<Catalog, DecodeError> {
     let envelope: Envelope<'_> =
-        rmp_serde::from_slice(bytes).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+        rmp_serde::from_slice(&file).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
     if envelope.format != FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
     }
     if envelope.version != FORMAT_VERSION {
         return Err(DecodeError::Version { found: envelope.version });
     }
-    let actual = blake3::hash(envelope.body).to_hex().to_string();
-    if actual != envelope.catalog_hash {
-        return Err(DecodeError::HashMismatch { expected: envelope.catalog_hash.to_owned(), actual });
+    // The body is borrowed from `file`, so its position in the file is a pointer difference.
+    let body_start = envelope.body.as_ptr() as usize - file.as_ptr() as usize;
+    let body = file
+        .slice(body_start..body_start + envelope.body.len())
+        .ok_or_else(|| DecodeError::NotACatalog("body outside the file".to_owned()))?;
+    let expected = envelope.catalog_hash;
+    // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
+    // not match is refused even when its metadata decodes, so nothing unverified is served.
+    let (actual, catalog) = std::thread::scope(|scope| {
+        let hashing = scope.spawn(|| hash(&body));
+        let catalog = decode_body(&body);
+        (hashing.join().expect("hashing does not panic"), catalog)
+    });
+    let actual = actual.to_hex().to_string();
+    if actual != expected {
+        return Err(DecodeError::HashMismatch { expected: expected.to_owned(), actual });
     }
-    rmp_serde::from_slice(envelope.body).map_err(|e| DecodeError::Body(e.to_string()))
+    catalog
+}
+
+fn decode_body(body: &Body) -> Result<Catalog, DecodeError> {
+    let meta_len = body
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .ok_or_else(|| DecodeError::Body("body shorter than its header".to_owned()))?;
+    let meta_end = usize::try_from(meta_len)
+        .ok()
+        .and_then(|n| n.checked_add(8))
+        .filter(|&end| end <= body.len())
+        .ok_or_else(|| DecodeError::Body("metadata length beyond the body".to_owned()))?;
+    let mut catalog: Catalog =
+        rmp_serde::from_slice(&body[8..meta_end]).map_err(|e| DecodeError::Body(e.to_string()))?;
+    let mut at = meta_end;
+    for entry in &mut catalog.entries {
+        let end = usize::try_from(entry.size).ok().and_then(|n| at.checked_add(n));
+        entry.bytes = end.and_then(|end| body.slice(at..end)).ok_or_else(|| {
+            DecodeError::Body(format!("body of `{}` extends beyond the catalog", entry.uri))
+        })?;
+        at += entry.bytes.len();
+    }
+    catalog.search.data = body.slice(at..body.len()).expect("at <= body.len()");
+    Ok(catalog)
+}
+
+/// blake3 of `bytes`, computed on two threads for large inputs.
+///
+/// The input is split where blake3's own tree splits it (`left_subtree_len`), each half is hashed
+/// as a non-root subtree, and the two chaining values are merged as the root: the result is
+/// bit-identical to `blake3::hash(bytes)`, only faster.
+pub fn hash(bytes: &[u8]) -> blake3::Hash {
+    use blake3::hazmat::{HasherExt, Mode, left_subtree_len, merge_subtrees_root};
+    // Below a few MiB a thread costs more than it saves.
+    const PARALLEL_MIN: usize = 4 << 20;
+    if bytes.len() < PARALLEL_MIN {
+        return blake3::hash(bytes);
+    }
+    let left_len = left_subtree_len(bytes.len() as u64) as usize;
+    let (left, right) = bytes.split_at(left_len);
+    let (left_cv, right_cv) = std::thread::scope(|scope| {
+        let left = scope.spawn(|| blake3::Hasher::new().update(left).finalize_non_root());
+        let right_cv =
+            blake3::Hasher::new().set_input_offset(left_len as u64).update(right).finalize_non_root();
+        (left.join().expect("hashing does not panic"), right_cv)
+    });
+    merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
 }
 
 /// The recorded hash of a catalog file, without decoding the body.
@@ -202,48 +396,6 @@ fn manifest_json(catalog: &Catalog, catalog_hash: &str) -> String {
     out
 }
 
-/// Serializes `Vec<u8>` as a msgpack `bin` (serde's default would write an array of integers,
-/// doubling the size and the decode time).
-pub mod bytes {
-    use serde::{Deserializer, Serializer};
-
-    /// Writes the bytes as one `bin` value.
-    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(bytes)
-    }
-
-    /// Reads a `bin` (or, leniently, a sequence of integers) into a `Vec<u8>`.
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        deserializer.deserialize_byte_buf(ByteBufVisitor)
-    }
-
-    struct ByteBufVisitor;
-
-    impl<'de> serde::de::Visitor<'de> for ByteBufVisitor {
-        type Value = Vec<u8>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("bytes")
-        }
-
-        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-
-        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element()? {
-                out.push(b);
-            }
-            Ok(out)
-        }
-    }
-}
-
 /// Serializes a borrowed `&[u8]` as a msgpack `bin` and reads it back without copying.
 mod borrowed_bytes {
     use serde::{Deserializer, Serializer};
@@ -277,7 +429,7 @@ mod tests {
                 sha256: None,
                 is_text: true,
                 total_lines: 1,
-                bytes,
+                bytes: bytes.into(),
             }],
             docs: Vec::new(),
             skills: Vec::new(),
@@ -305,5 +457,24 @@ mod tests {
         assert!(matches!(decode(&tampered), Err(DecodeError::HashMismatch { .. })));
 
         assert!(matches!(decode(b"hello"), Err(DecodeError::NotACatalog(_))));
+    }
+
+    #[test]
+    fn parallel_hash_equals_blake3() {
+        for len in [0, 1, 1024, 4 << 20, (4 << 20) + 1, 9_999_999] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            assert_eq!(hash(&bytes), blake3::hash(&bytes), "len {len}");
+        }
+    }
+
+    #[test]
+    fn decoded_bodies_share_the_file_buffer() {
+        let encoded = encode(&sample());
+        let file: &'static [u8] = Box::leak(encoded.msgpack.into_boxed_slice());
+        let catalog = decode_static(file).unwrap();
+        let body = &catalog.entries[0].bytes;
+        assert_eq!(&body[..], b"# Hello\n");
+        let inside = file.as_ptr_range().contains(&body.as_ptr());
+        assert!(inside, "the body points into the file, it was not copied");
     }
 }

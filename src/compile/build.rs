@@ -74,7 +74,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             sha256,
             is_text,
             total_lines,
-            bytes,
+            bytes: bytes.into(),
             path: found.path.clone(),
         };
         match (found.kind, parsed) {
