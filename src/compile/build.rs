@@ -109,6 +109,7 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
             (Kind::SkillDocument { skill_dir }, parsed) => {
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
+                parts.document_size = entry.size;
                 parts.document = Some((found.path, uri));
                 if let Parsed::Skill(meta, markdown) = parsed {
                     parts.meta = Some(meta);
@@ -135,8 +136,7 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
         let Some((document, _)) = &parts.document else { continue };
         let mut files: Vec<(&str, u64)> =
             parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
-        let doc_size = entries.iter().find(|e| &e.path == document).map_or(0, |e| e.size);
-        files.push(("SKILL.md", doc_size));
+        files.push(("SKILL.md", parts.document_size));
         files.sort();
         let shape = validate::SkillShape {
             document,
@@ -166,7 +166,11 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
     for (doc, p) in &docs {
-        targets.anchors_by_path.insert(p.path.clone(), p.markdown.anchors().map(str::to_owned).collect());
+        // The outline was moved out of the markdown; the other anchors are still there.
+        let anchors = doc.outline.iter().map(|s| s.id.as_str());
+        let anchors = anchors.chain(p.markdown.term_ids.iter().map(String::as_str));
+        let anchors = anchors.chain(p.markdown.html_ids.iter().map(String::as_str));
+        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
         for alias in &doc.aliases {
             targets.add_alias(alias, &p.path);
         }
@@ -195,10 +199,20 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
     let resolution = links::resolve(&sources, &targets);
     diags.extend(resolution.diagnostics);
     drop(sources);
+    drop(targets);
+    // The raw links are resolved now; free them before the search index is built (on large trees
+    // they weigh as much as the outlines).
+    for (_, p) in &mut docs {
+        p.markdown.links = Vec::new();
+    }
+
     let mut resolved = resolution.links.into_iter();
     let mut doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
     let mut skill_links: BTreeMap<String, Vec<Link>> =
         skill_list.iter().map(|(dir, _)| ((*dir).clone(), resolved.next().unwrap_or_default())).collect();
+    for parts in skills.values_mut() {
+        parts.markdown.links = Vec::new();
+    }
 
     // Backlinks: target URI -> linking URIs (self-links are not backlinks).
     let mut backlinks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -326,6 +340,7 @@ struct SkillParts {
     /// Content-relative path and URI of SKILL.md.
     document: Option<(String, String)>,
     document_lines: u32,
+    document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
     /// (path relative to the skill dir, size, URI) of every other file.
