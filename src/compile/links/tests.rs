@@ -267,6 +267,36 @@ fn case_only_differences_are_case_mismatch_in_docs_and_skills() {
 }
 
 #[test]
+fn hugo_trees_look_pages_up_like_get_page() {
+    let hugo = "
+//- docs/templates/intro.md
+[1](/methods/site/language/) [2](methods/site/language/) [3](../methods/site/Language.md) [4](img/Logo.png)
+//- docs/_index.md
+//- docs/methods/site/Language.md
+//- docs/templates/img/logo.png
+";
+    check_resolved(
+        hugo,
+        "
+/methods/site/language/ -> uri:docs/methods/site/Language.md
+methods/site/language/ -> uri:docs/methods/site/Language.md
+../methods/site/Language.md -> uri:docs/methods/site/Language.md
+img/Logo.png -> -
+",
+    );
+    // Files other than pages keep their case.
+    check(
+        hugo,
+        "docs/templates/intro.md:1:95: error[case-mismatch]: link `img/Logo.png` matches `docs/templates/img/logo.png` only when case is ignored; servers and unpacked skills compare case (help: did you mean `img/logo.png`?)",
+    );
+    // Without an `_index.md` the tree is not Hugo's: no fallback, case counts.
+    check(
+        "//- docs/templates/intro.md\n[2](methods/site/language/)\n//- docs/methods/site/language.md",
+        "docs/templates/intro.md:1:5: error[broken-link]: link `methods/site/language/` matches no file: no `docs/templates/methods/site/language.md`, `docs/templates/methods/site/language/index.md` or `docs/templates/methods/site/language/_index.md`",
+    );
+}
+
+#[test]
 fn skill_links_must_stay_in_the_skill() {
     check_resolved(
         "//- skills/pdf/SKILL.md\n[1](reference.md) [2](./scripts/fill.py) [3](references/)\n//- skills/pdf/reference.md\n//- skills/pdf/scripts/fill.py\n//- skills/pdf/references/index.md",
