@@ -13,6 +13,8 @@
 //!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
 //! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
 //!   (Hugo serves a redirect there).
+//! - A link to a directory of the tree without an index page is valid (GitHub lists it; MCP
+//!   clients read skill directories) and has no URI.
 //! - A path that names a page rather than a file resolves like static site generators do:
 //!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
 //!   `x.md`. A path with another extension must name that file exactly.
@@ -380,6 +382,11 @@ impl<'t> Index<'t> {
                         help: Some(format!("did you mean `{fixed}`?")),
                     });
                 }
+            }
+            // A directory without an index page is still a place: GitHub lists it, and MCP
+            // clients read a skill's directories (`resources/directory/read`).
+            if self.children.contains_key(joined_path.as_str()) && !joined_path.is_empty() {
+                return Outcome::Found(joined_path);
             }
             first_joined.get_or_insert((joined, candidates));
         }

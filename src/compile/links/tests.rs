@@ -318,6 +318,15 @@ fn skill_links_must_stay_in_the_skill() {
 }
 
 #[test]
+fn links_to_directories_without_an_index_are_valid() {
+    check_resolved(
+        "//- skills/pdf/SKILL.md\n[1](scripts/) [2](./scripts) [3](examples/)\n//- skills/pdf/scripts/fill.py\n//- skills/pdf/examples/README.md",
+        "scripts/ -> -\n./scripts -> -\nexamples/ -> uri:skills/pdf/examples/README.md",
+    );
+    check("//- skills/pdf/SKILL.md\n[1](scripts/)\n//- skills/pdf/scripts/fill.py", "");
+}
+
+#[test]
 fn skill_links_suggest_files_of_the_skill() {
     check(
         "//- skills/pdf/SKILL.md\n[x](forms.mdd)\n//- skills/pdf/forms.md",
