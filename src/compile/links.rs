@@ -40,12 +40,12 @@
 //! every `README.md` (hosts show it for its directory), every `_index.md` (a Hugo section page,
 //! reached from the generated navigation), and every page of a directory that has an `_index.md`
 //! (Hugo lists a section's pages on its section page; for a page bundle `x/index.md`, the section
-//! is the bundle's parent).
+//! is the bundle's parent). A file another page includes (Hugo include shortcode) is linked.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::Diagnostic;
 use super::markdown::RawLink;
 use crate::catalog::{Link, LinkKind};
 
@@ -92,7 +92,8 @@ pub struct LinkSource<'a> {
 pub struct Targets {
     /// Canonical URI of every served file, by content-relative path.
     pub uri_by_path: BTreeMap<String, String>,
-    /// Section ids of every doc and SKILL.md, by content-relative path.
+    /// Anchors of every analysed markdown file (heading, term and HTML ids:
+    /// `Markdown::anchors`), by content-relative path.
     pub anchors_by_path: BTreeMap<String, BTreeSet<String>>,
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
@@ -156,15 +157,7 @@ pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
                 linked.insert(path.clone());
             }
             if let Some(problem) = problem {
-                let diagnostic = Diagnostic {
-                    path: source.path.to_owned(),
-                    line: raw.line,
-                    column: raw.column,
-                    severity: problem.severity(),
-                    code: problem.code,
-                    message: problem.message,
-                    help: problem.help,
-                };
+                let diagnostic = problem.into_diagnostic(source.path, raw.line, raw.column);
                 if seen.insert((diagnostic.path.clone(), diagnostic.line, diagnostic.column, diagnostic.code))
                 {
                     res.diagnostics.push(diagnostic);
@@ -192,8 +185,18 @@ struct Problem {
 }
 
 impl Problem {
-    fn severity(&self) -> Severity {
-        if self.code == "broken-anchor" { Severity::Warning } else { Severity::Error }
+    /// The diagnostic at a link's target. `broken-anchor` is a warning (the page still opens);
+    /// every other link problem is an error.
+    fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
+        let diagnostic = if self.code == "broken-anchor" {
+            Diagnostic::warning(self.code, path, line, column, self.message)
+        } else {
+            Diagnostic::error(self.code, path, line, column, self.message)
+        };
+        match self.help {
+            Some(help) => diagnostic.with_help(help),
+            None => diagnostic,
+        }
     }
 
     fn broken(message: String, help: Option<String>) -> Self {
@@ -523,14 +526,9 @@ impl<'t> Index<'t> {
     fn orphans(&self, linked: &BTreeSet<String>) -> Vec<Diagnostic> {
         let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
         docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
-            .map(|p| Diagnostic {
-                path: p.clone(),
-                line: 1,
-                column: 1,
-                severity: Severity::Warning,
-                code: "orphan-doc",
-                message: format!("no other doc or skill links to `{p}`"),
-                help: Some("link to it from a related doc or an index page, or remove it".to_owned()),
+            .map(|p| {
+                Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
+                    .with_help("link to it from a related doc or an index page, or remove it")
             })
             .collect()
     }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::compile::diagnostic::Severity;
 use crate::compile::markdown::analyze;
 
 /// Builds a tree from a fixture (`//- path` lines start files; markdown files are analysed, any
