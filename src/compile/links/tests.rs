@@ -489,3 +489,59 @@ fn levenshtein_respects_its_limit() {
     assert_eq!(levenshtein("日本", "日本語", 1), Some(1));
     assert_eq!(levenshtein("titel", "title", 1), Some(1));
 }
+
+#[test]
+fn random_targets_never_panic() {
+    const PARTS: &[&str] = &[
+        "..",
+        ".",
+        "",
+        "a",
+        "A",
+        "b.md",
+        "%2e%2e",
+        "%",
+        "%zz",
+        "#",
+        "?",
+        "日本",
+        " ",
+        "/",
+        "_index.md",
+        "x.html",
+        "g",
+    ];
+    let (run_res, _) =
+        run("//- docs/_index.md\n//- docs/a/b.md\n## B\n//- skills/s/SKILL.md\n//- skills/s/A/x.md");
+    assert!(run_res.diagnostics.iter().all(|d| d.code == "orphan-doc"));
+    let mut targets = Targets::default();
+    for path in ["docs/_index.md", "docs/a/b.md", "docs/A/index.md", "skills/s/SKILL.md", "skills/s/a/x.md"] {
+        targets.uri_by_path.insert(path.to_owned(), format!("uri:{path}"));
+        targets.anchors_by_path.insert(path.to_owned(), ["b".to_owned()].into());
+    }
+    let mut state: u64 = 7;
+    let mut links = Vec::new();
+    for _ in 0..2000 {
+        let mut target = String::new();
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1442695040888963407);
+        for i in 0..(state >> 61) {
+            target.push_str(PARTS[((state >> (8 * i)) % PARTS.len() as u64) as usize]);
+            target.push('/');
+        }
+        let prefix = ["", "/", "[[", "#"][(state % 4) as usize];
+        let md = analyze(&format!("[x]({prefix}{target}) [[{target}]]\n"), 1);
+        links.extend(md.links);
+    }
+    assert!(links.len() > 1000, "{} links", links.len());
+    let sources = [
+        LinkSource { path: "docs/a/b.md", origin: Origin::Doc, links: &links },
+        LinkSource {
+            path: "skills/s/SKILL.md",
+            origin: Origin::SkillDocument { skill_dir: "skills/s".into() },
+            links: &links,
+        },
+    ];
+    let res = resolve(&sources, &targets);
+    assert_eq!(res.links.iter().map(Vec::len).collect::<Vec<_>>(), [links.len(), links.len()]);
+    assert!(res.diagnostics.iter().all(|d| d.line >= 1 && d.column >= 1 && !d.message.is_empty()));
+}
