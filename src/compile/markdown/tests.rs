@@ -153,6 +153,7 @@ fn crlf_bodies_count_lines_and_columns_the_same() {
 fn first_paragraph_is_plain_text_of_the_first_top_level_paragraph() {
     check("> quoted\n\nReal **bold** `code`\nnext line.\n\nSecond.", "para Real bold code next line.");
     check("- item\n\n![](img.png)\n\nText.", "para Text.\n3:5 rel img.png [img.png]");
+    check("Term\n: defined\n\nBody.", "para Body.\nterm-id term");
 }
 
 #[test]
