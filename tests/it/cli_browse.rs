@@ -89,7 +89,7 @@ fn show_prints_a_header_then_the_exact_text() {
     let source = std::fs::read_to_string(tree.join("content/docs/guides/install.md")).unwrap();
     let out = run(&tree, &["show", "--content", "content", "guides/install"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let (header, text) = out.stdout.split_once("─\n").map(|(h, t)| (h, t)).unwrap();
+    let (header, text) = out.stdout.split_once("─\n").unwrap();
     assert!(header.contains("uri: resource://docs/guides/install.md"), "{header}");
     assert!(header.contains("title: Install"), "{header}");
     assert!(header.contains("sections: installing, verify"), "{header}");
