@@ -590,7 +590,9 @@ impl SearchIndex {
                 }
                 None => {}
             }
-            // Each document counts a query term once, with its best expansion.
+            // Each document counts a query term once, with its best expansion. One expansion
+            // (the usual case) yields each document once, in order, so it needs no sort.
+            let single = expansions.len() == 1;
             let mut best: Vec<(usize, f32)> = Vec::new();
             for (i, weight) in expansions {
                 let df = view.df(i) as f32;
@@ -606,8 +608,10 @@ impl SearchIndex {
                     best.push((ordinal, weight * idf * tf / (K1 + tf)));
                 });
             }
-            best.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            best.dedup_by_key(|b| b.0);
+            if !single {
+                best.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+                best.dedup_by_key(|b| b.0);
+            }
             for (ordinal, s) in best {
                 if matched[ordinal] == 0 {
                     touched.push(ordinal);

@@ -2,8 +2,10 @@
 //! real `folio` binary or the library against trees in fresh temporary directories.
 
 mod bench_corpus;
+mod cli_browse;
 mod compile;
 mod links;
 mod mcp;
 mod mcp_http;
+mod query;
 mod support;
