@@ -824,7 +824,9 @@ async fn sections_and_line_ranges_select_exact_lines() {
     let (code, message, data) = error_of(&bad);
     assert_eq!(code, -32602);
     assert!(message.contains("no section `no-such-heading`"), "{message}");
-    assert_eq!(data["repair"]["params"]["uri"], json!(format!("resource://catalog/docs/{}", doc.path)));
+    assert_eq!(data["param"], "section");
+    assert_eq!(data["repair"]["params"]["name"], "get_pattern_by_id", "the outline lists the section ids");
+    assert_eq!(data["repair"]["params"]["arguments"]["id"], json!(format!("resource://docs/{}", doc.path)));
 }
 
 #[tokio::test]
@@ -845,7 +847,7 @@ async fn large_docs_are_bounded_with_a_marker_naming_the_next_range() {
     let mut w = Wire::start_with(server);
     let read = w.ok("resources/read", json!({ "uri": uri })).await;
     let text = read["contents"][0]["text"].as_str().unwrap();
-    let (kept, marker) = text.rsplit_once("[folio: truncated at line ").expect("marker present");
+    let (kept, marker) = text.rsplit_once("<!-- folio: truncated at ").expect("marker present");
     assert!(kept.len() <= 2048 + 1 && kept.ends_with('\n'), "cut on a line boundary within the bound");
     let whole = std::str::from_utf8(&entry.bytes).unwrap();
     assert!(whole.starts_with(kept), "the kept part is the doc's first bytes");
