@@ -23,9 +23,10 @@ use crate::query::QueryError;
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
 /// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
+/// `initialize` is not here: a well-formed one still works for legacy clients, but for a
+/// 2026-07-28 peer it is a removed method and must stay `-32601` / 404 (SEP-2575).
 const KNOWN_METHODS: &[&str] = &[
     "server/discover",
-    "initialize",
     "resources/list",
     "resources/templates/list",
     "resources/read",
