@@ -33,7 +33,8 @@ struct Pending {
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
 /// Returns no catalog when errors were found before the (costly) search index build.
-pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
+/// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
+pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnostic>) -> Built {
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -108,6 +109,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             (Kind::SkillDocument { skill_dir }, parsed) => {
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
+                parts.document_size = entry.size;
                 parts.document = Some((found.path, uri));
                 if let Parsed::Skill(meta, markdown) = parsed {
                     parts.meta = Some(meta);
@@ -134,8 +136,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
         let Some((document, _)) = &parts.document else { continue };
         let mut files: Vec<(&str, u64)> =
             parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
-        let doc_size = entries.iter().find(|e| &e.path == document).map_or(0, |e| e.size);
-        files.push(("SKILL.md", doc_size));
+        files.push(("SKILL.md", parts.document_size));
         files.sort();
         let shape = validate::SkillShape {
             document,
@@ -156,20 +157,29 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     validate::skill_names(&names, diags);
 
     // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets::default();
+    let mut targets = Targets {
+        ignore: parsed_settings.ignore_links.clone(),
+        other_files: unserved.iter().cloned().collect(),
+        ..Targets::default()
+    };
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
-    for (_, p) in &docs {
-        targets
-            .anchors_by_path
-            .insert(p.path.clone(), p.markdown.sections.iter().map(|s| s.id.clone()).collect());
+    for (doc, p) in &docs {
+        // The outline was moved out of the markdown; the other anchors are still there.
+        let anchors = doc.outline.iter().map(|s| s.id.as_str());
+        let anchors = anchors.chain(p.markdown.term_ids.iter().map(String::as_str));
+        let anchors = anchors.chain(p.markdown.html_ids.iter().map(String::as_str));
+        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
+        }
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {
             targets
                 .anchors_by_path
-                .insert(path.clone(), parts.markdown.sections.iter().map(|s| s.id.clone()).collect());
+                .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
         }
     }
     let skill_list: Vec<(&String, &SkillParts)> =
@@ -189,10 +199,20 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     let resolution = links::resolve(&sources, &targets);
     diags.extend(resolution.diagnostics);
     drop(sources);
+    drop(targets);
+    // The raw links are resolved now; free them before the search index is built (on large trees
+    // they weigh as much as the outlines).
+    for (_, p) in &mut docs {
+        p.markdown.links = Vec::new();
+    }
+
     let mut resolved = resolution.links.into_iter();
     let mut doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
     let mut skill_links: BTreeMap<String, Vec<Link>> =
         skill_list.iter().map(|(dir, _)| ((*dir).clone(), resolved.next().unwrap_or_default())).collect();
+    for parts in skills.values_mut() {
+        parts.markdown.links = Vec::new();
+    }
 
     // Backlinks: target URI -> linking URIs (self-links are not backlinks).
     let mut backlinks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -320,6 +340,7 @@ struct SkillParts {
     /// Content-relative path and URI of SKILL.md.
     document: Option<(String, String)>,
     document_lines: u32,
+    document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
     /// (path relative to the skill dir, size, URI) of every other file.

@@ -181,10 +181,11 @@ fn resolve_plain(s: &str) -> Value {
         _ => {}
     }
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = s.parse::<i64>() {
-            return Value::from(n);
-        }
+    if !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(n) = s.parse::<i64>()
+    {
+        return Value::from(n);
     }
     let radix = |prefix: &str, radix: u32| {
         s.strip_prefix(prefix).filter(|d| !d.is_empty()).and_then(|d| i64::from_str_radix(d, radix).ok())
@@ -192,10 +193,10 @@ fn resolve_plain(s: &str) -> Value {
     if let Some(n) = radix("0x", 16).or_else(|| radix("0o", 8)) {
         return Value::from(n);
     }
-    if is_core_float(s) {
-        if let Some(n) = s.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-            return Value::Number(n);
-        }
+    if is_core_float(s)
+        && let Some(n) = s.parse::<f64>().ok().and_then(serde_json::Number::from_f64)
+    {
+        return Value::Number(n);
     }
     // `.inf` and `.nan` are floats in YAML but have no JSON form: keep the text.
     Value::String(s.to_owned())
@@ -397,6 +398,28 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
     }))
 }
 
+/// [`parse_yaml`], retried once with flow closers at column 1 indented by a space when the first
+/// attempt fails. yaml-rust2 refuses a `]` or `}` at the start of a line inside a block mapping
+/// (`aliases: [` … `]`), which libyaml, PyYAML and Go's yaml (Hugo) all accept; a line starting
+/// with `]` or `}` can only be such a closer, so the retry changes no value.
+fn parse_lenient(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+    let err = match parse_yaml(yaml, first_line) {
+        Ok(node) => return Ok(node),
+        Err(e) => e,
+    };
+    if !yaml.lines().any(|l| l.starts_with([']', '}'])) {
+        return Err(err);
+    }
+    let mut fixed = String::with_capacity(yaml.len() + 16);
+    for line in yaml.split_inclusive('\n') {
+        if line.starts_with([']', '}']) {
+            fixed.push(' ');
+        }
+        fixed.push_str(line);
+    }
+    parse_yaml(&fixed, first_line).map_err(|_| err)
+}
+
 /// A value with the position it was written at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located<T> {
@@ -483,8 +506,13 @@ pub struct Parsed<'a, M> {
 }
 
 /// Splits and parses the frontmatter of one file into its top-level mapping, reporting
-/// `frontmatter-unclosed`, `frontmatter-syntax` and `frontmatter-type`.
-fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (Split<'a>, Vec<(Node, Node)>) {
+/// `frontmatter-unclosed`, `frontmatter-syntax` and `frontmatter-type`. `None` when the block is
+/// broken (so callers do not pile "missing field" reports on top of the real problem).
+fn parse_block<'a>(
+    path: &str,
+    text: &'a str,
+    diags: &mut Vec<Diagnostic>,
+) -> (Split<'a>, Option<Vec<(Node, Node)>>) {
     let split = split(text);
     if split.unclosed {
         diags.push(
@@ -497,17 +525,17 @@ fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (S
             )
             .with_help("end the frontmatter with a line holding only `---`"),
         );
-        return (split, Vec::new());
+        return (split, None);
     }
-    let Some(yaml) = split.yaml else { return (split, Vec::new()) };
-    match parse_yaml(yaml, split.yaml_line) {
+    let Some(yaml) = split.yaml else { return (split, Some(Vec::new())) };
+    match parse_lenient(yaml, split.yaml_line) {
         Err(e) => {
             let last = split.body_line.saturating_sub(1).max(1);
             diags.push(Diagnostic::error("frontmatter-syntax", path, e.line.min(last), e.column, e.message));
-            (split, Vec::new())
+            (split, None)
         }
-        Ok(node) if node.is_null() => (split, Vec::new()),
-        Ok(Node { value: NodeValue::Map(entries), .. }) => (split, entries),
+        Ok(node) if node.is_null() => (split, Some(Vec::new())),
+        Ok(Node { value: NodeValue::Map(entries), .. }) => (split, Some(entries)),
         Ok(node) => {
             diags.push(Diagnostic::error(
                 "frontmatter-type",
@@ -516,7 +544,7 @@ fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (S
                 node.column,
                 format!("frontmatter must be a mapping of keys to values, found {}", node.type_name()),
             ));
-            (split, Vec::new())
+            (split, None)
         }
     }
 }
@@ -687,7 +715,7 @@ pub fn parse_date(s: &str) -> Option<String> {
 
 fn days_in_month(y: u32, m: u32) -> u32 {
     match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -698,6 +726,7 @@ fn days_in_month(y: u32, m: u32) -> u32 {
 /// `extra`), scalars of any type are read as written where text is expected.
 pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Parsed<'a, DocMeta> {
     let (split, entries) = parse_block(path, text, diags);
+    let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();
     let mut last_updated = None;
     for (key, _k, v) in dedup_keys(path, entries, diags) {
@@ -759,7 +788,8 @@ pub fn parse_skill<'a>(
         references: None,
         frontmatter: Value::Object(serde_json::Map::new()),
     };
-    let entries = dedup_keys(path, entries, diags);
+    let broken = entries.is_none();
+    let entries = dedup_keys(path, entries.unwrap_or_default(), diags);
     let sorted: BTreeMap<String, Value> = entries.iter().map(|(k, _, v)| (k.clone(), v.to_json())).collect();
     meta.frontmatter = Value::Object(sorted.into_iter().collect());
     let mut description_at = None;
@@ -831,7 +861,9 @@ pub fn parse_skill<'a>(
     }
     meta.updated =
         meta.updated.or(last_updated).or_else(|| meta.metadata.get("updated").and_then(|d| parse_date(d)));
-    check_skill_fields(path, dir_name, &mut meta, description_at, diags);
+    if !broken {
+        check_skill_fields(path, dir_name, &mut meta, description_at, diags);
+    }
     Parsed { meta, body: split.body, body_line: split.body_line }
 }
 
@@ -947,22 +979,20 @@ fn skill_text(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> O
 }
 
 fn flag_plain_non_string(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) {
-    if let Some((s, Style::Plain)) = v.scalar() {
-        if !v.is_null() && yaml11_non_string(s) {
-            diags.push(
-                Diagnostic::warning(
-                    "frontmatter-ambiguous",
-                    path,
-                    v.line,
-                    v.column,
-                    format!(
-                        "`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}",
-                        kind_for(s)
-                    ),
-                )
-                .with_help(format!("quote it: `\"{s}\"`")),
-            );
-        }
+    if let Some((s, Style::Plain)) = v.scalar()
+        && !v.is_null()
+        && yaml11_non_string(s)
+    {
+        diags.push(
+            Diagnostic::warning(
+                "frontmatter-ambiguous",
+                path,
+                v.line,
+                v.column,
+                format!("`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}", kind_for(s)),
+            )
+            .with_help(format!("quote it: `\"{s}\"`")),
+        );
     }
 }
 

@@ -2,12 +2,49 @@
 //! anchors; `broken-link`, `broken-anchor`, `case-mismatch` and `orphan-doc` diagnostics.
 //!
 //! Pure: works on the paths and anchors the other stages found, performs no IO.
+//!
+//! The rules (DESIGN §2), in the order they apply to one link:
+//! - External links (`https:`, `mailto:`, `//host`) are recorded, never fetched. Targets that are
+//!   Hugo shortcodes (`{{< ref "x" >}}`) are recorded and left alone: only Hugo can expand them.
+//!   So are targets the project lists in `[check] ignore_links` (exact, or `prefix*`).
+//! - The path is percent-decoded once; a `?query` is dropped.
+//! - Relative links resolve against the linking file's directory; `..` above the content root is a
+//!   `broken-link`. Site-absolute links resolve against `docs/`, then against the content root
+//!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
+//! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
+//!   (Hugo serves a redirect there).
+//! - A path that names a page rather than a file resolves like static site generators do:
+//!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
+//!   `x.md`. A path with another extension must name that file exactly.
+//! - Wiki links match doc paths relative to `docs/` without the extension, ignoring case and
+//!   treating `_`, `-` and space as one character: first the whole path, then, when it is unique,
+//!   the file name alone. Several matches are a `broken-link` naming the candidates.
+//! - Matching is case-sensitive everywhere (servers and unpacked skills are): a path that exists
+//!   only in another case is a `case-mismatch` with the right spelling as help.
+//! - Hugo trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read
+//!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
+//!   URLs), and a relative page link that fails against the doc's directory is tried against
+//!   `docs/` (`[x](methods/page/date/)` from any page).
+//! - A skill's markdown must not link outside its directory: skills are installed on their own.
+//! - An anchor must be a heading id (or definition-term or HTML id) of the target, or of a file
+//!   the target includes with a Hugo include shortcode: else `broken-anchor` (a warning: the
+//!   page still opens). `#top` always works in browsers.
+//! - A file present in the tree but not served (an image under `docs/`) is a valid target with
+//!   no URI; a path nothing in the tree holds is a `broken-link`, even when a site generator
+//!   might serve it from elsewhere (Hugo's `static/`): Folio can only vouch for what it serves.
+//!
+//! `orphan-doc` (warning): a doc that no other doc or skill links to. Exempt are pages a reader
+//! reaches without a link: `index.md`, `_index.md` and `README.md` at the root of `docs/`,
+//! every `README.md` (hosts show it for its directory), every `_index.md` (a Hugo section page,
+//! reached from the generated navigation), and every page of a directory that has an `_index.md`
+//! (Hugo lists a section's pages on its section page; for a page bundle `x/index.md`, the section
+//! is the bundle's parent).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Diagnostic, Severity};
 use super::markdown::RawLink;
-use crate::catalog::Link;
+use crate::catalog::{Link, LinkKind};
 
 /// What a linking file is, which decides how its links resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +57,20 @@ pub enum Origin {
         /// The skill directory, content-relative.
         skill_dir: String,
     },
+    /// Another markdown file of a skill (`references/api.md`); same rules as its SKILL.md.
+    SkillFile {
+        /// The skill directory, content-relative.
+        skill_dir: String,
+    },
+}
+
+impl Origin {
+    fn skill_dir(&self) -> Option<&str> {
+        match self {
+            Origin::Doc => None,
+            Origin::SkillDocument { skill_dir } | Origin::SkillFile { skill_dir } => Some(skill_dir),
+        }
+    }
 }
 
 /// One file's links, to be resolved.
@@ -40,6 +91,31 @@ pub struct Targets {
     pub uri_by_path: BTreeMap<String, String>,
     /// Section ids of every doc and SKILL.md, by content-relative path.
     pub anchors_by_path: BTreeMap<String, BTreeSet<String>>,
+    /// Content-relative paths of files that exist in the tree but are not served (an image
+    /// under `docs/`): valid link targets without a URI.
+    pub other_files: BTreeSet<String>,
+    /// Link targets not to check, as written: exact, or a prefix ending in `*`
+    /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
+    /// rewrite, such as hugoDocs' glossary links `[term](g)`.
+    pub ignore: Vec<String>,
+    /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
+    /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
+    pub aliases: BTreeMap<String, String>,
+}
+
+impl Targets {
+    /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
+    /// `doc_path`. The first doc to claim an alias keeps it.
+    pub fn add_alias(&mut self, alias: &str, doc_path: &str) {
+        self.aliases.entry(alias_key(alias)).or_insert_with(|| doc_path.to_owned());
+    }
+
+    fn ignores(&self, target: &str) -> bool {
+        self.ignore.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => target.starts_with(prefix),
+            None => target == pattern,
+        })
+    }
 }
 
 /// The outcome of resolving every link of the tree.
@@ -53,6 +129,640 @@ pub struct Resolution {
 
 /// Resolves every link of every source against the targets.
 pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
-    let _ = (sources, targets);
-    Resolution::default()
+    let mut index = Index::new(targets);
+    index.lend_included_anchors(sources);
+    let mut res = Resolution::default();
+    // Reference-style links that share a definition report the same spot once.
+    let mut seen = BTreeSet::new();
+    let mut linked = BTreeSet::new();
+    for source in sources {
+        let mut links = Vec::with_capacity(source.links.len());
+        for raw in source.links {
+            let outcome = index.resolve_link(source, raw);
+            let (resolved_path, problem) = match outcome {
+                Outcome::Unchecked => (None, None),
+                Outcome::Found(path) => {
+                    let problem = index.check_anchor(source, raw, &path);
+                    (Some(path), problem)
+                }
+                Outcome::Problem(problem) => (None, Some(problem)),
+            };
+            if let Some(path) = &resolved_path
+                && path != source.path
+            {
+                linked.insert(path.clone());
+            }
+            if let Some(problem) = problem {
+                let diagnostic = Diagnostic {
+                    path: source.path.to_owned(),
+                    line: raw.line,
+                    column: raw.column,
+                    severity: problem.severity(),
+                    code: problem.code,
+                    message: problem.message,
+                    help: problem.help,
+                };
+                if seen.insert((diagnostic.path.clone(), diagnostic.line, diagnostic.column, diagnostic.code))
+                {
+                    res.diagnostics.push(diagnostic);
+                }
+            }
+            links.push(Link {
+                target: raw.target.clone(),
+                kind: raw.kind,
+                resolved: resolved_path.and_then(|p| targets.uri_by_path.get(&p).cloned()),
+                anchor: raw.anchor.clone(),
+                line: raw.line,
+            });
+        }
+        res.links.push(links);
+    }
+    res.diagnostics.extend(index.orphans(&linked));
+    res
 }
+
+/// A problem with one link.
+struct Problem {
+    code: &'static str,
+    message: String,
+    help: Option<String>,
+}
+
+impl Problem {
+    fn severity(&self) -> Severity {
+        if self.code == "broken-anchor" { Severity::Warning } else { Severity::Error }
+    }
+
+    fn broken(message: String, help: Option<String>) -> Self {
+        Problem { code: "broken-link", message, help }
+    }
+}
+
+enum Outcome {
+    /// Not ours to check (external, a Hugo shortcode).
+    Unchecked,
+    /// The content-relative path of the target.
+    Found(String),
+    Problem(Problem),
+}
+
+/// Lookup tables over the targets, built once per resolve.
+struct Index<'t> {
+    targets: &'t Targets,
+    /// Every known path by its lowercase form, for `case-mismatch`.
+    by_lowercase: BTreeMap<String, Vec<&'t str>>,
+    /// Names of the files and directories in each directory, for did-you-mean.
+    children: BTreeMap<&'t str, BTreeSet<&'t str>>,
+    /// Wiki keys of paths relative to `docs/`, and of file names alone.
+    wiki_full: BTreeMap<String, Vec<&'t str>>,
+    wiki_name: BTreeMap<String, Vec<&'t str>>,
+    /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
+    hugo: bool,
+    /// Anchors of pages that include other files: their own plus the included files'.
+    merged_anchors: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl<'t> Index<'t> {
+    fn new(targets: &'t Targets) -> Self {
+        let mut index = Index {
+            targets,
+            by_lowercase: BTreeMap::new(),
+            children: BTreeMap::new(),
+            wiki_full: BTreeMap::new(),
+            wiki_name: BTreeMap::new(),
+            merged_anchors: BTreeMap::new(),
+            hugo: targets
+                .uri_by_path
+                .keys()
+                .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
+        };
+        for path in targets.uri_by_path.keys().chain(&targets.other_files) {
+            let path = path.as_str();
+            index.by_lowercase.entry(path.to_lowercase()).or_default().push(path);
+            // Register every ancestor directory as a child of its parent.
+            let mut child = path;
+            while let Some((parent, name)) = child.rsplit_once('/') {
+                index.children.entry(parent).or_default().insert(name);
+                child = parent;
+            }
+            index.children.entry("").or_default().insert(child);
+            if let Some(rel) = path.strip_prefix("docs/") {
+                index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                index.wiki_name.entry(wiki_key(name)).or_default().push(path);
+            }
+        }
+        index
+    }
+
+    /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
+    /// transitively, since their headings are rendered into the page.
+    fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
+        let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for source in sources {
+            for raw in source.links.iter().filter(|l| l.include) {
+                if let Outcome::Found(path) = self.resolve_link(source, raw) {
+                    included.entry(source.path).or_default().push(path);
+                }
+            }
+        }
+        for page in included.keys() {
+            let mut anchors = BTreeSet::new();
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![(*page).to_owned()];
+            while let Some(path) = stack.pop() {
+                if !seen.insert(path.clone()) {
+                    continue;
+                }
+                if let Some(own) = self.targets.anchors_by_path.get(&path) {
+                    anchors.extend(own.iter().cloned());
+                }
+                stack.extend(included.get(path.as_str()).into_iter().flatten().cloned());
+            }
+            self.merged_anchors.insert((*page).to_owned(), anchors);
+        }
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        self.targets.uri_by_path.contains_key(path) || self.targets.other_files.contains(path)
+    }
+
+    fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        if self.targets.ignores(&raw.target) {
+            return Outcome::Unchecked;
+        }
+        match raw.kind {
+            LinkKind::External => Outcome::Unchecked,
+            LinkKind::Anchor => Outcome::Found(source.path.to_owned()),
+            LinkKind::Wiki => self.resolve_wiki(source, raw),
+            LinkKind::Relative | LinkKind::SiteAbsolute => {
+                if raw.target.trim_start().starts_with("{{") {
+                    return Outcome::Unchecked;
+                }
+                self.resolve_path(source, raw)
+            }
+        }
+    }
+
+    fn resolve_path(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        let decoded = percent_decode(&raw.path);
+        let path = decoded.split('?').next().unwrap_or("");
+        if path.is_empty() {
+            // `?query` alone, like `#anchor` alone, points at the page itself.
+            return Outcome::Found(source.path.to_owned());
+        }
+        let written: Vec<&str> = path.split('/').collect();
+        let absolute = raw.kind == LinkKind::SiteAbsolute;
+        let hugo_page = self.hugo && source.origin == Origin::Doc;
+        let mut bases: Vec<Vec<&str>> = if absolute {
+            vec![vec!["docs"], vec![]]
+        } else {
+            vec![parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())]
+        };
+        if hugo_page && !absolute {
+            // Hugo's `GetPage` (which its link render hooks call) tries a relative path against
+            // the page's directory, then against the content root.
+            bases.push(vec!["docs"]);
+        }
+        let mut first_joined = None;
+        for base in &bases {
+            let Some(joined) = join(base, &written) else {
+                if first_joined.is_none() {
+                    return Outcome::Problem(Problem::broken(
+                        format!("link `{}` escapes the content root", raw.target),
+                        None,
+                    ));
+                }
+                continue;
+            };
+            let joined_path = to_path(&joined);
+            if let Some(skill_dir) = source.origin.skill_dir()
+                && !is_inside(&joined_path, skill_dir)
+            {
+                return Outcome::Problem(Problem::broken(
+                    format!("link `{}` leaves the skill directory `{skill_dir}`", raw.target),
+                    Some(format!(
+                        "a skill is installed on its own: copy the file into `{skill_dir}` or link to it by URL"
+                    )),
+                ));
+            }
+            let candidates = candidates(&joined_path, path.ends_with('/'));
+            if let Some(found) = candidates.iter().find(|c| self.exists(c)) {
+                return Outcome::Found(found.clone());
+            }
+            for candidate in &candidates {
+                if let Some(actual) = self.case_twin(candidate) {
+                    // Hugo looks pages up ignoring case and serves them at lowercase URLs.
+                    if hugo_page && is_page(actual) {
+                        return Outcome::Found(actual.to_owned());
+                    }
+                    let fixed = fix_case(&raw.target, base, &written, actual);
+                    return Outcome::Problem(Problem {
+                        code: "case-mismatch",
+                        message: format!(
+                            "link `{}` matches `{actual}` only when case is ignored; servers and unpacked skills compare case",
+                            raw.target
+                        ),
+                        help: Some(format!("did you mean `{fixed}`?")),
+                    });
+                }
+            }
+            first_joined.get_or_insert((joined, candidates));
+        }
+        // A site path a doc names among its `aliases` redirects there.
+        if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
+            return Outcome::Found(doc.clone());
+        }
+        let Some((joined, candidates)) = first_joined else {
+            return Outcome::Problem(Problem::broken(
+                format!("link `{}` escapes the content root", raw.target),
+                None,
+            ));
+        };
+        let suggestion = match self.suggest_path(&joined) {
+            Some(s) => Some(rewrite_leaf(&raw.target, &s)),
+            None if absolute => self.suggest_site_path(&raw.target),
+            None => None,
+        };
+        let help = suggestion.map(|s| format!("did you mean `{s}`?"));
+        Outcome::Problem(Problem::broken(
+            format!("link `{}` matches no file: no {}", raw.target, list_or(&candidates, 3)),
+            help,
+        ))
+    }
+
+    /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
+    fn case_twin(&self, path: &str) -> Option<&'t str> {
+        self.by_lowercase.get(&path.to_lowercase())?.iter().copied().find(|p| *p != path)
+    }
+
+    /// A close name in the same directory (as `(directory segments, new leaf, is_dir)`), or
+    /// anywhere when that directory does not exist.
+    fn suggest_path(&self, joined: &[&str]) -> Option<Suggestion> {
+        let (leaf, dir) = joined.split_last()?;
+        let dir_path = to_path(dir);
+        let children = self.children.get(dir_path.as_str())?;
+        // `refrence.md` is compared with whole names, `instal` (a page link) with stems.
+        let key = |name: &str| {
+            if leaf.contains('.') { name.to_lowercase() } else { page_stem(name).to_lowercase() }
+        };
+        let best =
+            closest(&key(leaf), children.iter().filter(|name| *name != leaf).map(|name| (key(name), *name)))?;
+        let is_dir = !self.exists(&format!("{dir_path}/{best}"));
+        Some(Suggestion { leaf: best.to_owned(), is_dir })
+    }
+
+    /// For a site-absolute link whose directory does not exist either: the closest page
+    /// anywhere under `docs/`, written as a site-absolute link in the author's style.
+    fn suggest_site_path(&self, target: &str) -> Option<String> {
+        let path_end = target.find(['?', '#']).unwrap_or(target.len());
+        let (path, rest) = target.split_at(path_end);
+        let want = strip_page_ext(path.trim_matches('/')).to_lowercase();
+        let pages = self.targets.uri_by_path.keys().filter_map(|p| {
+            let rel = p.strip_prefix("docs/").filter(|rel| is_page(rel))?;
+            let form = strip_page_ext(rel);
+            let form = ["/index", "/_index", "/README"]
+                .iter()
+                .find_map(|suffix| form.strip_suffix(suffix))
+                .unwrap_or(form);
+            Some((form.to_lowercase(), form))
+        });
+        let best = closest(&want, pages)?;
+        let ext = if path.ends_with(".md") { ".md" } else { "" };
+        let slash = if path.ends_with('/') { "/" } else { "" };
+        Some(format!("/{best}{ext}{slash}{rest}"))
+    }
+
+    fn resolve_wiki(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        let target = raw.path.trim().trim_start_matches('/');
+        if target.is_empty() {
+            return Outcome::Found(source.path.to_owned());
+        }
+        let shown = format!("[[{}]]", raw.target);
+        let key = wiki_key(target);
+        // In a skill, a wiki link names a file of that skill (relative to its directory).
+        if let Some(skill_dir) = source.origin.skill_dir() {
+            let prefix = format!("{skill_dir}/");
+            // Only the skill's own files: a range of the sorted maps, not a scan of the tree.
+            let served = self.targets.uri_by_path.range(prefix.clone()..).map(|(p, _)| p);
+            let other = self.targets.other_files.range(prefix.clone()..);
+            let in_skill = served
+                .take_while(|p| p.starts_with(&prefix))
+                .chain(other.take_while(|p| p.starts_with(&prefix)));
+            let matches: Vec<&str> = in_skill
+                .map(String::as_str)
+                .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
+                .collect();
+            return match matches.as_slice() {
+                [one] => Outcome::Found((*one).to_owned()),
+                [] => Outcome::Problem(Problem::broken(
+                    format!("wiki link `{shown}` matches no file in the skill directory `{skill_dir}`"),
+                    None,
+                )),
+                many => Outcome::Problem(ambiguous(&shown, many)),
+            };
+        }
+        if let Some(found) = self.wiki_full.get(&key) {
+            return match found.as_slice() {
+                [one] => Outcome::Found((*one).to_owned()),
+                many => Outcome::Problem(ambiguous(&shown, many)),
+            };
+        }
+        if !target.contains('/')
+            && let Some(found) = self.wiki_name.get(&key)
+        {
+            return match found.as_slice() {
+                [one] => Outcome::Found((*one).to_owned()),
+                many => Outcome::Problem(ambiguous(&shown, many)),
+            };
+        }
+        let help = closest(&key, self.wiki_full.iter().map(|(k, paths)| (k.clone(), paths[0])))
+            .map(|path| format!("did you mean `[[{}]]`?", wiki_display(path)));
+        Outcome::Problem(Problem::broken(format!("wiki link `{shown}` matches no doc"), help))
+    }
+
+    fn check_anchor(&self, source: &LinkSource<'_>, raw: &RawLink, path: &str) -> Option<Problem> {
+        let anchor = percent_decode(raw.anchor.as_deref()?);
+        // An empty fragment and `#top` scroll to the top of any HTML page.
+        if anchor.is_empty() || anchor.eq_ignore_ascii_case("top") {
+            return None;
+        }
+        // Only markdown targets have known anchors (a PDF's `#page=2` is not ours to check).
+        let anchors = self.merged_anchors.get(path).or_else(|| self.targets.anchors_by_path.get(path))?;
+        if anchors.contains(anchor.as_str()) {
+            return None;
+        }
+        let suggestion = anchors
+            .iter()
+            .find(|a| a.eq_ignore_ascii_case(&anchor))
+            .map(String::as_str)
+            .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (a.clone(), a.as_str()))));
+        let place = if path == source.path { "this file".to_owned() } else { format!("`{path}`") };
+        Some(Problem {
+            code: "broken-anchor",
+            message: format!("{place} has no heading with id `{anchor}`"),
+            help: suggestion.map(|s| format!("did you mean `#{s}`?")),
+        })
+    }
+
+    fn orphans(&self, linked: &BTreeSet<String>) -> Vec<Diagnostic> {
+        let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
+        docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
+            .map(|p| Diagnostic {
+                path: p.clone(),
+                line: 1,
+                column: 1,
+                severity: Severity::Warning,
+                code: "orphan-doc",
+                message: format!("no other doc or skill links to `{p}`"),
+                help: Some("link to it from a related doc or an index page, or remove it".to_owned()),
+            })
+            .collect()
+    }
+
+    /// The `orphan-doc` exemptions (see the module docs).
+    fn reached_without_link(&self, path: &str) -> bool {
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let stem = page_stem(name);
+        if dir == "docs" && matches!(stem, "index" | "_index" | "README") {
+            return true;
+        }
+        if matches!(stem, "README" | "_index") {
+            return true;
+        }
+        let section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
+        ["_index.md", "_index.mdx"].iter().any(|index| self.exists(&format!("{section}/{index}")))
+    }
+}
+
+/// A did-you-mean for a path: the new last segment.
+struct Suggestion {
+    leaf: String,
+    is_dir: bool,
+}
+
+fn ambiguous(shown: &str, many: &[&str]) -> Problem {
+    let listed: Vec<String> = many.iter().map(|p| format!("`{p}`")).collect();
+    Problem::broken(
+        format!("wiki link `{shown}` is ambiguous: it matches {}", listed.join(", ")),
+        Some(format!("write more of the path, for example `[[{}]]`", wiki_display(many[0]))),
+    )
+}
+
+/// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
+/// lowercase URLs).
+fn alias_key(path: &str) -> String {
+    path.trim_matches('/').to_lowercase()
+}
+
+/// How a doc is named in a wiki link: relative to `docs/`, without a page extension.
+fn wiki_display(path: &str) -> String {
+    let rel = path.strip_prefix("docs/").unwrap_or(path);
+    strip_page_ext(rel).to_owned()
+}
+
+/// The case- and separator-insensitive key of a wiki target: lowercase, `_` and space read as
+/// `-`, a page extension dropped.
+fn wiki_key(s: &str) -> String {
+    strip_page_ext(s.trim())
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == '_' || c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn is_page(path: &str) -> bool {
+    path.ends_with(".md") || path.ends_with(".mdx")
+}
+
+fn strip_page_ext(s: &str) -> &str {
+    s.strip_suffix(".md").or_else(|| s.strip_suffix(".mdx")).unwrap_or(s)
+}
+
+/// A file or directory name without a page extension, for comparing names.
+fn page_stem(name: &str) -> &str {
+    strip_page_ext(name)
+}
+
+fn parent(path: &str) -> Option<&str> {
+    path.rsplit_once('/').map(|(dir, _)| dir)
+}
+
+fn is_inside(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn to_path(segments: &[&str]) -> String {
+    segments.join("/")
+}
+
+/// Joins written segments onto a base directory, applying `.` and `..`; `None` when `..` climbs
+/// above the content root.
+fn join<'a>(base: &[&'a str], written: &[&'a str]) -> Option<Vec<&'a str>> {
+    let mut out: Vec<&str> = base.to_vec();
+    for segment in written {
+        match *segment {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out)
+}
+
+/// The files a path may name, most specific first (see the module docs). The first three are the
+/// ones a broken-link message names.
+fn candidates(path: &str, trailing_slash: bool) -> Vec<String> {
+    let leaf = path.rsplit('/').next().unwrap_or(path);
+    if !trailing_slash {
+        if let Some(stem) = leaf.strip_suffix(".html").or_else(|| leaf.strip_suffix(".htm")) {
+            let base = &path[..path.len() - leaf.len()];
+            return vec![path.to_owned(), format!("{base}{stem}.md"), format!("{base}{stem}.mdx")];
+        }
+        if leaf.contains('.') {
+            return vec![path.to_owned()];
+        }
+    }
+    let mut out = vec![format!("{path}.md"), format!("{path}/index.md"), format!("{path}/_index.md")];
+    if !trailing_slash {
+        // A file without an extension is the rare case, so it is not named in messages.
+        out.push(path.to_owned());
+    }
+    out.extend(["README.md", "index.mdx", "_index.mdx"].map(|f| format!("{path}/{f}")));
+    out.push(format!("{path}.mdx"));
+    out
+}
+
+/// `a`, `b` or `c` (at most `max` items, `…` when there are more).
+fn list_or(items: &[String], max: usize) -> String {
+    let shown: Vec<String> = items.iter().take(max).map(|i| format!("`{i}`")).collect();
+    match shown.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// The written target with its path spelled like `actual`, which differs only in case from the
+/// path the link named (joined from `base` and the written segments).
+fn fix_case(target: &str, base: &[&str], written: &[&str], actual: &str) -> String {
+    // Rebuild the join, remembering which output segment came from which written segment.
+    let mut out: Vec<Option<usize>> = base.iter().map(|_| None).collect();
+    for (i, segment) in written.iter().enumerate() {
+        match *segment {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            _ => out.push(Some(i)),
+        }
+    }
+    let actual: Vec<&str> = actual.split('/').collect();
+    let mut fixed: Vec<String> = written.iter().map(|s| (*s).to_owned()).collect();
+    for (pos, origin) in out.iter().enumerate() {
+        if let (Some(i), Some(real)) = (origin, actual.get(pos))
+            && real.eq_ignore_ascii_case(written[*i])
+        {
+            fixed[*i] = (*real).to_owned();
+        }
+    }
+    // `actual` may be longer (`x/` → `x/index.md`); the written part is what the author fixes.
+    let path_end = target.find(['?', '#']).unwrap_or(target.len());
+    format!("{}{}", fixed.join("/"), &target[path_end..])
+}
+
+/// The written target with its last path segment replaced by a suggestion, keeping the author's
+/// style: a trailing slash, an extension or none, the query and fragment.
+fn rewrite_leaf(target: &str, suggestion: &Suggestion) -> String {
+    let path_end = target.find(['?', '#']).unwrap_or(target.len());
+    let (path, rest) = target.split_at(path_end);
+    let trimmed = path.trim_end_matches('/');
+    let slash = &path[trimmed.len()..];
+    let (dir, leaf) = trimmed.rsplit_once('/').map_or(("", trimmed), |(d, l)| (d, l));
+    let new_leaf = if suggestion.is_dir || !leaf.contains('.') {
+        page_stem(&suggestion.leaf).to_owned()
+    } else {
+        suggestion.leaf.clone()
+    };
+    let sep = if trimmed.contains('/') { "/" } else { "" };
+    format!("{dir}{sep}{new_leaf}{slash}{rest}")
+}
+
+/// The candidate closest to `want` by edit distance, when it is close enough to be a typo:
+/// at most a third of `want`'s length, and at most 3 edits. Ties go to the first candidate
+/// in iteration order (callers iterate sorted sets, so the answer is deterministic).
+fn closest<'c>(want: &str, candidates: impl Iterator<Item = (String, &'c str)>) -> Option<&'c str> {
+    let limit = (want.chars().count() / 3).clamp(1, 3);
+    let mut best: Option<(usize, &str)> = None;
+    for (key, value) in candidates {
+        let Some(d) = levenshtein(want, &key, limit) else { continue };
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, value));
+        }
+    }
+    best.map(|(_, v)| v)
+}
+
+/// Edit distance between `a` and `b` counting a swap of two neighbours as one edit (optimal
+/// string alignment, since transpositions are the commonest typo), or `None` above `limit`.
+fn levenshtein(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let width = b.len() + 1;
+    let mut rows = vec![0usize; width * (a.len() + 1)];
+    for (j, cell) in rows.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        rows[i * width] = i;
+        let mut row_min = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[(i - 1) * width + j - 1] + cost)
+                .min(rows[(i - 1) * width + j] + 1)
+                .min(rows[i * width + j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[(i - 2) * width + j - 2] + 1);
+            }
+            rows[i * width + j] = d;
+            row_min = row_min.min(d);
+        }
+        if row_min > limit {
+            return None;
+        }
+    }
+    Some(rows[a.len() * width + b.len()]).filter(|d| *d <= limit)
+}
+
+/// Decodes `%XX` escapes once. Invalid escapes stay as written; a result that is not UTF-8
+/// leaves the whole input as written.
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = s.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+#[cfg(test)]
+#[path = "links/tests.rs"]
+mod tests;

@@ -1,4 +1,8 @@
-//! The one integration-test binary (one link step on 2-core machines).
+//! The one integration-test binary (one link step on 2-core machines): every module runs the
+//! real `folio` binary or the library against trees in fresh temporary directories.
 
+mod compile;
+mod links;
 mod mcp;
 mod mcp_http;
+mod support;
