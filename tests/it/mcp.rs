@@ -32,6 +32,18 @@ pub(crate) struct Fixture {
 }
 
 static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+
+/// The fixture's settings: a name, a title and instructions that must reach the client.
+const FOLIO_TOML: &str = "\
+[catalog]
+name = \"corpora\"
+title = \"Folio test corpora\"
+description = \"Agent Skills and the Hugo documentation.\"
+instructions = \"Prefer the Hugo docs for questions about templates.\"
+
+[check]
+ignore_links = [\"*\"]
+";
 static SERVER: OnceLock<FolioServer> = OnceLock::new();
 
 fn corpora() -> PathBuf {
@@ -64,6 +76,9 @@ pub(crate) fn fixture() -> &'static Fixture {
         let corpora = corpora();
         copy_dir(&corpora.join("agent-skills/skills"), &root.join("skills"));
         copy_dir(&corpora.join("hugo-docs/docs"), &root.join("docs"));
+        // Hugo docs link through site features (shortcode targets, glossary terms) that no
+        // static resolver can follow; link checking is the compiler's business, not the server's.
+        std::fs::write(root.join("folio.toml"), FOLIO_TOML).unwrap();
         let mut removed = Vec::new();
         let catalog = loop {
             let compilation = folio::compile::compile(&folio::compile::Config { root: root.clone() });
@@ -372,6 +387,7 @@ async fn discover_announces_identity_capabilities_instructions_and_cache_hints()
     assert_eq!(r["ttlMs"], json!(300_000));
     assert_eq!(r["cacheScope"], "public");
     assert_server_info(&r);
+    assert_eq!(r["_meta"]["io.modelcontextprotocol/serverInfo"]["title"], "Folio test corpora");
     let instructions = r["instructions"].as_str().unwrap();
     for needle in
         ["Discovery order", "skills_index", "at most two skill documents", "?section=", "search_patterns"]
@@ -824,7 +840,9 @@ async fn sections_and_line_ranges_select_exact_lines() {
     let (code, message, data) = error_of(&bad);
     assert_eq!(code, -32602);
     assert!(message.contains("no section `no-such-heading`"), "{message}");
-    assert_eq!(data["repair"]["params"]["uri"], json!(format!("resource://catalog/docs/{}", doc.path)));
+    assert_eq!(data["param"], "section");
+    assert_eq!(data["repair"]["params"]["name"], "get_pattern_by_id", "the outline lists the section ids");
+    assert_eq!(data["repair"]["params"]["arguments"]["id"], json!(format!("resource://docs/{}", doc.path)));
 }
 
 #[tokio::test]
@@ -845,7 +863,7 @@ async fn large_docs_are_bounded_with_a_marker_naming_the_next_range() {
     let mut w = Wire::start_with(server);
     let read = w.ok("resources/read", json!({ "uri": uri })).await;
     let text = read["contents"][0]["text"].as_str().unwrap();
-    let (kept, marker) = text.rsplit_once("[folio: truncated at line ").expect("marker present");
+    let (kept, marker) = text.rsplit_once("<!-- folio: truncated at ").expect("marker present");
     assert!(kept.len() <= 2048 + 1 && kept.ends_with('\n'), "cut on a line boundary within the bound");
     let whole = std::str::from_utf8(&entry.bytes).unwrap();
     assert!(whole.starts_with(kept), "the kept part is the doc's first bytes");

@@ -112,7 +112,7 @@ fn dechunk(mut body: &str) -> String {
             break;
         }
         out.push_str(&rest[..n]);
-        body = &rest[n..].trim_start_matches("\r\n");
+        body = rest[n..].trim_start_matches("\r\n");
     }
     out
 }
@@ -187,8 +187,18 @@ async fn http_transport_rules_give_exact_statuses() {
     assert_eq!(rpc(a, "server/discover", json!({}), &[("Host", "evil.example.com")]).await.status, 403);
     assert_eq!(rpc(a, "server/discover", json!({}), &[("Origin", "https://evil.example")]).await.status, 403);
     assert_eq!(
-        rpc(a, "server/discover", json!({}), &[("Origin", "http://localhost:3000")]).await.status,
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://localhost.evil.example")]).await.status,
         403
+    );
+    assert_eq!(rpc(a, "server/discover", json!({}), &[("Origin", "null")]).await.status, 403);
+    // Pages on this machine are not foreign.
+    assert_eq!(
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://localhost:3000")]).await.status,
+        200
+    );
+    assert_eq!(
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://127.0.0.1:8080")]).await.status,
+        200
     );
     // GET and DELETE → 405.
     let get = exchange(a, "GET", "/mcp", &[("Accept", "text/event-stream")], b"").await;
@@ -311,16 +321,16 @@ async fn http_transport_rules_give_exact_statuses() {
 #[tokio::test]
 async fn allow_origin_widens_origin_validation() {
     let srv = Running::start(HttpOptions {
-        allow_origins: vec!["http://localhost:3000".into()],
+        allow_origins: vec!["https://app.example.com".into()],
         ..Default::default()
     })
     .await;
     assert_eq!(
-        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "http://localhost:3000")]).await.status,
+        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "https://app.example.com")]).await.status,
         200
     );
     assert_eq!(
-        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "http://localhost:3001")]).await.status,
+        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "https://other.example.com")]).await.status,
         403
     );
     srv.shutdown().await;
