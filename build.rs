@@ -37,7 +37,10 @@ fn main() {
     };
     let compilation = compile::compile(&compile::Config { root });
     for d in compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Warning) {
-        println!("cargo::warning=content/{}:{}:{}: warning[{}]: {}", d.path, d.line, d.column, d.code, d.message);
+        println!(
+            "cargo::warning=content/{}:{}:{}: warning[{}]: {}",
+            d.path, d.line, d.column, d.code, d.message
+        );
     }
     let errors: Vec<_> =
         compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Error).collect();

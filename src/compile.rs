@@ -61,7 +61,7 @@ pub fn compile(config: &Config) -> Compilation {
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
     let files = process_all(walk.files, &mut diagnostics);
-    let built = build::build(files, &mut diagnostics);
+    let built = build::build(files, &walk.unserved, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
@@ -101,7 +101,8 @@ pub enum Parsed {
 /// from bytes to megabytes, so fixed chunks would leave a core idle); results are put back in
 /// walk order, which is sorted by path.
 fn process_all(found: Vec<Found>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Processed> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
     let next = AtomicUsize::new(0);
     let mut results: Vec<(usize, Option<Processed>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -154,7 +155,7 @@ fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
     let is_text = text.is_some_and(|t| !t.as_bytes().contains(&0));
     let total_lines = match text {
         Some(t) if is_text && !t.is_empty() => {
-            let newlines = memchr_count(t.as_bytes());
+            let newlines = count_newlines(t.as_bytes());
             u32::try_from(newlines + usize::from(!t.ends_with('\n'))).unwrap_or(u32::MAX)
         }
         _ => 0,
@@ -180,6 +181,6 @@ fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
     Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed })
 }
 
-fn memchr_count(bytes: &[u8]) -> usize {
+fn count_newlines(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
 }

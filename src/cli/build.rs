@@ -65,7 +65,10 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
 fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
     match std::fs::metadata(content) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => bail!("`{}` is not a directory; pass the content root holding docs/ and skills/", content.display()),
+        Ok(_) => bail!(
+            "`{}` is not a directory; pass the content root holding docs/ and skills/",
+            content.display()
+        ),
         Err(e) => return Err(error::Error::io(content, e)).context("cannot read the content root"),
     }
     Ok(compile::compile(&Config { root: content.to_path_buf() }))

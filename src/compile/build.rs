@@ -33,7 +33,8 @@ struct Pending {
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
 /// Returns no catalog when errors were found before the (costly) search index build.
-pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
+/// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
+pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnostic>) -> Built {
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -61,9 +62,10 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             Kind::SkillDocument { skill_dir } => {
                 (uri::skill_file(skill_path(skill_dir), "SKILL.md"), EntryKind::SkillDocument)
             }
-            Kind::SkillFile { skill_dir } => {
-                (uri::skill_file(skill_path(skill_dir), &found.path[skill_dir.len() + 1..]), EntryKind::SkillFile)
-            }
+            Kind::SkillFile { skill_dir } => (
+                uri::skill_file(skill_path(skill_dir), &found.path[skill_dir.len() + 1..]),
+                EntryKind::SkillFile,
+            ),
         };
         let entry = Entry {
             uri: uri.clone(),
@@ -107,6 +109,7 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             (Kind::SkillDocument { skill_dir }, parsed) => {
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
+                parts.document_size = entry.size;
                 parts.document = Some((found.path, uri));
                 if let Parsed::Skill(meta, markdown) = parsed {
                     parts.meta = Some(meta);
@@ -131,16 +134,20 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     let mut ref_ids: BTreeMap<String, validate::RefIds> = BTreeMap::new();
     for (dir, parts) in &skills {
         let Some((document, _)) = &parts.document else { continue };
-        let mut files: Vec<(&str, u64)> = parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
-        let doc_size = entries.iter().find(|e| &e.path == document).map_or(0, |e| e.size);
-        files.push(("SKILL.md", doc_size));
+        let mut files: Vec<(&str, u64)> =
+            parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
+        files.push(("SKILL.md", parts.document_size));
         files.sort();
         let shape = validate::SkillShape {
             document,
             dir,
             files,
             document_lines: parts.document_lines,
-            references: parts.meta.as_ref().and_then(|m| m.references.as_ref()).map(|(d, l, c)| (d.as_slice(), *l, *c)),
+            references: parts
+                .meta
+                .as_ref()
+                .and_then(|m| m.references.as_ref())
+                .map(|(d, l, c)| (d.as_slice(), *l, *c)),
         };
         ref_ids.insert(dir.clone(), validate::skill(&shape, diags));
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
@@ -150,19 +157,33 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     validate::skill_names(&names, diags);
 
     // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets::default();
+    let mut targets = Targets {
+        ignore: parsed_settings.ignore_links.clone(),
+        other_files: unserved.iter().cloned().collect(),
+        ..Targets::default()
+    };
     for e in &entries {
         targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
     }
-    for (_, p) in &docs {
-        targets.anchors_by_path.insert(p.path.clone(), p.markdown.sections.iter().map(|s| s.id.clone()).collect());
+    for (doc, p) in &docs {
+        // The outline was moved out of the markdown; the other anchors are still there.
+        let anchors = doc.outline.iter().map(|s| s.id.as_str());
+        let anchors = anchors.chain(p.markdown.term_ids.iter().map(String::as_str));
+        let anchors = anchors.chain(p.markdown.html_ids.iter().map(String::as_str));
+        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
+        }
     }
     for parts in skills.values() {
         if let Some((path, _)) = &parts.document {
-            targets.anchors_by_path.insert(path.clone(), parts.markdown.sections.iter().map(|s| s.id.clone()).collect());
+            targets
+                .anchors_by_path
+                .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
         }
     }
-    let skill_list: Vec<(&String, &SkillParts)> = skills.iter().filter(|(_, p)| p.document.is_some()).collect();
+    let skill_list: Vec<(&String, &SkillParts)> =
+        skills.iter().filter(|(_, p)| p.document.is_some()).collect();
     let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(docs.len() + skill_list.len());
     for (_, p) in &docs {
         sources.push(LinkSource { path: &p.path, origin: Origin::Doc, links: &p.markdown.links });
@@ -178,10 +199,20 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
     let resolution = links::resolve(&sources, &targets);
     diags.extend(resolution.diagnostics);
     drop(sources);
+    drop(targets);
+    // The raw links are resolved now; free them before the search index is built (on large trees
+    // they weigh as much as the outlines).
+    for (_, p) in &mut docs {
+        p.markdown.links = Vec::new();
+    }
+
     let mut resolved = resolution.links.into_iter();
     let mut doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
     let mut skill_links: BTreeMap<String, Vec<Link>> =
         skill_list.iter().map(|(dir, _)| ((*dir).clone(), resolved.next().unwrap_or_default())).collect();
+    for parts in skills.values_mut() {
+        parts.markdown.links = Vec::new();
+    }
 
     // Backlinks: target URI -> linking URIs (self-links are not backlinks).
     let mut backlinks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -207,8 +238,11 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
 
     // Entries sorted by URI; docs and skills point into them by index.
     entries.sort_by(|a, b| a.uri.cmp(&b.uri));
-    let index: BTreeMap<&str, u32> =
-        entries.iter().enumerate().map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries"))).collect();
+    let index: BTreeMap<&str, u32> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries")))
+        .collect();
 
     let mut out_docs = Vec::with_capacity(docs.len());
     for ((mut doc, p), links) in docs.into_iter().zip(doc_links.iter_mut()) {
@@ -243,7 +277,8 @@ pub fn build(files: Vec<Processed>, diags: &mut Vec<Diagnostic>) -> Built {
             });
         }
         skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
-        let skill = skill_record(&dir, *meta, markdown, &doc_uri, &index, skill_files, &mut skill_links, &backlinks);
+        let skill =
+            skill_record(&dir, *meta, markdown, &doc_uri, &index, skill_files, &mut skill_links, &backlinks);
         out_skills.push(skill);
     }
     for (entry, mime) in mimes {
@@ -305,6 +340,7 @@ struct SkillParts {
     /// Content-relative path and URI of SKILL.md.
     document: Option<(String, String)>,
     document_lines: u32,
+    document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
     /// (path relative to the skill dir, size, URI) of every other file.

@@ -63,7 +63,13 @@ impl Diagnostic {
     }
 
     /// A warning at `path:line:column`.
-    pub fn warning(code: &'static str, path: &str, line: u32, column: u32, message: impl Into<String>) -> Self {
+    pub fn warning(
+        code: &'static str,
+        path: &str,
+        line: u32,
+        column: u32,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, path, line, column, message) }
     }
 
@@ -135,7 +141,7 @@ pub fn render_human(
             cached = Some((d.path.clone(), source(&d.path)));
         }
         let text = cached.as_ref().and_then(|(_, t)| t.as_deref());
-        let line_text = text.and_then(|t| t.split('\n').nth(d.line as usize - 1));
+        let line_text = text.and_then(|t| t.split('\n').nth((d.line as usize).saturating_sub(1)));
         let gutter = d.line.to_string().len();
         let pad = " ".repeat(gutter);
         if let Some(line_text) = line_text {
@@ -144,7 +150,7 @@ pub fn render_human(
             // Keep tabs in the caret's indentation so it lines up under the column in any terminal.
             let indent: String = line_text
                 .chars()
-                .take(d.column as usize - 1)
+                .take((d.column as usize).saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             let bar = paint("1;34", "|");

@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use yaml_rust2::Event;
 use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::TScalarStyle;
-use yaml_rust2::Event;
 
 use super::diagnostic::Diagnostic;
 
@@ -181,10 +181,11 @@ fn resolve_plain(s: &str) -> Value {
         _ => {}
     }
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = s.parse::<i64>() {
-            return Value::from(n);
-        }
+    if !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(n) = s.parse::<i64>()
+    {
+        return Value::from(n);
     }
     let radix = |prefix: &str, radix: u32| {
         s.strip_prefix(prefix).filter(|d| !d.is_empty()).and_then(|d| i64::from_str_radix(d, radix).ok())
@@ -192,10 +193,10 @@ fn resolve_plain(s: &str) -> Value {
     if let Some(n) = radix("0x", 16).or_else(|| radix("0o", 8)) {
         return Value::from(n);
     }
-    if is_core_float(s) {
-        if let Some(n) = s.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-            return Value::Number(n);
-        }
+    if is_core_float(s)
+        && let Some(n) = s.parse::<f64>().ok().and_then(serde_json::Number::from_f64)
+    {
+        return Value::Number(n);
     }
     // `.inf` and `.nan` are floats in YAML but have no JSON form: keep the text.
     Value::String(s.to_owned())
@@ -236,8 +237,8 @@ fn is_core_float(s: &str) -> bool {
 pub fn yaml11_non_string(s: &str) -> bool {
     const WORDS: &[&str] = &[
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
-        "FALSE", "on", "On", "ON", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".inf", ".Inf", ".INF",
-        "-.inf", "+.inf", ".nan", ".NaN", ".NAN",
+        "FALSE", "on", "On", "ON", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".inf", ".Inf",
+        ".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN",
     ];
     if WORDS.contains(&s) {
         return true;
@@ -247,7 +248,8 @@ pub fn yaml11_non_string(s: &str) -> bool {
         && body.len() > usize::from(body.starts_with('.'))
         && is_core_float(&body.replace('_', ""));
     let radix = ["0x", "0b", "0o"].iter().any(|p| {
-        body.strip_prefix(p).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit() || c == '_'))
+        body.strip_prefix(p)
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit() || c == '_'))
     });
     let sexagesimal = body.contains(':')
         && body.split(':').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
@@ -294,7 +296,8 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
         let (line, column) = at(mark.line(), mark.col());
         let fail = |message: String| YamlError { line, column, message };
         let is_seq = matches!(event, Event::SequenceStart(..));
-        let blank = |value| Node { value, line, column, tagged: false, anchored: false, aliased: false, size: 1 };
+        let blank =
+            |value| Node { value, line, column, tagged: false, anchored: false, aliased: false, size: 1 };
         let (done, anchor) = match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
@@ -352,7 +355,10 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
                 Some(Frame::Map { mut node, anchor, entries, .. }) => {
                     // A block mapping's start mark lies after its first key; point at that key.
                     if let Some((k, _)) = entries.first() {
-                        (node.line, node.column) = (node.line.min(k.line), if k.line < node.line { k.column } else { node.column.min(k.column) });
+                        (node.line, node.column) = (
+                            node.line.min(k.line),
+                            if k.line < node.line { k.column } else { node.column.min(k.column) },
+                        );
                     }
                     node.size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
                     node.value = NodeValue::Map(entries);
@@ -390,6 +396,28 @@ pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
         aliased: false,
         size: 1,
     }))
+}
+
+/// [`parse_yaml`], retried once with flow closers at column 1 indented by a space when the first
+/// attempt fails. yaml-rust2 refuses a `]` or `}` at the start of a line inside a block mapping
+/// (`aliases: [` … `]`), which libyaml, PyYAML and Go's yaml (Hugo) all accept; a line starting
+/// with `]` or `}` can only be such a closer, so the retry changes no value.
+fn parse_lenient(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+    let err = match parse_yaml(yaml, first_line) {
+        Ok(node) => return Ok(node),
+        Err(e) => e,
+    };
+    if !yaml.lines().any(|l| l.starts_with([']', '}'])) {
+        return Err(err);
+    }
+    let mut fixed = String::with_capacity(yaml.len() + 16);
+    for line in yaml.split_inclusive('\n') {
+        if line.starts_with([']', '}']) {
+            fixed.push(' ');
+        }
+        fixed.push_str(line);
+    }
+    parse_yaml(&fixed, first_line).map_err(|_| err)
 }
 
 /// A value with the position it was written at.
@@ -478,25 +506,36 @@ pub struct Parsed<'a, M> {
 }
 
 /// Splits and parses the frontmatter of one file into its top-level mapping, reporting
-/// `frontmatter-unclosed`, `frontmatter-syntax` and `frontmatter-type`.
-fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (Split<'a>, Vec<(Node, Node)>) {
+/// `frontmatter-unclosed`, `frontmatter-syntax` and `frontmatter-type`. `None` when the block is
+/// broken (so callers do not pile "missing field" reports on top of the real problem).
+fn parse_block<'a>(
+    path: &str,
+    text: &'a str,
+    diags: &mut Vec<Diagnostic>,
+) -> (Split<'a>, Option<Vec<(Node, Node)>>) {
     let split = split(text);
     if split.unclosed {
         diags.push(
-            Diagnostic::error("frontmatter-unclosed", path, 1, 1, "frontmatter opened with `---` is never closed")
-                .with_help("end the frontmatter with a line holding only `---`"),
+            Diagnostic::error(
+                "frontmatter-unclosed",
+                path,
+                1,
+                1,
+                "frontmatter opened with `---` is never closed",
+            )
+            .with_help("end the frontmatter with a line holding only `---`"),
         );
-        return (split, Vec::new());
+        return (split, None);
     }
-    let Some(yaml) = split.yaml else { return (split, Vec::new()) };
-    match parse_yaml(yaml, split.yaml_line) {
+    let Some(yaml) = split.yaml else { return (split, Some(Vec::new())) };
+    match parse_lenient(yaml, split.yaml_line) {
         Err(e) => {
             let last = split.body_line.saturating_sub(1).max(1);
             diags.push(Diagnostic::error("frontmatter-syntax", path, e.line.min(last), e.column, e.message));
-            (split, Vec::new())
+            (split, None)
         }
-        Ok(node) if node.is_null() => (split, Vec::new()),
-        Ok(Node { value: NodeValue::Map(entries), .. }) => (split, entries),
+        Ok(node) if node.is_null() => (split, Some(Vec::new())),
+        Ok(Node { value: NodeValue::Map(entries), .. }) => (split, Some(entries)),
         Ok(node) => {
             diags.push(Diagnostic::error(
                 "frontmatter-type",
@@ -505,26 +544,36 @@ fn parse_block<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> (S
                 node.column,
                 format!("frontmatter must be a mapping of keys to values, found {}", node.type_name()),
             ));
-            (split, Vec::new())
+            (split, None)
         }
     }
 }
 
 /// Keeps the last value of each key and reports the earlier ones (`frontmatter-ambiguous`: YAML
 /// forbids duplicate keys and parsers disagree on which one wins).
-fn dedup_keys(path: &str, entries: Vec<(Node, Node)>, diags: &mut Vec<Diagnostic>) -> Vec<(String, Node, Node)> {
+fn dedup_keys(
+    path: &str,
+    entries: Vec<(Node, Node)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Node, Node)> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out: Vec<(String, Node, Node)> = Vec::new();
     for (k, v) in entries {
         let key = k.key_text();
         if let Some(&i) = seen.get(&key) {
-            diags.push(Diagnostic::warning(
-                "frontmatter-ambiguous",
-                path,
-                k.line,
-                k.column,
-                format!("key `{key}` appears twice (first on line {}); YAML parsers disagree on which wins", out[i].1.line),
-            ).with_help("keep one of them"));
+            diags.push(
+                Diagnostic::warning(
+                    "frontmatter-ambiguous",
+                    path,
+                    k.line,
+                    k.column,
+                    format!(
+                        "key `{key}` appears twice (first on line {}); YAML parsers disagree on which wins",
+                        out[i].1.line
+                    ),
+                )
+                .with_help("keep one of them"),
+            );
             out[i] = (key, k, v);
         } else {
             seen.insert(key.clone(), out.len());
@@ -620,7 +669,9 @@ fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 pub fn parse_date(s: &str) -> Option<String> {
     let s = s.trim();
     let num = |part: &str, len: usize| {
-        (part.len() == len && part.bytes().all(|b| b.is_ascii_digit())).then(|| part.parse::<u32>().ok()).flatten()
+        (part.len() == len && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse::<u32>().ok())
+            .flatten()
     };
     let (date, time) = match s.find(['T', 't', ' ']) {
         Some(i) => (&s[..i], Some(s[i + 1..].trim_start())),
@@ -664,7 +715,7 @@ pub fn parse_date(s: &str) -> Option<String> {
 
 fn days_in_month(y: u32, m: u32) -> u32 {
     match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -675,6 +726,7 @@ fn days_in_month(y: u32, m: u32) -> u32 {
 /// `extra`), scalars of any type are read as written where text is expected.
 pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Parsed<'a, DocMeta> {
     let (split, entries) = parse_block(path, text, diags);
+    let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();
     let mut last_updated = None;
     for (key, _k, v) in dedup_keys(path, entries, diags) {
@@ -736,7 +788,8 @@ pub fn parse_skill<'a>(
         references: None,
         frontmatter: Value::Object(serde_json::Map::new()),
     };
-    let entries = dedup_keys(path, entries, diags);
+    let broken = entries.is_none();
+    let entries = dedup_keys(path, entries.unwrap_or_default(), diags);
     let sorted: BTreeMap<String, Value> = entries.iter().map(|(k, _, v)| (k.clone(), v.to_json())).collect();
     meta.frontmatter = Value::Object(sorted.into_iter().collect());
     let mut description_at = None;
@@ -790,16 +843,27 @@ pub fn parse_skill<'a>(
             "updated" => meta.updated = date_of(path, key, v, diags),
             "last_updated" => last_updated = date_of(path, key, v, diags),
             _ => diags.push(
-                Diagnostic::warning("unknown-field", path, k.line, k.column, format!("unknown field `{key}` in SKILL.md"))
-                    .with_help(match closest(key, SKILL_KEYS.iter().copied()) {
-                        Some(near) => format!("did you mean `{near}`? known fields: {}", SKILL_KEYS.join(", ")),
-                        None => format!("known fields: {}; put custom keys under `metadata`", SKILL_KEYS.join(", ")),
-                    }),
+                Diagnostic::warning(
+                    "unknown-field",
+                    path,
+                    k.line,
+                    k.column,
+                    format!("unknown field `{key}` in SKILL.md"),
+                )
+                .with_help(match closest(key, SKILL_KEYS.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`? known fields: {}", SKILL_KEYS.join(", ")),
+                    None => {
+                        format!("known fields: {}; put custom keys under `metadata`", SKILL_KEYS.join(", "))
+                    }
+                }),
             ),
         }
     }
-    meta.updated = meta.updated.or(last_updated).or_else(|| meta.metadata.get("updated").and_then(|d| parse_date(d)));
-    check_skill_fields(path, dir_name, &mut meta, description_at, diags);
+    meta.updated =
+        meta.updated.or(last_updated).or_else(|| meta.metadata.get("updated").and_then(|d| parse_date(d)));
+    if !broken {
+        check_skill_fields(path, dir_name, &mut meta, description_at, diags);
+    }
     Parsed { meta, body: split.body, body_line: split.body_line }
 }
 
@@ -827,8 +891,14 @@ fn check_skill_fields(
                 "must be lowercase letters, digits and single hyphens (`^[a-z0-9]+(-[a-z0-9]+)*$`)".to_owned()
             };
             diags.push(
-                Diagnostic::error("invalid-name", path, name.line, name.column, format!("skill name `{}` {why}", name.value))
-                    .with_help(format!("use `{}`", suggested_name(&name.value))),
+                Diagnostic::error(
+                    "invalid-name",
+                    path,
+                    name.line,
+                    name.column,
+                    format!("skill name `{}` {why}", name.value),
+                )
+                .with_help(format!("use `{}`", suggested_name(&name.value))),
             );
         }
         Some(name) if name.value != dir_name => diags.push(
@@ -862,8 +932,14 @@ fn check_skill_fields(
         (_, at) => {
             let (line, column) = at.unwrap_or((1, 1));
             diags.push(
-                Diagnostic::error("missing-description", path, line, column, "SKILL.md frontmatter lacks a `description`")
-                    .with_help("add `description:` saying what the skill does and when an agent should use it"),
+                Diagnostic::error(
+                    "missing-description",
+                    path,
+                    line,
+                    column,
+                    "SKILL.md frontmatter lacks a `description`",
+                )
+                .with_help("add `description:` saying what the skill does and when an agent should use it"),
             );
             meta.description = None;
         }
@@ -874,7 +950,9 @@ fn check_skill_fields(
 pub fn is_valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME_CHARS
-        && name.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && name.split('-').all(|part| {
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// A valid name close to `s`: lowercased, other characters turned into single hyphens.
@@ -901,19 +979,20 @@ fn skill_text(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> O
 }
 
 fn flag_plain_non_string(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) {
-    if let Some((s, Style::Plain)) = v.scalar() {
-        if !v.is_null() && yaml11_non_string(s) {
-            diags.push(
-                Diagnostic::warning(
-                    "frontmatter-ambiguous",
-                    path,
-                    v.line,
-                    v.column,
-                    format!("`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}", kind_for(s)),
-                )
-                .with_help(format!("quote it: `\"{s}\"`")),
-            );
-        }
+    if let Some((s, Style::Plain)) = v.scalar()
+        && !v.is_null()
+        && yaml11_non_string(s)
+    {
+        diags.push(
+            Diagnostic::warning(
+                "frontmatter-ambiguous",
+                path,
+                v.line,
+                v.column,
+                format!("`{key}` value `{s}` is unquoted, and some YAML parsers read it as {}", kind_for(s)),
+            )
+            .with_help(format!("quote it: `\"{s}\"`")),
+        );
     }
 }
 
@@ -998,7 +1077,10 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
                     path,
                     v.line,
                     v.column,
-                    format!("`references` must be a list of `{{id, path}}` mappings, found {}", v.type_name()),
+                    format!(
+                        "`references` must be a list of `{{id, path}}` mappings, found {}",
+                        v.type_name()
+                    ),
                 )
                 .with_help("write `references:` followed by `- id: api` / `  path: references/api.md` items"),
             );
@@ -1021,7 +1103,9 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
         for (k, val) in entries {
             let key = k.key_text();
             let field = format!("references.{key}");
-            let located = |text: Option<String>| text.map(|value| Located { value, line: val.line, column: val.column });
+            let located = |text: Option<String>| {
+                text.map(|value| Located { value, line: val.line, column: val.column })
+            };
             match key.as_str() {
                 "id" => id = located(skill_text(path, &field, val, diags)),
                 "path" => file = located(skill_text(path, &field, val, diags)),
@@ -1029,14 +1113,23 @@ fn references(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<RefDecl>
                 "description" => description = skill_text(path, &field, val, diags),
                 "mime_type" => mime_type = skill_text(path, &field, val, diags),
                 _ => diags.push(
-                    Diagnostic::warning("unknown-field", path, k.line, k.column, format!("unknown reference field `{key}`"))
-                        .with_help("known fields: id, path, title, description, mime_type"),
+                    Diagnostic::warning(
+                        "unknown-field",
+                        path,
+                        k.line,
+                        k.column,
+                        format!("unknown reference field `{key}`"),
+                    )
+                    .with_help("known fields: id, path, title, description, mime_type"),
                 ),
             }
         }
         if let Some(id) = &id {
             let ok = !id.value.is_empty()
-                && id.value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+                && id
+                    .value
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
             if !ok {
                 diags.push(Diagnostic::error(
                     "frontmatter-type",

@@ -6,10 +6,13 @@
 //! The rules (DESIGN §2), in the order they apply to one link:
 //! - External links (`https:`, `mailto:`, `//host`) are recorded, never fetched. Targets that are
 //!   Hugo shortcodes (`{{< ref "x" >}}`) are recorded and left alone: only Hugo can expand them.
+//!   So are targets the project lists in `[check] ignore_links` (exact, or `prefix*`).
 //! - The path is percent-decoded once; a `?query` is dropped.
 //! - Relative links resolve against the linking file's directory; `..` above the content root is a
 //!   `broken-link`. Site-absolute links resolve against `docs/`, then against the content root
 //!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
+//! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
+//!   (Hugo serves a redirect there).
 //! - A path that names a page rather than a file resolves like static site generators do:
 //!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
 //!   `x.md`. A path with another extension must name that file exactly.
@@ -18,9 +21,14 @@
 //!   the file name alone. Several matches are a `broken-link` naming the candidates.
 //! - Matching is case-sensitive everywhere (servers and unpacked skills are): a path that exists
 //!   only in another case is a `case-mismatch` with the right spelling as help.
+//! - Hugo trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read
+//!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
+//!   URLs), and a relative page link that fails against the doc's directory is tried against
+//!   `docs/` (`[x](methods/page/date/)` from any page).
 //! - A skill's markdown must not link outside its directory: skills are installed on their own.
-//! - An anchor must be a heading id (or HTML id) of the target: else `broken-anchor` (a warning:
-//!   the page still opens). `#top` always works in browsers.
+//! - An anchor must be a heading id (or definition-term or HTML id) of the target, or of a file
+//!   the target includes with a Hugo include shortcode: else `broken-anchor` (a warning: the
+//!   page still opens). `#top` always works in browsers.
 //! - A file present in the tree but not served (an image under `docs/`) is a valid target with
 //!   no URI; a path nothing in the tree holds is a `broken-link`, even when a site generator
 //!   might serve it from elsewhere (Hugo's `static/`): Folio can only vouch for what it serves.
@@ -86,6 +94,28 @@ pub struct Targets {
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
     pub other_files: BTreeSet<String>,
+    /// Link targets not to check, as written: exact, or a prefix ending in `*`
+    /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
+    /// rewrite, such as hugoDocs' glossary links `[term](g)`.
+    pub ignore: Vec<String>,
+    /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
+    /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
+    pub aliases: BTreeMap<String, String>,
+}
+
+impl Targets {
+    /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
+    /// `doc_path`. The first doc to claim an alias keeps it.
+    pub fn add_alias(&mut self, alias: &str, doc_path: &str) {
+        self.aliases.entry(alias_key(alias)).or_insert_with(|| doc_path.to_owned());
+    }
+
+    fn ignores(&self, target: &str) -> bool {
+        self.ignore.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => target.starts_with(prefix),
+            None => target == pattern,
+        })
+    }
 }
 
 /// The outcome of resolving every link of the tree.
@@ -99,7 +129,8 @@ pub struct Resolution {
 
 /// Resolves every link of every source against the targets.
 pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
-    let index = Index::new(targets);
+    let mut index = Index::new(targets);
+    index.lend_included_anchors(sources);
     let mut res = Resolution::default();
     // Reference-style links that share a definition report the same spot once.
     let mut seen = BTreeSet::new();
@@ -185,6 +216,10 @@ struct Index<'t> {
     /// Wiki keys of paths relative to `docs/`, and of file names alone.
     wiki_full: BTreeMap<String, Vec<&'t str>>,
     wiki_name: BTreeMap<String, Vec<&'t str>>,
+    /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
+    hugo: bool,
+    /// Anchors of pages that include other files: their own plus the included files'.
+    merged_anchors: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl<'t> Index<'t> {
@@ -195,6 +230,11 @@ impl<'t> Index<'t> {
             children: BTreeMap::new(),
             wiki_full: BTreeMap::new(),
             wiki_name: BTreeMap::new(),
+            merged_anchors: BTreeMap::new(),
+            hugo: targets
+                .uri_by_path
+                .keys()
+                .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
         for path in targets.uri_by_path.keys().chain(&targets.other_files) {
             let path = path.as_str();
@@ -215,11 +255,42 @@ impl<'t> Index<'t> {
         index
     }
 
+    /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
+    /// transitively, since their headings are rendered into the page.
+    fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
+        let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for source in sources {
+            for raw in source.links.iter().filter(|l| l.include) {
+                if let Outcome::Found(path) = self.resolve_link(source, raw) {
+                    included.entry(source.path).or_default().push(path);
+                }
+            }
+        }
+        for page in included.keys() {
+            let mut anchors = BTreeSet::new();
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![(*page).to_owned()];
+            while let Some(path) = stack.pop() {
+                if !seen.insert(path.clone()) {
+                    continue;
+                }
+                if let Some(own) = self.targets.anchors_by_path.get(&path) {
+                    anchors.extend(own.iter().cloned());
+                }
+                stack.extend(included.get(path.as_str()).into_iter().flatten().cloned());
+            }
+            self.merged_anchors.insert((*page).to_owned(), anchors);
+        }
+    }
+
     fn exists(&self, path: &str) -> bool {
         self.targets.uri_by_path.contains_key(path) || self.targets.other_files.contains(path)
     }
 
     fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+        if self.targets.ignores(&raw.target) {
+            return Outcome::Unchecked;
+        }
         match raw.kind {
             LinkKind::External => Outcome::Unchecked,
             LinkKind::Anchor => Outcome::Found(source.path.to_owned()),
@@ -242,11 +313,17 @@ impl<'t> Index<'t> {
         }
         let written: Vec<&str> = path.split('/').collect();
         let absolute = raw.kind == LinkKind::SiteAbsolute;
-        let bases: Vec<Vec<&str>> = if absolute {
+        let hugo_page = self.hugo && source.origin == Origin::Doc;
+        let mut bases: Vec<Vec<&str>> = if absolute {
             vec![vec!["docs"], vec![]]
         } else {
             vec![parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())]
         };
+        if hugo_page && !absolute {
+            // Hugo's `GetPage` (which its link render hooks call) tries a relative path against
+            // the page's directory, then against the content root.
+            bases.push(vec!["docs"]);
+        }
         let mut first_joined = None;
         for base in &bases {
             let Some(joined) = join(base, &written) else {
@@ -275,6 +352,10 @@ impl<'t> Index<'t> {
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
+                    // Hugo looks pages up ignoring case and serves them at lowercase URLs.
+                    if hugo_page && is_page(actual) {
+                        return Outcome::Found(actual.to_owned());
+                    }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
                         code: "case-mismatch",
@@ -287,6 +368,10 @@ impl<'t> Index<'t> {
                 }
             }
             first_joined.get_or_insert((joined, candidates));
+        }
+        // A site path a doc names among its `aliases` redirects there.
+        if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
+            return Outcome::Found(doc.clone());
         }
         let Some((joined, candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
@@ -358,11 +443,13 @@ impl<'t> Index<'t> {
         // In a skill, a wiki link names a file of that skill (relative to its directory).
         if let Some(skill_dir) = source.origin.skill_dir() {
             let prefix = format!("{skill_dir}/");
-            let matches: Vec<&str> = self
-                .targets
-                .uri_by_path
-                .keys()
-                .chain(&self.targets.other_files)
+            // Only the skill's own files: a range of the sorted maps, not a scan of the tree.
+            let served = self.targets.uri_by_path.range(prefix.clone()..).map(|(p, _)| p);
+            let other = self.targets.other_files.range(prefix.clone()..);
+            let in_skill = served
+                .take_while(|p| p.starts_with(&prefix))
+                .chain(other.take_while(|p| p.starts_with(&prefix)));
+            let matches: Vec<&str> = in_skill
                 .map(String::as_str)
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
@@ -401,7 +488,7 @@ impl<'t> Index<'t> {
             return None;
         }
         // Only markdown targets have known anchors (a PDF's `#page=2` is not ours to check).
-        let anchors = self.targets.anchors_by_path.get(path)?;
+        let anchors = self.merged_anchors.get(path).or_else(|| self.targets.anchors_by_path.get(path))?;
         if anchors.contains(anchor.as_str()) {
             return None;
         }
@@ -460,6 +547,12 @@ fn ambiguous(shown: &str, many: &[&str]) -> Problem {
         format!("wiki link `{shown}` is ambiguous: it matches {}", listed.join(", ")),
         Some(format!("write more of the path, for example `[[{}]]`", wiki_display(many[0]))),
     )
+}
+
+/// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
+/// lowercase URLs).
+fn alias_key(path: &str) -> String {
+    path.trim_matches('/').to_lowercase()
 }
 
 /// How a doc is named in a wiki link: relative to `docs/`, without a page extension.

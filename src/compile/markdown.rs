@@ -4,15 +4,22 @@
 //! Pure: no IO, no knowledge of other files (resolving links is `links.rs`'s job).
 //!
 //! Dialect: CommonMark plus the GitHub extensions real docs use (tables, footnotes,
-//! strikethrough, task lists, alerts), heading attributes (`# Title {#custom-id}`) and
+//! strikethrough, task lists, alerts), definition lists (on in Hugo's goldmark; their terms get
+//! ids like headings, shared counter included, as with Hugo's `autoDefinitionTermID`, so a
+//! heading after a term of the same text is `-1`), heading attributes (`# Title {#custom-id}`) and
 //! Obsidian-style wiki links (`[[Target]]`, `[[Target|label]]`, `![[image.png]]`), which
 //! pulldown-cmark parses itself, so a wiki link split over several text runs is found and one in a
 //! code span or code block is not.
 //!
 //! Hugo: the inner text of a block shortcode written with angle brackets
 //! (`{{< code-toggle >}}` … `{{< /code-toggle >}}`) is raw input to a template, not markdown, so
-//! it is blanked before parsing (byte offsets are kept). Link targets that are Hugo shortcodes
-//! (`{{< ref "x" >}}`) are recorded as written and left alone by the resolver.
+//! it is blanked before parsing (byte offsets are kept). `[a]({{< ref "x" >}})` is not a
+//! CommonMark link (its destination has spaces), so it is left alone; a space-less shortcode
+//! target (`{{<ref"x">}}`) is recorded as written and the resolver leaves it alone. Include
+//! shortcodes (`{{% include "/_common/x.md" %}}`) are recorded as links marked `include`: the
+//! resolver checks them and lends the included file's anchors to the page.
+//!
+//! Not extracted: links in raw HTML (`<a href>`, `<img src>`) and bare URLs without `<>`.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
@@ -34,22 +41,30 @@ pub struct Markdown {
     pub sections: Vec<Section>,
     /// Every link, in source order.
     pub links: Vec<RawLink>,
+    /// Ids of definition-list terms (`Term` followed by `: definition`), which Hugo's goldmark
+    /// gives GitHub-style ids from the same counter as headings (`autoDefinitionTermID`).
+    pub term_ids: Vec<String>,
     /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), which are link
     /// targets as well as heading ids are.
     pub html_ids: Vec<String>,
 }
 
 impl Markdown {
-    /// Every fragment a link may point at in this body: section ids, then HTML ids.
+    /// Every fragment a link may point at in this body: section ids, term ids, then HTML ids.
     pub fn anchors(&self) -> impl Iterator<Item = &str> {
-        self.sections.iter().map(|s| s.id.as_str()).chain(self.html_ids.iter().map(String::as_str))
+        self.sections
+            .iter()
+            .map(|s| s.id.as_str())
+            .chain(self.term_ids.iter().map(String::as_str))
+            .chain(self.html_ids.iter().map(String::as_str))
     }
 }
 
 /// A link as written, located in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawLink {
-    /// The target exactly as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`).
+    /// The target as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`), after
+    /// CommonMark's backslash-escape and entity decoding; an email autolink gets `mailto:`.
     pub target: String,
     /// How it was written.
     pub kind: LinkKind,
@@ -57,10 +72,14 @@ pub struct RawLink {
     pub path: String,
     /// The fragment without `#`, if any.
     pub anchor: Option<String>,
-    /// 1-based line in the whole file.
+    /// 1-based line in the whole file of the target text. For a reference link (`[a][r]`) that
+    /// is the destination in its definition (`[r]: x.md`), where a fix is made.
     pub line: u32,
-    /// 1-based column (in characters) of the start of the link target text.
+    /// 1-based column (in characters) of the start of the target text.
     pub column: u32,
+    /// True for a Hugo include shortcode (`{{% include "/_common/x.md" %}}`): the target's text
+    /// becomes part of this page, headings and all.
+    pub include: bool,
 }
 
 impl RawLink {
@@ -104,6 +123,7 @@ fn options() -> Options {
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_HEADING_ATTRIBUTES
         | Options::ENABLE_GFM
+        | Options::ENABLE_DEFINITION_LIST
         | Options::ENABLE_WIKILINKS
 }
 
@@ -134,6 +154,13 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(heading) = acc.heading.take() {
                     acc.finish_heading(heading);
+                }
+            }
+            Event::Start(Tag::DefinitionListTitle) => acc.term = Some(String::new()),
+            Event::End(TagEnd::DefinitionListTitle) => {
+                if let Some(term) = acc.term.take() {
+                    let id = acc.slugs.slug(&collapse_whitespace(&term));
+                    acc.term_ids.push(id);
                 }
             }
             Event::Start(Tag::Paragraph) if acc.first_paragraph.is_none() && acc.block_depth == 0 => {
@@ -194,15 +221,36 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                         RawLink::classify(&open.target, open.wiki)
                     };
                     let (line, column) = lines.locate(at);
-                    acc.links.push(RawLink { target: open.target, kind, path, anchor, line, column });
+                    acc.links.push(RawLink {
+                        target: open.target,
+                        kind,
+                        path,
+                        anchor,
+                        line,
+                        column,
+                        include: false,
+                    });
                 }
                 acc.extend_open_links(range.end);
             }
-            Event::Text(t) | Event::Code(t) => acc.push_text(&t),
+            Event::Text(t) => acc.push_text(&t),
+            Event::Code(t) => {
+                acc.code.push(range);
+                acc.push_text(&t);
+            }
+            Event::Start(Tag::CodeBlock(_)) => acc.code.push(range),
             Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
             Event::Html(html) | Event::InlineHtml(html) => acc.html_ids.extend(html_ids(&html)),
             _ => {}
         }
+    }
+    for (at, target) in hugo_includes(text) {
+        if acc.code.iter().any(|r| r.contains(&at)) {
+            continue;
+        }
+        let (kind, path, anchor) = RawLink::classify(&target, false);
+        let (line, column) = lines.locate(at);
+        acc.links.push(RawLink { target, kind, path, anchor, line, column, include: true });
     }
     // Links close inner-first; report them in source order.
     acc.links.sort_by_key(|l| (l.line, l.column));
@@ -217,10 +265,15 @@ struct Analysis {
     paragraph: Option<String>,
     block_depth: u32,
     heading: Option<OpenHeading>,
+    /// Text of the open definition-list term.
+    term: Option<String>,
+    term_ids: Vec<String>,
     headings: Vec<(OpenHeading, String)>,
     slugs: Slugger,
     open_links: Vec<OpenLink>,
     links: Vec<RawLink>,
+    /// Byte ranges of code spans and code blocks.
+    code: Vec<Range<usize>>,
     html_ids: Vec<String>,
 }
 
@@ -255,6 +308,9 @@ impl Analysis {
         }
         if let Some(paragraph) = &mut self.paragraph {
             paragraph.push_str(text);
+        }
+        if let Some(term) = &mut self.term {
+            term.push_str(text);
         }
     }
 
@@ -298,6 +354,7 @@ impl Analysis {
             first_paragraph: self.first_paragraph,
             sections,
             links: self.links,
+            term_ids: self.term_ids,
             html_ids,
         }
     }
@@ -404,8 +461,9 @@ fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
         let Some(close_rel) = body[open..].find(">}}") else { break };
         let tag_end = open + close_rel + 3;
         let inner = body[open + 3..open + close_rel].trim();
-        // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes.
-        if inner.starts_with("/*") || inner.starts_with('/') {
+        // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes;
+        // `{{< x />}}` is self-closing.
+        if inner.starts_with('/') || inner.ends_with('/') {
             continue;
         }
         let name: String = inner.chars().take_while(|c| !c.is_whitespace()).collect();
@@ -428,6 +486,42 @@ fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
     }
     // Multi-byte characters are blanked byte by byte, which is still valid UTF-8.
     out.map(|bytes| String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+}
+
+/// Hugo include shortcodes: `{{% include "path" %}}`, `{{< include "path" >}}`,
+/// `{{% readfile file="path" %}}`, as (offset of the path, path). The shortcode names are the
+/// ones Hugo sites use for this (hugoDocs and Docsy); Hugo itself has no built-in include.
+fn hugo_includes(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut search = 0;
+    while let Some(rel) = text[search..].find("{{") {
+        let open = search + rel;
+        search = open + 2;
+        let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else {
+            continue;
+        };
+        let close = if delim == '%' { "%}}" } else { ">}}" };
+        let Some(end) = text[open + 3..].find(close) else { break };
+        let inner_start = open + 3;
+        let inner = &text[inner_start..inner_start + end];
+        let trimmed = inner.trim_start();
+        let name: String = trimmed.chars().take_while(|c| !c.is_whitespace()).collect();
+        if name != "include" && name != "readfile" {
+            continue;
+        }
+        let args_start = inner_start + (inner.len() - trimmed.len()) + name.len();
+        let args = &text[args_start..inner_start + end];
+        let args_trimmed = args.trim_start();
+        let args_trimmed = args_trimmed.strip_prefix("file=").unwrap_or(args_trimmed);
+        let Some(quote) = args_trimmed.chars().next().filter(|c| matches!(c, '"' | '\'' | '`')) else {
+            continue;
+        };
+        let value_start = args_start + (args.len() - args_trimmed.len()) + 1;
+        if let Some(len) = text[value_start..inner_start + end].find(quote) {
+            out.push((value_start, text[value_start..value_start + len].to_owned()));
+        }
+    }
+    out
 }
 
 /// Offset of the `{{<` of the `{{< /name >}}` that closes a shortcode opened before `from`.

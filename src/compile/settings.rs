@@ -40,6 +40,7 @@ struct ServerTable {
 #[serde(deny_unknown_fields)]
 struct CheckTable {
     deny_warnings: Option<bool>,
+    ignore_links: Option<Vec<String>>,
 }
 
 /// Settings from `folio.toml`, with what `folio check` needs besides the catalog's own settings.
@@ -49,6 +50,8 @@ pub struct Parsed {
     pub settings: Settings,
     /// `[check] deny_warnings`.
     pub deny_warnings: bool,
+    /// `[check] ignore_links`: link targets the resolver leaves alone (exact, or `prefix*`).
+    pub ignore_links: Vec<String>,
 }
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
@@ -66,11 +69,17 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
             let (line, column) = e.span().map_or((1, 1), |span| line_column(text, span.start));
             let message = e.message().trim().replace('\n', "; ");
             diags.push(
-                Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml`: {message}"))
-                    .with_help(
-                        "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
-                         max_read_bytes; [check] deny_warnings",
-                    ),
+                Diagnostic::error(
+                    "invalid-config",
+                    path,
+                    line,
+                    column,
+                    format!("invalid `folio.toml`: {message}"),
+                )
+                .with_help(
+                    "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
+                         max_read_bytes; [check] deny_warnings, ignore_links",
+                ),
             );
             return out;
         }
@@ -93,6 +102,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
         s.max_read_bytes = v;
     }
     out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
+    out.ignore_links = file.check.ignore_links.unwrap_or_default();
     out
 }
 

@@ -58,6 +58,9 @@ pub struct Walk {
     pub files: Vec<Found>,
     /// Problems found while walking.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files under `docs/` that are not docs (images, downloads), sorted: not served, but
+    /// valid link targets.
+    pub unserved: Vec<String>,
 }
 
 /// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
@@ -82,16 +85,25 @@ pub fn walk(root: &Path) -> Walk {
     if let Ok(meta) = std::fs::symlink_metadata(&settings) {
         if meta.file_type().is_symlink() && !inside(&settings, &canonical_root) {
             out.diagnostics.push(escape("folio.toml"));
-        } else if let Ok(meta) = std::fs::metadata(&settings) {
-            if meta.is_file() {
-                files.push(("folio.toml".to_owned(), settings, meta.len()));
-            }
+        } else if let Ok(meta) = std::fs::metadata(&settings)
+            && meta.is_file()
+        {
+            files.push(("folio.toml".to_owned(), settings, meta.len()));
         }
     }
     for top in ["docs", "skills"] {
         walk_dir(root, &canonical_root, top, &mut files, &mut out.diagnostics);
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
+    out.unserved = files
+        .iter()
+        .map(|(path, ..)| path)
+        .filter(|path| {
+            let lower = path.to_ascii_lowercase();
+            path.starts_with("docs/") && !(lower.ends_with(".md") || lower.ends_with(".mdx"))
+        })
+        .cloned()
+        .collect();
     out.files = classify(files, &mut out.diagnostics);
     out
 }
@@ -147,7 +159,13 @@ fn walk_dir(
             Ok(entry) => entry,
             Err(err) => {
                 let (path, _) = relative(root, err.path().unwrap_or(&start));
-                if err.loop_ancestor().is_some() {
+                let escapes = err.path().is_some_and(|p| {
+                    p.is_symlink() && p.canonicalize().is_ok_and(|c| !c.starts_with(canonical_root))
+                });
+                if escapes {
+                    // A link to an ancestor of the root is a loop too, but the escape is the problem.
+                    diags.push(escape(&path));
+                } else if err.loop_ancestor().is_some() {
                     diags.push(
                         Diagnostic::warning(
                             "symlink-loop",

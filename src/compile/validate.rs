@@ -31,7 +31,11 @@ pub fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
             path,
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
-            format!("`{path}` is not valid UTF-8: byte 0x{:02X} at offset {}", bytes[err.valid_up_to()], err.valid_up_to()),
+            format!(
+                "`{path}` is not valid UTF-8: byte 0x{:02X} at offset {}",
+                bytes[err.valid_up_to()],
+                err.valid_up_to()
+            ),
         )
         .with_help("save the file as UTF-8"),
     )
@@ -71,7 +75,11 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) -> RefIds {
                 doc,
                 1,
                 1,
-                format!("skill `{}` holds {} files, more than {MAX_SKILL_FILES}", shape.dir, shape.files.len()),
+                format!(
+                    "skill `{}` holds {} files, more than {MAX_SKILL_FILES}",
+                    shape.dir,
+                    shape.files.len()
+                ),
             )
             .with_help("move bulky assets out of the skill, or split it into several skills"),
         );
@@ -152,7 +160,10 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) -> RefIds {
             doc,
             decl.path.line,
             decl.path.column,
-            format!("reference `{}` names `{}`, which is not a file of skill `{}`", decl.id.value, rel, shape.dir),
+            format!(
+                "reference `{}` names `{}`, which is not a file of skill `{}`",
+                decl.id.value, rel, shape.dir
+            ),
         );
         let case_twin = shape.files.iter().find(|(p, _)| p.to_lowercase() == rel.to_lowercase());
         if let Some((p, _)) = case_twin {
@@ -237,8 +248,14 @@ pub fn unique_uris(uris: &[(String, &str)], diags: &mut Vec<Diagnostic>) {
     for (uri, path) in uris {
         match seen.get(uri.as_str()) {
             Some(first) => diags.push(
-                Diagnostic::error("duplicate-uri", path, 1, 1, format!("`{path}` and `{first}` would both be served as `{uri}`"))
-                    .with_help("rename one of them"),
+                Diagnostic::error(
+                    "duplicate-uri",
+                    path,
+                    1,
+                    1,
+                    format!("`{path}` and `{first}` would both be served as `{uri}`"),
+                )
+                .with_help("rename one of them"),
             ),
             None => {
                 seen.insert(uri, path);
@@ -249,9 +266,9 @@ pub fn unique_uris(uris: &[(String, &str)], diags: &mut Vec<Diagnostic>) {
 
 /// Windows device names, reserved with any extension (`con.md` too).
 const RESERVED: &[&str] = &[
-    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
-    "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "COM¹", "COM²", "COM³",
-    "LPT¹", "LPT²", "LPT³",
+    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "COM¹", "COM²",
+    "COM³", "LPT¹", "LPT²", "LPT³",
 ];
 
 /// File and directory names that do not survive a checkout on every system: `non-portable-name`
@@ -330,8 +347,13 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
 
 /// Why a single name is not portable, if it is not.
 fn non_portable(name: &str) -> Option<String> {
-    if let Some(c) = name.chars().find(|c| matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*' | '\\') || c.is_control()) {
-        return Some(format!("contains `{}`, which Windows does not allow in file names", c.escape_default()));
+    if let Some(c) =
+        name.chars().find(|c| matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*' | '\\') || c.is_control())
+    {
+        return Some(format!(
+            "contains `{}`, which Windows does not allow in file names",
+            c.escape_default()
+        ));
     }
     if name.ends_with('.') || name.ends_with(' ') {
         return Some("ends with a dot or a space, which Windows strips".to_owned());
@@ -398,7 +420,10 @@ mod tests {
 
     #[test]
     fn case_and_normalisation_twins_collide() {
-        assert_eq!(codes(&["docs/Guide.md", "docs/guide.md"]), [("docs/guide.md".to_owned(), "case-collision")]);
+        assert_eq!(
+            codes(&["docs/Guide.md", "docs/guide.md"]),
+            [("docs/guide.md".to_owned(), "case-collision")]
+        );
         let nfd = "docs/re\u{301}sume\u{301}.md";
         let found = codes(&["docs/résumé.md", nfd]);
         assert!(found.contains(&(nfd.to_owned(), "non-portable-name")), "{found:?}");

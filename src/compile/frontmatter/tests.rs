@@ -41,9 +41,8 @@ fn unclosed_and_syntax_errors_are_located() {
 
 #[test]
 fn doc_fields_are_typed() {
-    let (meta, diags) = doc(
-        "---\ntitle: Install\ntags: [a, b]\nupdated: 2026-01-31\nweight: 3\naliases:\n  - /old/\n---\n",
-    );
+    let (meta, diags) =
+        doc("---\ntitle: Install\ntags: [a, b]\nupdated: 2026-01-31\nweight: 3\naliases:\n  - /old/\n---\n");
     check(&diags, &[]);
     assert_eq!(meta.title.as_deref(), Some("Install"));
     assert_eq!(meta.tags, ["a", "b"]);
@@ -69,13 +68,20 @@ fn skill_fields_are_checked() {
     let (meta, diags) = skill("---\nname: pdf\ndescription: Fill PDF forms.\nversion: \"1.0\"\n---\n# PDF\n");
     check(&diags, &[]);
     assert_eq!(meta.name.unwrap().value, "pdf");
-    assert_eq!(meta.frontmatter, serde_json::json!({"name": "pdf", "description": "Fill PDF forms.", "version": "1.0"}));
+    assert_eq!(
+        meta.frontmatter,
+        serde_json::json!({"name": "pdf", "description": "Fill PDF forms.", "version": "1.0"})
+    );
     check(&skill("---\ndescription: d\n---\n").1, &["missing-name 1:1"]);
     check(&skill("---\nname: pdf\n---\n").1, &["missing-description 1:1"]);
     check(&skill("---\nname: pdf\ndescription: \"  \"\n---\n").1, &["missing-description 3:14"]);
     check(&skill("---\nname: PDF_Tool\ndescription: d\n---\n").1, &["invalid-name 2:7"]);
     check(&skill("---\nname: pdf-tools\ndescription: d\n---\n").1, &["name-mismatch 2:7"]);
-    let long = format!("---\nname: pdf\ndescription: {}\ncompatibility: {}\n---\n", "d".repeat(1025), "c".repeat(501));
+    let long = format!(
+        "---\nname: pdf\ndescription: {}\ncompatibility: {}\n---\n",
+        "d".repeat(1025),
+        "c".repeat(501)
+    );
     check(&skill(&long).1, &["compatibility-too-long 4:16", "description-too-long 3:14"]);
     check(&skill("---\nname: pdf\ndescription: d\nauthor: me\n---\n").1, &["unknown-field 4:1"]);
 }
@@ -127,4 +133,31 @@ fn references_manifest_is_parsed() {
     assert_eq!((line, column), (4, 1));
     assert_eq!(decls[0].id.value, "api");
     assert_eq!((decls[0].path.line, decls[0].path.column), (6, 11));
+}
+
+#[test]
+fn flow_closer_at_column_one_is_accepted() {
+    let (meta, diags) = doc("---\naliases: [\n  '/a/',\n  '/b/',\n]\ntitle: T\n---\n");
+    check(&diags, &[]);
+    assert_eq!(meta.aliases, ["/a/", "/b/"]);
+    assert_eq!(meta.title.as_deref(), Some("T"));
+}
+
+#[test]
+fn random_yaml_never_panics() {
+    // A deterministic generator over YAML's metacharacters: every input must give a tree or a
+    // located error, never a panic.
+    let alphabet: Vec<char> = "-:[]{}&*!|>'\"#?,\n\t a1%@`.~".chars().collect();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..20_000 {
+        let len = (state >> 59) as usize + 1;
+        let mut s = String::new();
+        for _ in 0..len * 2 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            s.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+        }
+        if let Err(e) = parse_yaml(&s, 2) {
+            assert!(e.line >= 2 && e.column >= 1, "{s:?}: {e:?}");
+        }
+    }
 }

@@ -4,6 +4,10 @@ use crate::compile::markdown::analyze;
 /// Builds a tree from a fixture (`//- path` lines start files; markdown files are analysed, any
 /// other file only exists), resolves it and renders the outcome one item a line.
 fn run(fixture: &str) -> (Resolution, Vec<String>) {
+    run_ignoring(fixture, &[])
+}
+
+fn run_ignoring(fixture: &str, ignore: &[&str]) -> (Resolution, Vec<String>) {
     let mut files: Vec<(String, String)> = Vec::new();
     for line in fixture.lines() {
         if let Some(path) = line.strip_prefix("//- ") {
@@ -13,7 +17,8 @@ fn run(fixture: &str) -> (Resolution, Vec<String>) {
             body.push('\n');
         }
     }
-    let mut targets = Targets::default();
+    let mut targets =
+        Targets { ignore: ignore.iter().map(|s| (*s).to_owned()).collect(), ..Targets::default() };
     let mut analysed = Vec::new();
     for (path, body) in &files {
         if path.starts_with("static/") {
@@ -137,6 +142,21 @@ fn site_absolute_links_resolve_like_hugo_pages() {
 /guides/install.html -> uri:docs/guides/install.md
 ",
     );
+}
+
+#[test]
+fn site_absolute_links_to_aliases_resolve_to_the_doc() {
+    let (mut targets, links) =
+        (Targets::default(), analyze("[a](/old/Path/) [b](/old/path#x) [c](/older/)", 1).links);
+    targets.uri_by_path.insert("docs/a.md".into(), "uri:a".into());
+    targets.uri_by_path.insert("docs/new.md".into(), "uri:new".into());
+    targets.add_alias("/old/path/", "docs/new.md");
+    targets.add_alias("old/path", "docs/a.md");
+    let res = resolve(&[LinkSource { path: "docs/a.md", origin: Origin::Doc, links: &links }], &targets);
+    let resolved: Vec<_> = res.links[0].iter().map(|l| l.resolved.as_deref()).collect();
+    assert_eq!(resolved, [Some("uri:new"), Some("uri:new"), None]);
+    let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.code, d.path.as_str(), d.column)).collect();
+    assert_eq!(codes, [("broken-link", "docs/a.md", 38), ("orphan-doc", "docs/a.md", 1)]);
 }
 
 #[test]
@@ -348,6 +368,30 @@ fn anchors_include_explicit_ids_duplicates_and_html_ids() {
 }
 
 #[test]
+fn included_files_lend_their_anchors_and_are_not_orphans() {
+    let fixture = "
+//- docs/_index.md
+[x](/a/#from-b) [y](/a/#from-c) [z](/a/#nowhere)
+//- docs/a.md
+{{% include \"/_common/b.md\" %}}
+//- docs/_common/b.md
+## From B
+{{% include \"c.md\" %}}
+//- docs/_common/c.md
+## From C
+";
+    check(
+        fixture,
+        "docs/_index.md:1:37: warning[broken-anchor]: `docs/a.md` has no heading with id `nowhere`",
+    );
+    check_orphans(fixture, "");
+    check(
+        "//- docs/a.md\n{{% include \"/_common/gone.md\" %}}",
+        "docs/a.md:1:14: error[broken-link]: link `/_common/gone.md` matches no file: no `docs/_common/gone.md`",
+    );
+}
+
+#[test]
 fn anchors_of_non_markdown_targets_are_not_checked() {
     check("//- skills/x/SKILL.md\n[x](data.csv#row=4)\n//- skills/x/data.csv", "");
 }
@@ -385,6 +429,16 @@ fn orphan_docs() {
     );
     // Skill files are never orphans; a broken link does not count as a link.
     check_orphans("//- docs/README.md\n[x](gone.md)\n//- skills/x/SKILL.md\n//- skills/x/ref.md", "");
+}
+
+#[test]
+fn ignored_targets_are_recorded_unresolved_and_unchecked() {
+    let (res, _) =
+        run_ignoring("//- docs/a.md\n[term](g) [x](/api/*) [y](/api/v1/) [z](gone.md)", &["g", "/api/*"]);
+    let targets: Vec<_> = res.links[0].iter().map(|l| (l.target.as_str(), l.resolved.is_some())).collect();
+    assert_eq!(targets, [("g", false), ("/api/*", false), ("/api/v1/", false), ("gone.md", false)]);
+    let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.code, d.column)).collect();
+    assert_eq!(codes, [("broken-link", 41), ("orphan-doc", 1)]);
 }
 
 #[test]

@@ -21,7 +21,11 @@ fn render(md: &Markdown) -> String {
             LinkKind::External => "ext",
         };
         let anchor = l.anchor.as_deref().map(|a| format!(" #{a}")).unwrap_or_default();
-        out.push(format!("{}:{} {kind} {} [{}]{anchor}", l.line, l.column, l.target, l.path));
+        let include = if l.include { " include" } else { "" };
+        out.push(format!("{}:{} {kind} {} [{}]{anchor}{include}", l.line, l.column, l.target, l.path));
+    }
+    for id in &md.term_ids {
+        out.push(format!("term-id {id}"));
     }
     for id in &md.html_ids {
         out.push(format!("html-id {id}"));
@@ -94,6 +98,14 @@ fn explicit_heading_ids_are_honoured() {
     check_ids("## Install {#setup}\n## Setup", "setup setup-1");
     check_ids("## Title {#custom-id .class}", "custom-id");
     check_ids("## Options {#1}", "1");
+}
+
+#[test]
+fn definition_terms_get_ids_from_the_heading_counter() {
+    check(
+        "`options`\n: (`map`) the options\n\n## Options\n\nStep 2\n: do it",
+        "h2 4-7 #options-1 Options\nterm-id options\nterm-id step-2",
+    );
 }
 
 #[test]
@@ -242,6 +254,11 @@ fn hugo_block_shortcode_bodies_are_not_markdown() {
     // Inline shortcodes and `{{% %}}` (whose body is markdown) are left alone.
     check_links("{{% note %}}\n[[Page]]\n{{% /note %}}", "2:3 wiki Page [Page]");
     check_links("{{< kbd >}}[a](b.md){{< /kbd >}}", "1:16 rel b.md [b.md]");
+    // A self-closing shortcode has no body, even when a later one of the same name closes.
+    check_links(
+        "{{< code-toggle config=x />}}\n\n[[a]]\n\n{{< code-toggle >}}\nk = 1\n{{</ code-toggle >}}",
+        "3:3 wiki a [a]",
+    );
     // An unclosed shortcode hides nothing.
     check_links("{{< code-toggle >}}\n[[x]]", "2:3 wiki x [x]");
 }
@@ -251,6 +268,21 @@ fn hugo_shortcode_targets_are_left_alone() {
     // Hugo expands shortcodes before markdown; to CommonMark a destination with spaces is no link.
     check_links("[a]({{< ref \"x.md\" >}})", "");
     check_links("[a]({{<ref\"x\">}})", "1:5 rel {{<ref\"x\">}} [{{<ref\"x\">}}]");
+}
+
+#[test]
+fn hugo_includes_are_links() {
+    check_links("{{% include \"/_common/x.md\" %}}", "1:14 abs /_common/x.md [/_common/x.md] include");
+    check_links(
+        "a\n\n{{< include '_common/y.md' >}} {{% readfile file=\"z.md\" %}}",
+        "3:14 rel _common/y.md [_common/y.md] include\n3:51 rel z.md [z.md] include",
+    );
+    // Escaped (shown literally) or in code: not an include.
+    check_links(
+        "{{%/* include \"x.md\" */%}}\n\n`{{% include \"y.md\" %}}`\n\n```\n{{% include \"z.md\" %}}\n```",
+        "",
+    );
+    check_links("{{% include %}} {{% include x.md %}} {{% include \"open", "");
 }
 
 #[test]
