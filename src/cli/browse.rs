@@ -187,7 +187,9 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
     // KIND | URI | TITLE, with the two text columns sharing the width left after KIND.
     let kind_w = 10;
     let rest = style.width.saturating_sub(kind_w + 2);
-    let uri_w = records.iter().map(|r| text_width(&r.uri)).max().unwrap_or(0).min(rest * 3 / 5).max(20);
+    // The URI is what a user copies into `folio show`, so it gets the room; the title takes the rest.
+    let uri_w =
+        records.iter().map(|r| text_width(&r.uri)).max().unwrap_or(0).min(rest.saturating_sub(12)).max(20);
     let title_w = rest.saturating_sub(uri_w + 2).max(10);
     let mut out = String::new();
     let header = format!("{}  {}  {}", fit("KIND", kind_w), fit("URI", uri_w), "TITLE");

@@ -229,11 +229,15 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     while !text.is_char_boundary(end) {
         end += 1;
     }
+    // End at a word boundary after the first match, so the snippet does not close mid-word.
+    let keep = start.max(first.1);
     if end < text.len()
-        && let Some(space) = text[start.max(first.1)..end].rfind(char::is_whitespace)
+        && keep < end
+        && let Some(space) = text[keep..end].rfind(char::is_whitespace)
     {
-        end = start.max(first.1) + space;
+        end = keep + space;
     }
+    let end = end.max(first.1);
     let mut out = String::new();
     if start > 0 {
         out.push('…');
