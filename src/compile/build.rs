@@ -116,9 +116,13 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
                     parts.markdown = markdown;
                 }
             }
-            (Kind::SkillFile { skill_dir }, _) => {
+            (Kind::SkillFile { skill_dir }, parsed) => {
                 let rel = found.path[skill_dir.len() + 1..].to_owned();
-                skills.entry(skill_dir).or_default().files.push((rel, entry.size, uri));
+                let parts = skills.entry(skill_dir).or_default();
+                if let Parsed::SkillMarkdown(markdown) = parsed {
+                    parts.markdown_files.push((found.path.clone(), markdown));
+                }
+                parts.files.push((rel, entry.size, uri));
             }
             (Kind::Settings, _) => unreachable!("settings were handled above"),
         }
@@ -181,6 +185,9 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
                 .anchors_by_path
                 .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
         }
+        for (path, markdown) in &parts.markdown_files {
+            targets.anchors_by_path.insert(path.clone(), markdown.anchors().map(str::to_owned).collect());
+        }
     }
     let skill_list: Vec<(&String, &SkillParts)> =
         skills.iter().filter(|(_, p)| p.document.is_some()).collect();
@@ -195,6 +202,16 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
             origin: Origin::SkillDocument { skill_dir: (*dir).clone() },
             links: &parts.markdown.links,
         });
+    }
+    // A skill's other markdown files last: their links are checked but not stored.
+    for (dir, parts) in &skill_list {
+        for (path, markdown) in &parts.markdown_files {
+            sources.push(LinkSource {
+                path,
+                origin: Origin::SkillFile { skill_dir: (*dir).clone() },
+                links: &markdown.links,
+            });
+        }
     }
     let resolution = links::resolve(&sources, &targets);
     diags.extend(resolution.diagnostics);
@@ -400,6 +417,8 @@ struct SkillParts {
     markdown: Markdown,
     /// (path relative to the skill dir, size, URI) of every other file.
     files: Vec<(String, u64, String)>,
+    /// Content-relative path and analysis of every other markdown file (link checking only).
+    markdown_files: Vec<(String, Markdown)>,
 }
 
 /// `docs/guides/install.md` → `guides/install.md`.
