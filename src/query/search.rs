@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::list::same;
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
-use crate::catalog::search::{query_terms, strip_frontmatter, tokenize};
+use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -211,12 +211,20 @@ fn matches(term: &str, terms: &[String]) -> bool {
 /// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
 fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    tokenize(text, true, |start, end, term| {
-        if let Some(i) =
-            terms.iter().position(|q| term == q || (q.chars().count() >= 3 && term.starts_with(q.as_str())))
-        {
-            found.push((start, end, i));
-        }
+    let all = (1u64 << terms.len().min(63)) - 1;
+    tokenize_until(text, true, |start, end, term| {
+        let Some(i) = terms.iter().position(|q| matches(term, std::slice::from_ref(q))) else {
+            return true;
+        };
+        found.push((start, end, i));
+        // Stop at the first window holding every term: no later window beats it, and a long
+        // document need not be tokenized to its end.
+        let seen = found
+            .iter()
+            .rev()
+            .take_while(|m| m.0 + SNIPPET_BYTES / 2 > start)
+            .fold(0u64, |acc, m| acc | 1 << (m.2 % 64));
+        seen & all != all
     });
     let mut best = (0usize, 0usize);
     for i in 0..found.len() {
