@@ -1,2 +1,208 @@
-//! The MCP server: an rmcp `ServerHandler` over `Arc<Catalog>` answering resources, templates,
-//! the Skills extension, completion and the fallback tools. It never reads the content tree.
+//! The MCP server: an rmcp `ServerHandler` over an opened catalog answering resources, templates,
+//! the Skills extension (SEP-2640), completion and the fallback tools (DESIGN §5-7, §10).
+//!
+//! This module owns [`FolioServer`] (cheap to clone: it holds one `Arc` of everything precomputed
+//! at open time) and the public entry points other binaries use to serve their own embedded
+//! catalog ([`serve_stdio`], [`serve_http`]). It never reads the content tree and never prints to
+//! stdout: in stdio mode stdout is the protocol, logs go to stderr through `tracing`.
+//!
+//! Every payload an agent reads comes from the query layer (`crate::query`) through
+//! `server/content.rs`, which the resource handlers and the tools share, so the same URI read
+//! both ways returns identical text.
+
+mod completion;
+mod content;
+mod errors;
+mod handler;
+mod resources;
+mod skills;
+mod templates;
+mod tools;
+pub mod transport;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    Implementation, MetaObject, Resource, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+};
+use serde_json::json;
+
+use crate::catalog::Catalog;
+pub use transport::{
+    HttpOptions, ServeError, router, run_on, run_stdio, serve_http, serve_stdio, shutdown_signal,
+};
+
+/// The `_meta` key of the server identity the 2026-07-28 spec asks for on every result. rmcp keeps
+/// its constant private, so the literal lives here once.
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The server's name on the wire: our crate name, never rmcp's.
+pub const SERVER_NAME: &str = env!("CARGO_PKG_NAME");
+/// The server's version on the wire.
+pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// An MCP server over one opened catalog. Cloning is cheap (one `Arc`), which matters because the
+/// Streamable HTTP transport builds a handler per stateless request.
+#[derive(Clone)]
+pub struct FolioServer {
+    state: Arc<State>,
+}
+
+/// Everything answered without work per request, computed once when the catalog is opened.
+pub(crate) struct State {
+    /// The opened catalog and its lookup tables (the query layer).
+    pub(crate) content: content::Content,
+    /// `ttlMs` of every cacheable result (`[server] ttl_ms`).
+    pub(crate) ttl_ms: u64,
+    /// What `get_info` returns (capabilities, identity, instructions, `_meta`).
+    pub(crate) info: ServerConfig,
+    /// `_meta` with `io.modelcontextprotocol/serverInfo`, stamped on every result.
+    pub(crate) meta: MetaObject,
+    /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
+    pub(crate) cursor_tag: String,
+    /// Every concrete resource, in listing order (catalog singletons, then entries by URI).
+    pub(crate) resources: Vec<Resource>,
+    /// Index into `resources` by URI.
+    pub(crate) resource_index: BTreeMap<String, usize>,
+    /// Every resource template (DESIGN §5).
+    pub(crate) templates: Vec<ResourceTemplate>,
+    /// The SEP-2640 entries, in skill-path order.
+    pub(crate) skills: Vec<rmcp::model::Skill>,
+    /// Index into `skills` by the exact SKILL.md URI.
+    pub(crate) skill_index: BTreeMap<String, usize>,
+    /// Direct children of every skill directory (`skill://a/b` → files and subdirectories).
+    pub(crate) directories: BTreeMap<String, Vec<Resource>>,
+    /// The five fallback tools, sorted by name.
+    pub(crate) tools: Vec<Tool>,
+}
+
+/// Why a catalog could not be served.
+#[derive(Debug)]
+pub struct OpenError(String);
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+impl FolioServer {
+    /// Opens `catalog.msgpack` bytes (embedded or read from a file) and precomputes every listing.
+    ///
+    /// Fails when the bytes are not a valid catalog (truncated, corrupted, tampered, another format
+    /// version) or when the catalog names one URI twice.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, OpenError> {
+        let catalog = crate::catalog::codec::decode(bytes).map_err(|e| OpenError(e.to_string()))?;
+        Self::from_catalog(catalog)
+    }
+
+    /// Serves an already decoded catalog (e.g. one compiled in memory by `serve --content`).
+    ///
+    /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
+    pub fn from_catalog(catalog: Catalog) -> Result<Self, OpenError> {
+        if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
+            let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
+            return Err(OpenError(format!(
+                "catalog lists `{}` {what}; rebuild it with `folio build`",
+                w[1].uri
+            )));
+        }
+        let catalog = Arc::new(catalog);
+        let content = content::Content::new(Arc::clone(&catalog));
+        let settings = &catalog.settings;
+        let ttl_ms = settings.ttl_ms;
+        let mut meta = MetaObject::new();
+        meta.insert(SERVER_INFO_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
+        let info = ServerConfig::new(capabilities())
+            .with_server_info(implementation(&catalog))
+            .with_instructions(instructions(&catalog));
+        let mut info = info;
+        info.meta = Some(meta.clone());
+        let cursor_tag = catalog.source_fingerprint.chars().take(16).collect::<String>();
+        let resources = resources::list(&catalog);
+        let resource_index = resources.iter().enumerate().map(|(i, r)| (r.uri.clone(), i)).collect();
+        let (skills, directories) = skills::build(&catalog, &resources, &resource_index);
+        let skill_index = skills.iter().enumerate().map(|(i, s)| (s.uri.clone(), i)).collect();
+        let state = State {
+            content,
+            ttl_ms,
+            info,
+            meta,
+            cursor_tag,
+            resources,
+            resource_index,
+            templates: templates::list(),
+            skills,
+            skill_index,
+            directories,
+            tools: tools::list(),
+        };
+        Ok(FolioServer { state: Arc::new(state) })
+    }
+
+    /// The catalog this server answers from.
+    pub fn catalog(&self) -> &Catalog {
+        self.state.content.catalog()
+    }
+}
+
+/// What this server declares: resources, tools, completions and the Skills extension with
+/// `directoryRead`. No `listChanged`/`subscribe`: the catalog never changes while served (there is
+/// no `--watch` mode), so no such notification can ever be sent.
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities::builder()
+        .enable_completions()
+        .enable_resources()
+        .enable_tools()
+        .enable_skills_with_directory_read()
+        .build()
+}
+
+fn implementation(catalog: &Catalog) -> Implementation {
+    let mut imp = Implementation::new(SERVER_NAME, SERVER_VERSION);
+    if !catalog.settings.title.is_empty() {
+        imp = imp.with_title(catalog.settings.title.clone());
+    }
+    if !catalog.settings.description.is_empty() {
+        imp = imp.with_description(catalog.settings.description.clone());
+    }
+    imp
+}
+
+/// The model-facing instructions: the discovery order and the context-bounding rules (DESIGN §6),
+/// then the catalog's own `[catalog] instructions`.
+fn instructions(catalog: &Catalog) -> String {
+    let n_skills = catalog.skills.len();
+    let n_docs = catalog.docs.len();
+    let mut out = format!(
+        "{title}: {n_skills} skills and {n_docs} docs, read-only.\n\
+         Discovery order (stop as soon as you have what you need):\n\
+         1. Index: read resource://catalog/skills_index or resource://catalog/docs_index \
+         (filter with ?q=,tag=,category=; or call search_patterns).\n\
+         2. Detail: read resource://catalog/skills/{{skill_id}} or resource://catalog/docs/{{+path}} \
+         (outline with section ids and line ranges, files, links).\n\
+         3. Document: read the skill's SKILL.md (skill://…/SKILL.md) or the doc (resource://docs/…).\n\
+         4. References: read a skill's other files only when its SKILL.md tells you to.\n\
+         Context budget: load at most two skill documents per step. For large docs read one section \
+         (resource://docs/{{+path}}?section=ID) or a line range (?lines=40-80) instead of the whole file; \
+         reads over the size bound end with a marker naming the next range.\n\
+         Without resource support use the tools: search_patterns, list_resources, get_pattern_by_id, \
+         get_skill_document_by_id, read_resource.",
+        title = if catalog.settings.title.is_empty() { "Folio catalog" } else { &catalog.settings.title },
+    );
+    if let Some(extra) = catalog.settings.instructions.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push_str("\n\n");
+        out.push_str(extra.trim());
+    }
+    out
+}
+
+impl State {
+    /// A fresh copy of the `_meta` every result carries.
+    pub(crate) fn meta(&self) -> Option<MetaObject> {
+        Some(self.meta.clone())
+    }
+}

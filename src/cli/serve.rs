@@ -1,10 +1,155 @@
-//! `folio serve`: load a catalog and serve it over stdio or Streamable HTTP.
+//! `folio serve`: open a catalog (embedded, `--catalog FILE` or compiled from `--content DIR`) and
+//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`). Status lines go to stderr:
+//! in stdio mode stdout belongs to the protocol.
 
+use std::io::IsTerminal as _;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow, bail};
 
 use super::ServeArgs;
+use crate::compile::{self, Severity};
+use crate::server::{FolioServer, HttpOptions};
 
+/// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let _ = args;
-    Ok(ExitCode::SUCCESS)
+    init_tracing();
+    if args.watch {
+        bail!("`--watch` is not available in this build; restart `folio serve` to pick up content changes");
+    }
+    let server = match open(&args)? {
+        Ok(server) => server,
+        Err(code) => return Ok(code),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let res = match &args.http {
+        None => {
+            if std::io::stdin().is_terminal() {
+                eprintln!(
+                    "folio: serving {} skills and {} docs over stdio and waiting for an MCP client on stdin; \
+                     configure `folio serve` as a stdio server in your MCP client (Ctrl-D quits)",
+                    server.catalog().skills.len(),
+                    server.catalog().docs.len()
+                );
+            }
+            runtime
+                .block_on(crate::server::run_stdio(server))
+                .map_err(|e| anyhow!("stdio transport failed: {e}"))
+        }
+        Some(addr) => runtime.block_on(serve_http(server, addr, &args)),
+    };
+    // A pending read of a terminal stdin cannot be cancelled: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    res.map(|()| ExitCode::SUCCESS)
+}
+
+/// Opens the catalog the arguments name. `Ok(Err(code))` when `--content` has errors (already
+/// printed, like `folio check`).
+fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
+    if let Some(path) = &args.source.catalog {
+        let bytes = crate::error::read(path)?;
+        let server = FolioServer::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        return Ok(Ok(server));
+    }
+    if let Some(root) = &args.source.content {
+        if !root.is_dir() {
+            bail!(
+                "{}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
+                root.display()
+            );
+        }
+        let compilation = compile::compile(&compile::Config { root: root.clone() });
+        let errors: Vec<_> =
+            compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+        let Some(catalog) = compilation.catalog.filter(|_| errors.is_empty()) else {
+            for d in &errors {
+                eprintln!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message);
+            }
+            eprintln!(
+                "folio: {} has {} errors; not serving it (run `folio check` for details)",
+                root.display(),
+                errors.len()
+            );
+            return Ok(Err(ExitCode::from(1)));
+        };
+        let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
+        return Ok(Ok(server));
+    }
+    let server =
+        FolioServer::from_bytes(crate::embedded::CATALOG_MSGPACK).map_err(|e| anyhow!("<embedded>: {e}"))?;
+    Ok(Ok(server))
+}
+
+async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow::Result<()> {
+    let addr = parse_addr(addr)?;
+    let bearer_token = match &args.bearer_token_env {
+        None => None,
+        Some(var) => {
+            let token = std::env::var(var).map_err(|_| anyhow!("environment variable `{var}` is not set"))?;
+            if token.trim().is_empty() {
+                bail!("environment variable `{var}` is empty");
+            }
+            Some(token.trim().to_owned())
+        }
+    };
+    if !addr.ip().is_loopback() && bearer_token.is_none() {
+        tracing::warn!(%addr, "serving on a non-loopback address without --bearer-token-env");
+    }
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
+    let local = listener.local_addr().with_context(|| format!("cannot read the address bound for {addr}"))?;
+    eprintln!("folio: serving Streamable HTTP at http://{local}/mcp (health: http://{local}/healthz)");
+    let options = HttpOptions {
+        allow_origins: args.allow_origin.clone(),
+        allow_hosts: args.allow_host.clone(),
+        bearer_token,
+    };
+    crate::server::serve_http(listener, server, &options, crate::server::shutdown_signal())
+        .await
+        .map_err(|e| anyhow!("http server failed: {e}"))?;
+    eprintln!("folio: shut down");
+    Ok(())
+}
+
+/// `127.0.0.1:8090`, `[::1]:8090`, `localhost:8090`, or a bare port (bound on 127.0.0.1).
+fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
+    let addr = addr.trim();
+    if let Ok(port) = addr.trim_start_matches(':').parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(port) = addr.strip_prefix("localhost:") {
+        let port: u16 = port.parse().map_err(|_| anyhow!("invalid port in `{addr}`"))?;
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    addr.parse().map_err(|_| anyhow!("invalid address `{addr}` (expected e.g. 127.0.0.1:8090)"))
+}
+
+/// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default level.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_default_to_loopback() {
+        assert_eq!(parse_addr("8090").unwrap(), SocketAddr::from(([127, 0, 0, 1], 8090)));
+        assert_eq!(parse_addr(":8090").unwrap(), SocketAddr::from(([127, 0, 0, 1], 8090)));
+        assert_eq!(parse_addr("localhost:1").unwrap(), SocketAddr::from(([127, 0, 0, 1], 1)));
+        assert_eq!(parse_addr("0.0.0.0:80").unwrap(), SocketAddr::from(([0, 0, 0, 0], 80)));
+        assert!(parse_addr("nope").is_err());
+    }
 }

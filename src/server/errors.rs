@@ -1,0 +1,163 @@
+//! Every JSON-RPC error the server sends, built in one place so each carries `data.repair`: a real
+//! next step (a method, a tool call or a URI) a client or model can take to recover.
+//!
+//! Protocol errors only: tool failures are `isError` results (see `tools.rs`), never these.
+
+use rmcp::ErrorData as McpError;
+use serde_json::{Value, json};
+
+/// A recovery hint: what to call next, with which arguments.
+pub(crate) fn repair(method: &str, params: Value, hint: &str) -> Value {
+    json!({ "method": method, "params": params, "hint": hint })
+}
+
+/// Unknown resource URI: `resource_not_found` (`-32602` for 2026-07-28 peers, `-32002` for legacy
+/// sessions; rmcp rewrites the code per peer) with `data.uri`.
+pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>) -> McpError {
+    let message = match suggestion {
+        Some(s) => format!("no resource `{uri}`; did you mean `{s}`?"),
+        None => format!("no resource `{uri}`"),
+    };
+    let next = match suggestion {
+        Some(s) => repair("resources/read", json!({ "uri": s }), "read the suggested URI"),
+        None => repair(
+            "tools/call",
+            json!({ "name": "search_patterns", "arguments": { "query": last_segment(uri) } }),
+            "search the catalog, or call resources/list to see every URI",
+        ),
+    };
+    McpError::resource_not_found(message, Some(json!({ "uri": uri, "repair": next })))
+}
+
+/// A URI that names no resource because it is malformed or attempts traversal: `-32602`.
+pub(crate) fn bad_uri(uri: &str, why: &str) -> McpError {
+    McpError::invalid_params(
+        format!("invalid resource URI `{}`: {why}", printable(uri)),
+        Some(json!({
+            "uri": uri,
+            "repair": repair("resources/templates/list", json!({}), "build the URI from a listed template"),
+        })),
+    )
+}
+
+/// A cursor this server did not issue (or issued for another catalog): `-32602`.
+pub(crate) fn bad_cursor(method: &str) -> McpError {
+    McpError::invalid_params(
+        format!("invalid cursor for `{method}`: it was not issued by this catalog"),
+        Some(json!({
+            "repair": repair(method, json!({}), "start again from the first page (omit `cursor`)"),
+        })),
+    )
+}
+
+/// Unknown tool name: `-32602` (never `-32601`, which HTTP maps to 404).
+pub(crate) fn unknown_tool(name: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown tool `{}`", printable(name)),
+        Some(json!({
+            "tool": name,
+            "repair": repair("tools/list", json!({}), "call one of the tools tools/list names"),
+        })),
+    )
+}
+
+/// `skills/get` or `resources/directory/read` on something that is not a served skill or directory.
+pub(crate) fn not_a_skill(uri: &str, suggestion: Option<&str>) -> McpError {
+    let message = match suggestion {
+        Some(s) => format!("no skill is served at `{}`; did you mean `{s}`?", printable(uri)),
+        None => format!("no skill is served at `{}`", printable(uri)),
+    };
+    let next = match suggestion {
+        Some(s) => repair("skills/get", json!({ "uri": s }), "get the suggested skill"),
+        None => repair("skills/list", json!({}), "list the served skills"),
+    };
+    McpError::invalid_params(message, Some(json!({ "uri": uri, "repair": next })))
+}
+
+/// `resources/directory/read` on a URI that is not a skill directory.
+pub(crate) fn not_a_directory(uri: &str) -> McpError {
+    McpError::invalid_params(
+        format!("`{}` is not a directory of a served skill", printable(uri)),
+        Some(json!({
+            "uri": uri,
+            "repair": repair("skills/list", json!({}), "skill directories are the skill URIs without `/SKILL.md`"),
+        })),
+    )
+}
+
+/// `completion/complete` for a template or argument this server does not define.
+pub(crate) fn bad_completion(what: &str) -> McpError {
+    McpError::invalid_params(
+        what.to_owned(),
+        Some(json!({
+            "repair": repair("resources/templates/list", json!({}), "complete a variable of a listed template"),
+        })),
+    )
+}
+
+/// A known method whose params do not deserialize (rmcp routes those to `on_custom_request`).
+pub(crate) fn malformed_params(method: &str) -> McpError {
+    let example = match method {
+        "resources/read" => json!({ "uri": "resource://catalog/about" }),
+        "tools/call" => json!({ "name": "search_patterns", "arguments": { "query": "install" } }),
+        "skills/get" => json!({ "uri": "skill://<skill-path>/SKILL.md" }),
+        "resources/directory/read" => json!({ "uri": "skill://<skill-path>" }),
+        "completion/complete" => json!({
+            "ref": { "type": "ref/resource", "uri": "resource://docs/{+path}" },
+            "argument": { "name": "path", "value": "" },
+        }),
+        "subscriptions/listen" => json!({ "notifications": {} }),
+        _ => json!({}),
+    };
+    McpError::invalid_params(
+        format!("invalid params for `{method}`"),
+        Some(json!({ "method": method, "repair": repair(method, example, "send params shaped like this") })),
+    )
+}
+
+/// An unknown method: `-32601`, with the methods this server does answer.
+pub(crate) fn unknown_method(method: &str) -> McpError {
+    McpError::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("unknown method `{}`", printable(method)),
+        Some(json!({
+            "method": method,
+            "repair": repair("server/discover", json!({}), "see the capabilities this server declares"),
+        })),
+    )
+}
+
+/// The last path segment of a URI without its extension, as a search query.
+fn last_segment(uri: &str) -> String {
+    let tail = uri.rsplit(['/', ':']).find(|s| !s.is_empty()).unwrap_or(uri);
+    let tail = tail.split(['?', '#']).next().unwrap_or(tail);
+    let stem = tail.rsplit_once('.').map_or(tail, |(stem, _)| stem);
+    stem.replace(['-', '_'], " ").chars().take(100).collect()
+}
+
+/// A value safe to echo in a one-line message: control characters escaped, at most 200 chars.
+pub(crate) fn printable(s: &str) -> String {
+    let mut out: String = s.chars().take(200).flat_map(char::escape_debug).collect();
+    if s.chars().count() > 200 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_hint_uses_the_last_segment() {
+        assert_eq!(last_segment("resource://docs/guides/getting-started.md"), "getting started");
+        assert_eq!(last_segment("skill://pdff/SKILL.md"), "SKILL");
+        assert_eq!(last_segment("resource://docs/a.md?section=x"), "a");
+    }
+
+    #[test]
+    fn printable_escapes_control_characters_and_truncates() {
+        assert_eq!(printable("a\0b\n"), "a\\0b\\n");
+        assert_eq!(printable(&"x".repeat(300)).chars().count(), 201);
+    }
+}

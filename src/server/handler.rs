@@ -1,0 +1,217 @@
+//! The rmcp `ServerHandler` implementation: one method per MCP request, each a thin adapter from
+//! protocol types to the precomputed state and the shared content builder.
+//!
+//! Every result gets `ttlMs`/`cacheScope: public` where the spec defines them and `_meta` with
+//! `io.modelcontextprotocol/serverInfo`; every error carries `data.repair`. Handlers never panic
+//! on request data and never cache anything about the peer (2026-07-28 is stateless per request).
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, DiscoverResult, GetSkillRequestParams, GetSkillResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, SubscriptionFilter,
+    Tool,
+};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use super::resources::{RESOURCE_PAGE, page};
+use super::skills::SKILL_PAGE;
+use super::{FolioServer, completion, errors, skills, tools};
+
+/// Methods this server answers. A request for one of them whose params do not deserialize reaches
+/// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
+const KNOWN_METHODS: &[&str] = &[
+    "server/discover",
+    "initialize",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/directory/read",
+    "tools/list",
+    "tools/call",
+    "completion/complete",
+    "skills/list",
+    "skills/get",
+    "subscriptions/listen",
+];
+
+impl ServerHandler for FolioServer {
+    fn get_info(&self) -> ServerConfig {
+        self.state.info.clone()
+    }
+
+    async fn discover(&self, _ctx: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info())
+            .with_ttl_ms(self.state.ttl_ms)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let st = &self.state;
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&st.resources, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
+            .ok_or_else(|| errors::bad_cursor("resources/list"))?;
+        let mut out = ListResourcesResult::with_all_items(items.to_vec())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.next_cursor = next;
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let st = &self.state;
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&st.templates, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
+            .ok_or_else(|| errors::bad_cursor("resources/templates/list"))?;
+        let mut out = ListResourceTemplatesResult::with_all_items(items.to_vec())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.next_cursor = next;
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let st = &self.state;
+        let read = st.content.read(&request.uri).map_err(|e| e.into_mcp(&request.uri))?;
+        let mut out = ReadResourceResult::new(vec![read.to_contents()])
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.meta = st.meta();
+        Ok(out.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let info = completion::complete(&self.state, &request)?;
+        let mut out = CompleteResult::new(info);
+        out.meta = self.state.meta();
+        Ok(out)
+    }
+
+    /// A static catalog pushes nothing, but clients that always open a listen stream get an ack
+    /// (with an empty filter: rmcp intersects it with the capabilities, which declare no
+    /// `listChanged`/`subscribe`) instead of `-32601`. The stream then idles until cancelled.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.state.info.capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        context.cancelled().await;
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let st = &self.state;
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&st.tools, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
+            .ok_or_else(|| errors::bad_cursor("tools/list"))?;
+        let mut out = ListToolsResult::with_all_items(items.to_vec())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.next_cursor = next;
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.state.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let mut out = tools::call(&self.state, &request.name, request.arguments.unwrap_or_default())?;
+        out.meta = self.state.meta();
+        Ok(out.into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let st = &self.state;
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next) = page(&st.skills, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
+            .ok_or_else(|| errors::bad_cursor("skills/list"))?;
+        let mut out = ListSkillsResult::with_all_items(items.to_vec())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.next_cursor = next;
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let st = &self.state;
+        // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
+        let Some(&i) = st.skill_index.get(&request.uri) else {
+            return Err(errors::not_a_skill(&request.uri, skills::suggest(&st.skills, &request.uri)));
+        };
+        let mut out = GetSkillResult::new(st.skills[i].clone())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, McpError> {
+        let st = &self.state;
+        let Some(children) = st.directories.get(&request.uri) else {
+            return Err(errors::not_a_directory(&request.uri));
+        };
+        let (items, next) = page(children, request.cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
+            .ok_or_else(|| errors::bad_cursor("resources/directory/read"))?;
+        let mut out = ReadResourceDirectoryResult::with_all_items(items.to_vec())
+            .with_ttl_ms(st.ttl_ms)
+            .with_cache_scope(CacheScope::Public);
+        out.next_cursor = next;
+        out.meta = st.meta();
+        Ok(out)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        if KNOWN_METHODS.contains(&request.method.as_str()) {
+            Err(errors::malformed_params(&request.method))
+        } else {
+            Err(errors::unknown_method(&request.method))
+        }
+    }
+}

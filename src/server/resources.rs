@@ -1,0 +1,238 @@
+//! Resource records (the `Resource` entries of `resources/list`, `resources/directory/read` and the
+//! `list_resources` tool) and the opaque, catalog-tagged cursors every paginated method uses.
+//!
+//! Records use native MCP fields only: `uri`, `name`, `title`, `description`, `mimeType`, `size`,
+//! `annotations` (audience, priority for triage, `lastModified` from frontmatter dates, never the
+//! clock) and `_meta` under our `dev.folio/` prefix. No IO, no per-request work beyond slicing.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rmcp::model::{Annotations, MetaObject, Resource, Role};
+use serde_json::json;
+
+use crate::catalog::{Catalog, Entry, EntryKind, uri};
+
+/// Page size of `resources/list` and `resources/directory/read`.
+pub(crate) const RESOURCE_PAGE: usize = 500;
+
+/// Longest cursor worth decoding; anything longer was not issued by us.
+const MAX_CURSOR_LEN: usize = 256;
+
+/// Triage priorities (0 = optional, 1 = effectively required): the entry points first.
+const PRIORITY_ABOUT: f32 = 1.0;
+const PRIORITY_INDEX: f32 = 0.9;
+const PRIORITY_SKILL_DOCUMENT: f32 = 0.7;
+const PRIORITY_DOC: f32 = 0.5;
+const PRIORITY_SKILL_FILE: f32 = 0.3;
+
+/// Every concrete resource exactly once: the catalog singletons, then every entry (docs and skill
+/// files under their canonical URIs) in the catalog's URI order.
+pub(crate) fn list(catalog: &Catalog) -> Vec<Resource> {
+    let mut out = Vec::with_capacity(catalog.entries.len() + 3);
+    out.push(
+        Resource::new(uri::ABOUT, "about")
+            .with_title("About this catalog")
+            .with_description(
+                "What this server serves, its counts and catalog hash, the discovery order and the fallback tools.",
+            )
+            .with_mime_type("text/markdown")
+            .with_annotations(annotations(PRIORITY_ABOUT, None)),
+    );
+    out.push(
+        Resource::new(uri::SKILLS_INDEX, "skills_index")
+            .with_title("Skills index")
+            .with_description(
+                "One summary record per skill (id, name, description, tags, capabilities, follow-up URIs). \
+                 Filter with ?q=,tag=,capability=; page with ?cursor=,limit=.",
+            )
+            .with_mime_type("application/json")
+            .with_annotations(annotations(PRIORITY_INDEX, None)),
+    );
+    out.push(
+        Resource::new(uri::DOCS_INDEX, "docs_index")
+            .with_title("Docs index")
+            .with_description(
+                "One summary record per doc. Filter with ?q=,tag=,category=,prefix=,updated_since=; \
+                 page with ?cursor=,limit=.",
+            )
+            .with_mime_type("application/json")
+            .with_annotations(annotations(PRIORITY_INDEX, None)),
+    );
+    let mut by_entry: Vec<Option<Described<'_>>> = vec![None; catalog.entries.len()];
+    for doc in &catalog.docs {
+        if let Some(slot) = by_entry.get_mut(doc.entry as usize) {
+            *slot = Some(Described {
+                name: &doc.path,
+                title: Some(&doc.title),
+                description: Some(&doc.description),
+                updated: doc.updated.as_deref(),
+                ref_id: None,
+            });
+        }
+    }
+    for skill in &catalog.skills {
+        if let Some(slot) = by_entry.get_mut(skill.document as usize) {
+            *slot = Some(Described {
+                name: &skill.name,
+                title: Some(&skill.title),
+                description: Some(&skill.description),
+                updated: skill.updated.as_deref(),
+                ref_id: None,
+            });
+        }
+        for file in &skill.files {
+            if let Some(slot) = by_entry.get_mut(file.entry as usize) {
+                *slot = Some(Described {
+                    name: file.rel_path.rsplit('/').next().unwrap_or(&file.rel_path),
+                    title: file.title.as_deref(),
+                    description: file.description.as_deref(),
+                    updated: None,
+                    ref_id: Some(&file.ref_id),
+                });
+            }
+        }
+    }
+    for (entry, described) in catalog.entries.iter().zip(by_entry) {
+        out.push(record(entry, described.as_ref()));
+    }
+    out
+}
+
+/// What the catalog says about an entry beyond its bytes.
+#[derive(Clone, Copy)]
+struct Described<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    updated: Option<&'a str>,
+    ref_id: Option<&'a str>,
+}
+
+fn record(entry: &Entry, described: Option<&Described<'_>>) -> Resource {
+    let fallback_name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+    let name = described.map_or(fallback_name, |d| d.name);
+    let mut res =
+        Resource::new(entry.uri.clone(), name).with_mime_type(entry.mime.clone()).with_size(entry.size);
+    if let Some(d) = described {
+        if let Some(title) = d.title.filter(|t| !t.is_empty()) {
+            res = res.with_title(title);
+        }
+        if let Some(description) = d.description.filter(|t| !t.is_empty()) {
+            res = res.with_description(description);
+        }
+    }
+    let priority = match entry.kind {
+        EntryKind::Doc => PRIORITY_DOC,
+        EntryKind::SkillDocument => PRIORITY_SKILL_DOCUMENT,
+        EntryKind::SkillFile => PRIORITY_SKILL_FILE,
+    };
+    res = res.with_annotations(annotations(priority, described.and_then(|d| d.updated)));
+    let mut meta = MetaObject::new();
+    meta.insert("dev.folio/blake3".to_owned(), json!(entry.blake3));
+    meta.insert("dev.folio/path".to_owned(), json!(entry.path));
+    if let Some(ref_id) = described.and_then(|d| d.ref_id) {
+        meta.insert("dev.folio/ref_id".to_owned(), json!(ref_id));
+    }
+    res.with_meta(meta)
+}
+
+fn annotations(priority: f32, updated: Option<&str>) -> Annotations {
+    let mut out = Annotations::default().with_audience(vec![Role::Assistant]).with_priority(priority);
+    out.last_modified = updated.map(iso_8601);
+    out
+}
+
+/// Frontmatter dates are `YYYY-MM-DD` or RFC 3339; a bare date becomes midnight UTC so every
+/// client's ISO 8601 parser accepts it.
+pub(crate) fn iso_8601(date: &str) -> String {
+    if date.len() == 10 { format!("{date}T00:00:00Z") } else { date.to_owned() }
+}
+
+/// Encodes a page offset as an opaque cursor tagged with the catalog.
+pub(crate) fn encode_cursor(tag: &str, offset: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{tag}:{offset}"))
+}
+
+/// Decodes a cursor issued by [`encode_cursor`] for this catalog; `None` for anything else
+/// (garbage, a cursor of another catalog, one past the end, or absurdly long input).
+pub(crate) fn decode_cursor(tag: &str, cursor: &str, len: usize) -> Option<usize> {
+    if cursor.len() > MAX_CURSOR_LEN {
+        return None;
+    }
+    let raw = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    let raw = std::str::from_utf8(&raw).ok()?;
+    let (found_tag, offset) = raw.rsplit_once(':')?;
+    let offset: usize = offset.parse().ok()?;
+    (found_tag == tag && offset > 0 && offset < len).then_some(offset)
+}
+
+/// One page of `items` starting at the decoded `cursor`, plus the next cursor (never `""`).
+/// Fails (with `None`) on a cursor this catalog did not issue.
+pub(crate) fn page<'a, T>(
+    items: &'a [T],
+    cursor: Option<&str>,
+    page_size: usize,
+    tag: &str,
+) -> Option<(&'a [T], Option<String>)> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => decode_cursor(tag, c, items.len())?,
+    };
+    let end = (start + page_size).min(items.len());
+    let next = (end < items.len()).then(|| encode_cursor(tag, end));
+    Some((&items[start..end], next))
+}
+
+/// Index of a resource URI among the listed resources, by exact match.
+pub(crate) fn find<'a>(
+    index: &BTreeMap<String, usize>,
+    items: &'a [Resource],
+    uri: &str,
+) -> Option<&'a Resource> {
+    index.get(uri).map(|&i| &items[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_refuse_foreign_input() {
+        let c = encode_cursor("abcd", 500);
+        assert_eq!(decode_cursor("abcd", &c, 1000), Some(500));
+        assert_eq!(decode_cursor("other", &c, 1000), None, "cursor of another catalog");
+        assert_eq!(decode_cursor("abcd", &c, 500), None, "cursor past the end");
+        assert_eq!(decode_cursor("abcd", "garbage!", 1000), None);
+        assert_eq!(decode_cursor("abcd", "", 1000), None);
+        assert_eq!(decode_cursor("abcd", &"A".repeat(10_000), 1000), None);
+        assert_eq!(decode_cursor("abcd", &encode_cursor("abcd", 0), 1000), None, "page one has no cursor");
+    }
+
+    #[test]
+    fn pages_cover_every_item_once_and_never_end_with_an_empty_cursor() {
+        let items: Vec<u32> = (0..1201).collect();
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (items, next) = page(&items, cursor.as_deref(), 500, "t").unwrap();
+            seen.extend_from_slice(items);
+            match next {
+                Some(c) => {
+                    assert!(!c.is_empty());
+                    cursor = Some(c);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(seen, items);
+        assert!(page(&[] as &[u32], None, 500, "t").unwrap().1.is_none());
+    }
+
+    #[test]
+    fn bare_dates_become_midnight_utc() {
+        assert_eq!(iso_8601("2024-03-01"), "2024-03-01T00:00:00Z");
+        assert_eq!(iso_8601("2024-03-01T10:00:00+02:00"), "2024-03-01T10:00:00+02:00");
+    }
+}

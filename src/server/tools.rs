@@ -1,0 +1,443 @@
+//! The five read-only fallback tools (DESIGN §7) for clients that can call tools but cannot attach
+//! resources: their hand-written JSON schemas (kept tight: `tools/list` is part of every model
+//! context) and the dispatch of `tools/call`.
+//!
+//! Every payload comes from `content.rs`, the builder the resource handlers use, so a tool and a
+//! resource never answer differently for the same entry. Problems the caller can fix (unknown id,
+//! bad argument) are `isError: true` results with a sentence and a structured `repair`; only an
+//! unknown tool name is a protocol error (`-32602`).
+
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::content::{ListFilter, ReadError, SearchFilter};
+use super::{State, errors};
+
+/// The tools, sorted by name (`tools/list` is deterministic).
+pub(crate) fn list() -> Vec<Tool> {
+    let mut tools = vec![
+        tool(
+            "get_pattern_by_id",
+            "Detail record of a skill or doc: metadata, outline (section ids, line ranges), files, links. \
+             Same JSON as resource://catalog/skills/{id} or resource://catalog/docs/{path}.",
+            json!({"id": {"type": "string", "description": "Skill id, doc path (guides/install.md) or any catalog URI."}}),
+            &["id"],
+            json!({"type": "object", "properties": {"kind": {"type": "string"}, "uri": {"type": "string"}}, "required": ["kind", "uri"]}),
+        ),
+        tool(
+            "get_skill_document_by_id",
+            "A skill's SKILL.md text (byte-identical to skill://…/SKILL.md) and its file list. Read references only when SKILL.md asks.",
+            json!({
+                "skill_id": {"type": "string", "description": "Skill name, e.g. from search_patterns."},
+                "section": {"type": "string", "description": "Only this heading id."},
+            }),
+            &["skill_id"],
+            json!({"type": "object", "properties": {
+                "skill_id": {"type": "string"}, "uri": {"type": "string"}, "text": {"type": "string"},
+                "files": {"type": "array", "items": {"type": "object"}},
+            }, "required": ["skill_id", "uri", "text", "files"]}),
+        ),
+        tool(
+            "list_resources",
+            "List catalog URIs with title and size, filtered and paginated, plus the URI templates (first page).",
+            json!({
+                "kind": {"enum": ["skill", "doc", "catalog", "all"]},
+                "prefix": {"type": "string", "description": "Path prefix, e.g. guides/."},
+                "tag": {"type": "string"},
+                "category": {"type": "string"},
+                "updated_since": {"type": "string", "description": "YYYY-MM-DD."},
+                "sort": {"enum": ["path", "updated"]},
+                "cursor": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+            }),
+            &[],
+            json!({"type": "object", "properties": {
+                "resources": {"type": "array", "items": {"type": "object"}},
+                "templates": {"type": "array", "items": {"type": "object"}},
+                "next_cursor": {"type": "string"},
+            }, "required": ["resources"]}),
+        ),
+        tool(
+            "read_resource",
+            "Read a catalog URI: the same text resources/read returns. Large docs are bounded; \
+             use section or start_line/end_line (see total_lines, next).",
+            json!({
+                "uri": {"type": "string", "description": "e.g. resource://docs/guides/install.md or skill://pdf/SKILL.md"},
+                "section": {"type": "string", "description": "Heading id from the detail record."},
+                "start_line": {"type": "integer", "minimum": 1},
+                "end_line": {"type": "integer", "minimum": 1},
+            }),
+            &["uri"],
+            json!({"type": "object", "properties": {
+                "uri": {"type": "string"}, "mime_type": {"type": "string"}, "text": {"type": "string"},
+                "blob": {"type": "string"}, "total_lines": {"type": "integer"}, "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"}, "blake3": {"type": "string"}, "truncated": {"type": "boolean"},
+                "next": {"type": "string"},
+            }, "required": ["uri", "mime_type", "truncated"]}),
+        ),
+        tool(
+            "search_patterns",
+            "Ranked full-text search over skills and docs: uri, kind, title, snippet, score, size.",
+            json!({
+                "query": {"type": "string"},
+                "kind": {"enum": ["skill", "doc", "all"]},
+                "tag": {"type": "string"},
+                "capability": {"type": "string"},
+                "category": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+                "cursor": {"type": "string"},
+            }),
+            &["query"],
+            json!({"type": "object", "properties": {
+                "hits": {"type": "array", "items": {"type": "object"}},
+                "next_cursor": {"type": "string"},
+            }, "required": ["hits"]}),
+        ),
+    ];
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools
+}
+
+fn tool(
+    name: &'static str,
+    description: &'static str,
+    properties: Value,
+    required: &[&str],
+    output: Value,
+) -> Tool {
+    let mut input = JsonObject::new();
+    input.insert("type".to_owned(), json!("object"));
+    input.insert("properties".to_owned(), properties);
+    if !required.is_empty() {
+        input.insert("required".to_owned(), json!(required));
+    }
+    input.insert("additionalProperties".to_owned(), json!(false));
+    let Value::Object(output) = output else { unreachable!("output schemas are object literals") };
+    Tool::new(name, description, Arc::new(input)).with_raw_output_schema(Arc::new(output)).with_annotations(
+        ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false),
+    )
+}
+
+/// Runs one tool. Unknown tools are a protocol error; everything else is a result.
+pub(crate) fn call(state: &State, name: &str, args: JsonObject) -> Result<CallToolResult, McpError> {
+    let res = match name {
+        "list_resources" => parse(args).and_then(|a| list_resources(state, a)),
+        "read_resource" => parse(args).and_then(|a| read_resource(state, a)),
+        "search_patterns" => parse(args).and_then(|a| search_patterns(state, a)),
+        "get_pattern_by_id" => parse(args).and_then(|a| get_pattern_by_id(state, a)),
+        "get_skill_document_by_id" => parse(args).and_then(|a| get_skill_document_by_id(state, a)),
+        _ => return Err(errors::unknown_tool(name)),
+    };
+    Ok(res.unwrap_or_else(|failure| failure.into_result()))
+}
+
+/// A failure the caller can fix: one sentence for the model plus a structured next step.
+pub(crate) struct Failure {
+    message: String,
+    repair: Value,
+}
+
+impl Failure {
+    fn new(message: impl Into<String>, repair: Value) -> Self {
+        Failure { message: message.into(), repair }
+    }
+
+    fn into_result(self) -> CallToolResult {
+        let mut out = CallToolResult::error(vec![ContentBlock::text(self.message.clone())]);
+        out.structured_content = Some(json!({ "error": self.message, "repair": self.repair }));
+        out
+    }
+}
+
+fn search_repair(query: &str) -> Value {
+    json!({ "tool": "search_patterns", "arguments": { "query": query } })
+}
+
+fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, Failure> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
+        Failure::new(
+            format!("invalid arguments: {e}. See this tool's inputSchema in tools/list."),
+            json!({ "method": "tools/list" }),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    kind: Option<String>,
+    prefix: Option<String>,
+    tag: Option<String>,
+    category: Option<String>,
+    updated_since: Option<String>,
+    sort: Option<String>,
+    cursor: Option<String>,
+    limit: Option<u32>,
+}
+
+fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure> {
+    let filter = ListFilter {
+        kind: a.kind,
+        prefix: a.prefix,
+        tag: a.tag,
+        category: a.category,
+        updated_since: a.updated_since,
+        sort: a.sort,
+        cursor: a.cursor.clone(),
+        limit: a.limit,
+    };
+    let listing = state.content.list(&filter).map_err(|e| {
+        Failure::new(
+            format!("{e}. Omit the argument or fix it."),
+            json!({ "tool": "list_resources", "arguments": {} }),
+        )
+    })?;
+    let mut text = String::new();
+    let mut records = Vec::with_capacity(listing.uris.len());
+    for uri in &listing.uris {
+        let Some(record) = super::resources::find(&state.resource_index, &state.resources, uri) else {
+            continue;
+        };
+        text.push_str(uri);
+        if let Some(title) = &record.title {
+            text.push_str(" — ");
+            text.push_str(title);
+        }
+        text.push('\n');
+        records.push(serde_json::to_value(record).unwrap_or(Value::Null));
+    }
+    let mut out = json!({ "resources": records });
+    if a.cursor.is_none() {
+        out["templates"] = json!(
+            super::templates::FAMILIES
+                .iter()
+                .map(|f| json!({ "uriTemplate": f.template, "description": f.description }))
+                .collect::<Vec<_>>()
+        );
+    }
+    if let Some(next) = &listing.next_cursor {
+        out["next_cursor"] = json!(next);
+        text.push_str(&format!("More: call list_resources with cursor \"{next}\".\n"));
+    }
+    if records.is_empty() {
+        text.push_str("No resources match these filters.\n");
+    }
+    Ok(structured(out, text))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    uri: String,
+    section: Option<String>,
+    start_line: Option<u32>,
+    end_line: Option<u32>,
+}
+
+fn read_resource(state: &State, a: ReadArgs) -> Result<CallToolResult, Failure> {
+    let lines = match (a.start_line, a.end_line) {
+        (None, None) => None,
+        (start, end) => Some((start.unwrap_or(1), end.unwrap_or(u32::MAX))),
+    };
+    let read = state
+        .content
+        .read_selected(&a.uri, a.section.as_deref(), lines)
+        .map_err(|e| read_failure(&a.uri, e))?;
+    let mut out = json!({
+        "uri": read.uri,
+        "mime_type": read.mime,
+        "truncated": read.truncated,
+    });
+    let text = match &read.body {
+        super::content::Body::Text(t) => {
+            out["text"] = json!(t);
+            t.clone()
+        }
+        super::content::Body::Blob(b) => {
+            use base64::Engine as _;
+            out["blob"] = json!(base64::engine::general_purpose::STANDARD.encode(b));
+            format!(
+                "{} is binary ({}, {} bytes); the base64 bytes are in structuredContent.blob.",
+                read.uri,
+                read.mime,
+                b.len()
+            )
+        }
+    };
+    if let Some(n) = read.total_lines {
+        out["total_lines"] = json!(n);
+    }
+    if let Some((start, end)) = read.range {
+        out["start_line"] = json!(start);
+        out["end_line"] = json!(end);
+    }
+    if let Some(b) = &read.blake3 {
+        out["blake3"] = json!(b);
+    }
+    if let Some(next) = &read.next {
+        out["next"] = json!(next);
+    }
+    Ok(structured(out, text))
+}
+
+pub(crate) fn read_failure(uri: &str, e: ReadError) -> Failure {
+    match e {
+        ReadError::NotFound { suggestion: Some(s) } => Failure::new(
+            format!(
+                "No resource `{}`. Did you mean `{s}`? Call read_resource with that uri.",
+                errors::printable(uri)
+            ),
+            json!({ "tool": "read_resource", "arguments": { "uri": s } }),
+        ),
+        ReadError::NotFound { suggestion: None } => Failure::new(
+            format!(
+                "No resource `{}`. Call search_patterns or list_resources to see what exists.",
+                errors::printable(uri)
+            ),
+            search_repair(&uri.rsplit('/').next().unwrap_or(uri).replace(['-', '_', '.'], " ")),
+        ),
+        ReadError::BadUri(why) => Failure::new(
+            format!("Invalid uri `{}`: {why}. Use a uri from list_resources.", errors::printable(uri)),
+            json!({ "tool": "list_resources", "arguments": {} }),
+        ),
+        ReadError::BadSelection { message, detail_uri } => Failure::new(
+            format!("{message}. Call get_pattern_by_id for the outline (section ids and line ranges)."),
+            json!({ "tool": "get_pattern_by_id", "arguments": { "id": detail_uri } }),
+        ),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    query: String,
+    kind: Option<String>,
+    tag: Option<String>,
+    capability: Option<String>,
+    category: Option<String>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failure> {
+    let filter = SearchFilter {
+        query: a.query.clone(),
+        kind: a.kind,
+        tag: a.tag,
+        capability: a.capability,
+        category: a.category,
+        limit: a.limit,
+        cursor: a.cursor,
+    };
+    let found = state.content.search(&filter).map_err(|e| {
+        Failure::new(format!("{e}."), json!({ "tool": "search_patterns", "arguments": { "query": a.query } }))
+    })?;
+    let mut text = String::new();
+    for (i, hit) in found.hits.iter().enumerate() {
+        let title = hit.get("title").and_then(Value::as_str).unwrap_or("");
+        let uri = hit.get("uri").and_then(Value::as_str).unwrap_or("");
+        let snippet = hit.get("snippet").and_then(Value::as_str).unwrap_or("");
+        text.push_str(&format!("{}. {title} — {uri}\n", i + 1));
+        if !snippet.is_empty() {
+            text.push_str(&format!("   {snippet}\n"));
+        }
+    }
+    if found.hits.is_empty() {
+        text.push_str(&format!(
+            "No match for `{}`. Try fewer or other words, or call list_resources.\n",
+            errors::printable(&a.query)
+        ));
+    }
+    let mut out = json!({ "hits": found.hits });
+    if let Some(next) = found.next_cursor {
+        text.push_str(&format!("More: call search_patterns with cursor \"{next}\".\n"));
+        out["next_cursor"] = json!(next);
+    }
+    Ok(structured(out, text))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatternArgs {
+    id: String,
+}
+
+fn get_pattern_by_id(state: &State, a: PatternArgs) -> Result<CallToolResult, Failure> {
+    let detail_uri = state.content.resolve_detail(&a.id).map_err(|suggestion| {
+        let message = match &suggestion {
+            Some(s) => format!(
+                "No skill or doc `{}`. Did you mean `{s}`? Call search_patterns or list_resources to see what exists.",
+                errors::printable(&a.id)
+            ),
+            None => format!(
+                "No skill or doc `{}`. Call search_patterns or list_resources to see what exists.",
+                errors::printable(&a.id)
+            ),
+        };
+        let repair = match suggestion {
+            Some(s) => json!({ "tool": "get_pattern_by_id", "arguments": { "id": s } }),
+            None => search_repair(&a.id),
+        };
+        Failure::new(message, repair)
+    })?;
+    let read = state.content.read(&detail_uri).map_err(|e| read_failure(&detail_uri, e))?;
+    let text = read.text().unwrap_or_default().to_owned();
+    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+    out.structured_content = Some(value);
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SkillDocArgs {
+    skill_id: String,
+    section: Option<String>,
+}
+
+fn get_skill_document_by_id(state: &State, a: SkillDocArgs) -> Result<CallToolResult, Failure> {
+    let Some(skill) = state.content.skill(&a.skill_id) else {
+        let suggestion = state.content.suggest_skill(&a.skill_id);
+        let message = match &suggestion {
+            Some(s) => format!(
+                "No skill `{}`. Did you mean `{s}`? Call search_patterns or list_resources to see what exists.",
+                errors::printable(&a.skill_id)
+            ),
+            None => format!(
+                "No skill `{}`. Call search_patterns or list_resources to see what exists.",
+                errors::printable(&a.skill_id)
+            ),
+        };
+        let repair = match suggestion {
+            Some(s) => json!({ "tool": "get_skill_document_by_id", "arguments": { "skill_id": s } }),
+            None => search_repair(&a.skill_id),
+        };
+        return Err(Failure::new(message, repair));
+    };
+    let uri = state.content.skill_document_uri(skill);
+    let read =
+        state.content.read_selected(&uri, a.section.as_deref(), None).map_err(|e| read_failure(&uri, e))?;
+    let text = read.text().unwrap_or_default().to_owned();
+    let files = state.content.skill_files(skill);
+    let out = json!({
+        "skill_id": skill.name,
+        "uri": uri,
+        "text": text,
+        "files": files,
+    });
+    let mut res = CallToolResult::success(vec![ContentBlock::text(text)]);
+    res.structured_content = Some(out);
+    Ok(res)
+}
+
+/// A success with `structuredContent` and a concise text rendering for the model.
+fn structured(value: Value, text: String) -> CallToolResult {
+    let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+    out.structured_content = Some(value);
+    out
+}

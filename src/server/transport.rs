@@ -1,0 +1,252 @@
+//! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout, logs on stderr)
+//! and Streamable HTTP at `/mcp` on axum (stateless, JSON responses, Origin and Host validation,
+//! body size limit, optional bearer token, `GET /healthz`, graceful shutdown).
+//!
+//! Also the public entry points a binary uses to serve its own embedded catalog in a few lines:
+//! [`serve_stdio`] (blocking) or [`run_stdio`] / [`serve_http`] inside a Tokio runtime.
+//! Nothing here prints to stdout.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State as AxumState};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
+use rmcp::service::{RoleServer, ServerInitializeError};
+use rmcp::transport::Transport;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt};
+
+use super::FolioServer;
+
+/// Any failure to start or run a server (a refused catalog, an IO or bind error).
+pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Largest accepted POST body: MCP requests to a catalog are small; anything bigger is refused
+/// with 413 before it is parsed.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Serves `catalog.msgpack` bytes over stdio until stdin closes: the whole server for a binary
+/// that embeds its own catalog (`include_bytes!`). Builds its own Tokio runtime; logs go to stderr.
+///
+/// Fails when the bytes are not a valid catalog or stdio cannot be used.
+pub fn serve_stdio(catalog_bytes: &[u8]) -> Result<(), ServeError> {
+    let server = FolioServer::from_bytes(catalog_bytes)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let res = runtime.block_on(run_stdio(server));
+    // A read on a terminal stdin cannot be cancelled; don't let it hold the process open.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    res
+}
+
+/// Serves over stdin/stdout until stdin reaches EOF (or the client disconnects).
+///
+/// Fails only on an IO error of the standard streams.
+pub async fn run_stdio(server: FolioServer) -> Result<(), ServeError> {
+    let (read, write) = rmcp::transport::stdio_pipes();
+    run_on(server, (read, write)).await
+}
+
+/// Serves any byte-stream or message transport (stdio, a socket, an in-process duplex) until it
+/// closes. Messages that are not requests before the lifecycle starts are dropped instead of
+/// ending the connection.
+pub async fn run_on<T, E, A>(server: FolioServer, transport: T) -> Result<(), ServeError>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let guarded = LifecycleGuard { inner: transport.into_transport(), started: false };
+    match server.serve(guarded).await {
+        Ok(running) => {
+            running.waiting().await?;
+            Ok(())
+        }
+        // The client went away before its first request: nothing to do, not an error.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Drops notifications and responses that arrive before the first request that selects a
+/// lifecycle (rmcp ends the connection on them); afterwards it is transparent.
+struct LifecycleGuard<T> {
+    inner: T,
+    started: bool,
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for LifecycleGuard<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let msg = self.inner.receive().await?;
+            if self.started {
+                return Some(msg);
+            }
+            match &msg {
+                ClientJsonRpcMessage::Request(req) => {
+                    self.started = match &req.request {
+                        ClientRequest::InitializeRequest(_) => true,
+                        ClientRequest::DiscoverRequest(_) | ClientRequest::PingRequest(_) => false,
+                        other => {
+                            let meta = other.get_meta();
+                            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
+                                && meta
+                                    .protocol_version()
+                                    .is_some_and(|v| ProtocolVersion::KNOWN_VERSIONS.contains(&v))
+                        }
+                    };
+                    return Some(msg);
+                }
+                _ => tracing::debug!("dropping a message that is not a request before the lifecycle started"),
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// Options of the Streamable HTTP transport.
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    /// Browser origins allowed besides none (e.g. `http://localhost:3000`); any other `Origin` → 403.
+    pub allow_origins: Vec<String>,
+    /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
+    pub allow_hosts: Vec<String>,
+    /// When set, every `/mcp` request needs `Authorization: Bearer <token>` (401 otherwise).
+    pub bearer_token: Option<String>,
+}
+
+/// The axum router: `/mcp` (Streamable HTTP, stateless) and `GET /healthz`, plus a function that
+/// ends every open stream (call it when shutting down, or idle listen streams hold the drain).
+pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnce() + Send + 'static) {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.extend(options.allow_hosts.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(options.allow_origins.iter().cloned())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY_BYTES);
+    let token = config.cancellation_token.clone();
+    let health = health_body(&server);
+    let factory = move || Ok(server.clone());
+    let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+    let mut mcp_router = Router::new().nest_service("/mcp", mcp);
+    if let Some(token) = options.bearer_token.clone() {
+        mcp_router = mcp_router.layer(middleware::from_fn_with_state(Arc::new(token), require_bearer));
+    }
+    let app = Router::new()
+        .route(
+            "/healthz",
+            get(move || std::future::ready(([(header::CONTENT_TYPE, "application/json")], health.clone()))),
+        )
+        .merge(mcp_router);
+    (app, move || token.cancel())
+}
+
+fn health_body(server: &FolioServer) -> String {
+    let info = server.get_info();
+    let body = serde_json::json!({
+        "status": "ok",
+        "name": info.server_info.name,
+        "version": info.server_info.version,
+        "skills": server.catalog().skills.len(),
+        "docs": server.catalog().docs.len(),
+    });
+    format!("{body}\n")
+}
+
+async fn require_bearer(AxumState(token): AxumState<Arc<String>>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim);
+    match presented {
+        Some(p) if constant_time_eq(p.as_bytes(), token.as_bytes()) => next.run(request).await,
+        _ => (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "Unauthorized: send `Authorization: Bearer <token>`\n",
+        )
+            .into_response(),
+    }
+}
+
+/// Compares secrets without an early exit that would leak the matching prefix length.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Serves Streamable HTTP on an already bound listener until `shutdown` resolves, then stops
+/// accepting, cancels open streams and drains in-flight requests.
+///
+/// Fails on an IO error of the listener.
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    server: FolioServer,
+    options: &HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let (app, stop) = router(server, options);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Listen streams idle until cancelled: end them so the drain can finish.
+            stop();
+        })
+        .await?;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM (Ctrl-C only, off Unix).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! { () = ctrl_c => {}, () = term => {} }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_comparison_is_exact() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+    }
+}
