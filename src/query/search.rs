@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::list::same;
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
-use crate::catalog::search::{query_terms, strip_frontmatter, tokenize};
+use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -87,10 +87,12 @@ pub(super) fn ranked_entries(
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let params = SearchParams { query: text.to_owned(), kind, ..SearchParams::default() };
     let terms = checked_terms(text)?;
-    Ok(ranked(query, &params, &terms))
+    Ok(ranked(query, &params, &terms, usize::MAX))
 }
 
-fn ranked(query: &Query, params: &SearchParams, terms: &[String]) -> Vec<(u32, f32)> {
+/// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
+/// after them in no particular order. `hits.len()` is always the total number of matches.
+fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let mut hits: Vec<(u32, f32)> = catalog
         .search
@@ -122,14 +124,27 @@ fn ranked(query: &Query, params: &SearchParams, terms: &[String]) -> Vec<(u32, f
         .collect();
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
-    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if top < hits.len() {
+        // Only the requested pages need an order: select them, then sort just those.
+        hits.select_nth_unstable_by(top, order);
+        hits[..top].sort_by(order);
+    } else {
+        hits.sort_by(order);
+    }
     hits
 }
 
 pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
     let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
     let terms = checked_terms(&params.query)?;
-    let hits = ranked(query, params, &terms);
+    // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
+    // ordered; an invalid cursor is refused below before anything is returned.
+    let wanted = match &params.cursor {
+        Some(c) => c.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0),
+        None => 0,
+    };
+    let hits = ranked(query, params, &terms, wanted.saturating_add(limit));
     let filters =
         format!("{terms:?}|{:?}|{:?}|{:?}|{:?}", params.kind, params.tag, params.capability, params.category);
     let offset = match &params.cursor {
@@ -196,12 +211,20 @@ fn matches(term: &str, terms: &[String]) -> bool {
 /// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
 fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    tokenize(text, true, |start, end, term| {
-        if let Some(i) =
-            terms.iter().position(|q| term == q || (q.chars().count() >= 3 && term.starts_with(q.as_str())))
-        {
-            found.push((start, end, i));
-        }
+    let all = (1u64 << terms.len().min(63)) - 1;
+    tokenize_until(text, true, |start, end, term| {
+        let Some(i) = terms.iter().position(|q| matches(term, std::slice::from_ref(q))) else {
+            return true;
+        };
+        found.push((start, end, i));
+        // Stop at the first window holding every term: no later window beats it, and a long
+        // document need not be tokenized to its end.
+        let seen = found
+            .iter()
+            .rev()
+            .take_while(|m| m.0 + SNIPPET_BYTES / 2 > start)
+            .fold(0u64, |acc, m| acc | 1 << (m.2 % 64));
+        seen & all != all
     });
     let mut best = (0usize, 0usize);
     for i in 0..found.len() {
