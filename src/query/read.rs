@@ -357,7 +357,14 @@ fn read_entry(
             QueryError::invalid_with("section", reason, repair)
         })?;
         result.section = Some(section.id.clone());
-        (section.line_start.max(1), section.line_end.min(total))
+        let first = section.line_start.max(1);
+        if first > total {
+            return Err(QueryError::invalid(
+                "section",
+                format!("section `{id}` lies past the end of `{}`", entry.uri),
+            ));
+        }
+        (first, section.line_end.clamp(first, total))
     } else {
         let first = selection.start_line.unwrap_or(1);
         if total == 0 && !selection.has_lines() {

@@ -255,7 +255,7 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
 /// least 2), or containing it; best first, ties by name; at most 5.
 pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &str) -> Vec<String> {
     let target = target.to_lowercase();
-    let max = (target.chars().count() / 3).max(2);
+    let max = (target.chars().count() / 3).max(1);
     let mut scored: Vec<(usize, &str)> = candidates
         .filter_map(|c| {
             let lower = c.to_lowercase();

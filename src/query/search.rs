@@ -87,10 +87,12 @@ pub(super) fn ranked_entries(
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let params = SearchParams { query: text.to_owned(), kind, ..SearchParams::default() };
     let terms = checked_terms(text)?;
-    Ok(ranked(query, &params, &terms))
+    Ok(ranked(query, &params, &terms, usize::MAX))
 }
 
-fn ranked(query: &Query, params: &SearchParams, terms: &[String]) -> Vec<(u32, f32)> {
+/// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
+/// after them in no particular order. `hits.len()` is always the total number of matches.
+fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let mut hits: Vec<(u32, f32)> = catalog
         .search
@@ -122,14 +124,27 @@ fn ranked(query: &Query, params: &SearchParams, terms: &[String]) -> Vec<(u32, f
         .collect();
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
-    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if top < hits.len() {
+        // Only the requested pages need an order: select them, then sort just those.
+        hits.select_nth_unstable_by(top, order);
+        hits[..top].sort_by(order);
+    } else {
+        hits.sort_by(order);
+    }
     hits
 }
 
 pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
     let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
     let terms = checked_terms(&params.query)?;
-    let hits = ranked(query, params, &terms);
+    // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
+    // ordered; an invalid cursor is refused below before anything is returned.
+    let wanted = match &params.cursor {
+        Some(c) => c.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0),
+        None => 0,
+    };
+    let hits = ranked(query, params, &terms, wanted.saturating_add(limit));
     let filters =
         format!("{terms:?}|{:?}|{:?}|{:?}|{:?}", params.kind, params.tag, params.capability, params.category);
     let offset = match &params.cursor {
@@ -229,11 +244,15 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     while !text.is_char_boundary(end) {
         end += 1;
     }
+    // End at a word boundary after the first match, so the snippet does not close mid-word.
+    let keep = start.max(first.1);
     if end < text.len()
-        && let Some(space) = text[start.max(first.1)..end].rfind(char::is_whitespace)
+        && keep < end
+        && let Some(space) = text[keep..end].rfind(char::is_whitespace)
     {
-        end = start.max(first.1) + space;
+        end = keep + space;
     }
+    let end = end.max(first.1);
     let mut out = String::new();
     if start > 0 {
         out.push('…');

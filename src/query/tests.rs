@@ -538,6 +538,14 @@ fn resolve_accepts_what_people_type() {
             "a\0b",
             "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
         ),
+        (
+            "%2e%2e/secret",
+            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+        ),
+        (
+            "guides/%2E%2E/x",
+            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+        ),
         ("", "error: invalid `id`: is empty; give a skill id, a doc path or a catalog URI"),
         (
             "ftp://x",

@@ -1,8 +1,11 @@
 //! The one integration-test binary (one link step on 2-core machines): every module runs the
 //! real `folio` binary or the library against trees in fresh temporary directories.
 
+mod bench_corpus;
+mod cli_browse;
 mod compile;
 mod links;
 mod mcp;
 mod mcp_http;
+mod query;
 mod support;

@@ -1,0 +1,325 @@
+//! Compile benchmark (ISSUE-2 Performance, DESIGN §11): per generated corpus, the compile time
+//! (median of N in-process runs), throughput, catalog size and peak RSS, next to the physical
+//! floor measured in the same run: walking the tree, reading every file and blake3-hashing it on
+//! every core.
+//!
+//! Peak RSS is measured per compile in a fresh child process: the bench re-executes itself with
+//! `FOLIO_BENCH_CHILD=<size>`, the child compiles and encodes once and prints its `VmHWM` from
+//! `/proc/self/status` (std has no `getrusage`, and the crate forbids `unsafe`).
+//!
+//! ```text
+//! cargo bench --bench compile                                  # small, medium, large
+//! FOLIO_BENCH_SIZES=small,medium cargo bench --bench compile   # quick smoke run
+//! FOLIO_BENCH_RUNS=3 …                                         # runs per measurement (default 5; 3 on large)
+//! ```
+//! Corpora are generated once into `target/bench-corpus/<size>/` and reused.
+#![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use corpus::Size;
+use folio::catalog::codec;
+use folio::compile::{Config, Severity, compile};
+
+/// Environment variable that turns the bench binary into the one-shot compile child.
+const CHILD_ENV: &str = "FOLIO_BENCH_CHILD";
+
+fn main() {
+    if let Ok(size) = std::env::var(CHILD_ENV) {
+        child(&size);
+        return;
+    }
+    let sizes = Size::from_env(&Size::ALL);
+    let mut rows = Vec::new();
+    for size in sizes {
+        rows.push(measure(size));
+    }
+    print_report(&rows);
+}
+
+/// One corpus's measurements.
+struct Row {
+    size: Size,
+    stats: corpus::Stats,
+    runs: usize,
+    floor: Duration,
+    compile: Duration,
+    encode: Duration,
+    catalog_bytes: Option<usize>,
+    errors: usize,
+    warnings: usize,
+    first_codes: Vec<String>,
+    peak_rss_kib: Option<u64>,
+}
+
+fn runs_for(size: Size) -> usize {
+    std::env::var("FOLIO_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(if size == Size::Large { 3 } else { 5 })
+}
+
+fn measure(size: Size) -> Row {
+    let started = Instant::now();
+    let (dir, stats) = corpus::ensure(size);
+    eprintln!(
+        "{}: corpus ready in {:.2?} ({} docs, {} skills, {} files, {:.1} MB) at {}",
+        size.name(),
+        started.elapsed(),
+        stats.docs,
+        stats.skills,
+        stats.files,
+        mb(stats.bytes as usize),
+        dir.display()
+    );
+    let runs = runs_for(size);
+
+    // The floor first, once untimed: it also warms the page cache for everything after it.
+    let files = content_files(&dir);
+    let _ = floor(&files);
+    let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
+
+    let config = Config { root: dir.clone() };
+    let mut compile_times = Vec::new();
+    let mut encode_times = Vec::new();
+    let mut catalog_bytes = None;
+    let (mut errors, mut warnings, mut first_codes) = (0, 0, Vec::new());
+    for run in 0..runs {
+        let t = Instant::now();
+        let compilation = compile(&config);
+        compile_times.push(t.elapsed());
+        if run == 0 {
+            errors = compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+            warnings = compilation.diagnostics.len() - errors;
+            first_codes = summarize_codes(&compilation.diagnostics);
+        }
+        if let Some(catalog) = &compilation.catalog {
+            let t = Instant::now();
+            let encoded = codec::encode(catalog);
+            encode_times.push(t.elapsed());
+            catalog_bytes = Some(encoded.msgpack.len());
+        }
+        // Dropping a large catalog takes time too; keep it outside the measured section.
+        drop(compilation);
+    }
+    let peak_rss_kib = child_peak_rss(size);
+    Row {
+        size,
+        stats,
+        runs,
+        floor: floor_time,
+        compile: median(compile_times),
+        encode: if encode_times.is_empty() { Duration::ZERO } else { median(encode_times) },
+        catalog_bytes,
+        errors,
+        warnings,
+        first_codes,
+        peak_rss_kib,
+    }
+}
+
+/// "code ×count" for the most frequent diagnostic codes, so an unclean corpus is visible.
+fn summarize_codes(diagnostics: &[folio::compile::Diagnostic]) -> Vec<String> {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for d in diagnostics {
+        *counts.entry(d.code.to_string()).or_default() += 1;
+    }
+    let mut counts: Vec<_> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counts.into_iter().take(6).map(|(code, n)| format!("{code} ×{n}")).collect()
+}
+
+/// Every non-hidden file under `dir`, sorted (what the compiler reads).
+fn content_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, acc: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|e| e.expect("directory entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.')) {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, acc);
+            } else {
+                acc.push(path);
+            }
+        }
+    }
+    let mut acc = Vec::new();
+    walk(dir, &mut acc);
+    acc
+}
+
+/// The floor, walk included: list the tree, then read and blake3 every file on every core.
+fn floor_timed(dir: &Path) -> Duration {
+    let t = Instant::now();
+    let files = content_files(dir);
+    let bytes = floor(&files);
+    let elapsed = t.elapsed();
+    assert!(bytes > 0, "empty corpus at {}", dir.display());
+    elapsed
+}
+
+/// Reads and hashes `files` on every core; returns the bytes read (so nothing is optimised away).
+fn floor(files: &[PathBuf]) -> u64 {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut total = 0u64;
+                    let mut acc = 0u8;
+                    while let Some(path) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let bytes =
+                            fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+                        acc ^= blake3::hash(&bytes).as_bytes()[0];
+                        total += bytes.len() as u64;
+                    }
+                    std::hint::black_box(acc);
+                    total
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("floor worker panicked")).sum()
+    })
+}
+
+/// Runs one compile + encode in a fresh copy of this binary and returns its peak RSS in KiB.
+fn child_peak_rss(size: Size) -> Option<u64> {
+    let exe = std::env::current_exe().expect("path of the running bench binary");
+    let out = Command::new(exe)
+        .env(CHILD_ENV, size.name())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot re-run the bench binary as a child: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        eprintln!(
+            "{}: RSS child failed ({}): {}",
+            size.name(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let summary: Vec<&str> = stdout.lines().collect();
+    eprintln!("{}: RSS child: {}", size.name(), summary.join(", "));
+    stdout.lines().find_map(|l| l.strip_prefix("vmhwm_kib=")).and_then(|v| v.trim().parse().ok())
+}
+
+/// The child: compile and encode once (as `folio build` does, minus the file writes) and report
+/// its peak RSS, plus the RSS after each stage so a miss can be attributed.
+fn child(size: &str) {
+    let size = Size::from_name(size).unwrap_or_else(|| panic!("{CHILD_ENV}: unknown size `{size}`"));
+    let dir = corpus::corpus_dir(size);
+    let t = Instant::now();
+    let compilation = compile(&Config { root: dir });
+    let compiled = t.elapsed();
+    let after_compile = proc_status();
+    let t = Instant::now();
+    let catalog_bytes = compilation.catalog.as_ref().map_or(0, |c| codec::encode(c).msgpack.len());
+    let encoded = t.elapsed();
+    std::hint::black_box(catalog_bytes);
+    let after_encode = proc_status();
+    let show = |v: Option<u64>| v.map_or("unavailable".to_string(), |k| k.to_string());
+    println!("compile_ms={:.1}", ms(compiled));
+    println!("encode_ms={:.1}", ms(encoded));
+    println!("rss_after_compile_kib={}", show(after_compile.0));
+    println!("hwm_after_compile_kib={}", show(after_compile.1));
+    println!("vmhwm_kib={}", show(after_encode.1));
+}
+
+/// (VmRSS, VmHWM) of this process in KiB.
+fn proc_status() -> (Option<u64>, Option<u64>) {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / 1e6
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn print_report(rows: &[Row]) {
+    println!();
+    println!(
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | compile ms | encode ms | build MB/s | \
+         catalog MB | peak RSS MB | build/floor | RSS/corpus | diagnostics |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for r in rows {
+        let corpus_mb = mb(r.stats.bytes as usize);
+        let build = r.compile + r.encode;
+        let rss_mb = r.peak_rss_kib.map(|k| k as f64 * 1024.0 / 1e6);
+        let diagnostics = if r.errors + r.warnings == 0 {
+            "clean".to_string()
+        } else {
+            format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
+        };
+        println!(
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} |",
+            r.size.name(),
+            r.stats.docs,
+            r.stats.skills,
+            r.stats.files,
+            corpus_mb,
+            ms(r.floor),
+            corpus_mb / r.floor.as_secs_f64(),
+            ms(r.compile),
+            ms(r.encode),
+            corpus_mb / build.as_secs_f64(),
+            r.catalog_bytes.map_or("n/a (errors)".to_string(), |b| format!("{:.1}", mb(b))),
+            rss_mb.map_or("n/a".to_string(), |m| format!("{m:.0}")),
+            build.as_secs_f64() / r.floor.as_secs_f64(),
+            rss_mb.map_or("n/a".to_string(), |m| format!("{:.2}×", m / corpus_mb)),
+            diagnostics,
+        );
+    }
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    println!();
+    println!(
+        "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
+         build = compile + encode (what `folio build` does before writing); peak RSS from a fresh child \
+         process doing one compile + encode.",
+        rows.first().map_or(5, |r| r.runs),
+        runs_for(Size::Large)
+    );
+    if let Some(r) = rows.iter().find(|r| r.size == Size::Large) {
+        let build = (r.compile + r.encode).as_secs_f64();
+        let ratio = build / r.floor.as_secs_f64();
+        println!(
+            "target (large): build ≤ 4× floor → {:.2}× {}; peak RSS ≤ 2× corpus → {}",
+            ratio,
+            if ratio <= 4.0 { "MET" } else { "MISSED" },
+            r.peak_rss_kib.map_or("n/a".to_string(), |k| {
+                let ratio = k as f64 * 1024.0 / r.stats.bytes as f64;
+                format!("{ratio:.2}× {}", if ratio <= 2.0 { "MET" } else { "MISSED" })
+            })
+        );
+    }
+}
