@@ -909,6 +909,12 @@ async fn garbage_cursors_and_malformed_params_are_invalid_params() {
             assert_repair(&res);
         }
     }
+    // An index resource with a bad cursor: the repair is the same read without it.
+    let res =
+        w.call("resources/read", json!({ "uri": "resource://catalog/docs_index?tag=x&cursor=zz" })).await;
+    let (code, _, data) = error_of(&res);
+    assert_eq!(code, -32602);
+    assert_eq!(data["repair"]["params"]["uri"], "resource://catalog/docs_index?tag=x");
     // A cursor issued for another method's list still only works where its offset exists.
     let (_, pages) = w.walk("resources/list", "resources", json!({})).await;
     let cursor = pages[0]["nextCursor"].as_str().unwrap().to_owned();
