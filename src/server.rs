@@ -131,10 +131,16 @@ impl FolioServer {
             )));
         }
         let ttl_ms = catalog.settings.ttl_ms;
+        let identity = implementation(catalog);
         let mut meta = MetaObject::new();
-        meta.insert(SERVER_INFO_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
+        // The same identity discover reports, on every other result too.
+        meta.insert(
+            SERVER_INFO_KEY.to_owned(),
+            serde_json::to_value(&identity)
+                .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
+        );
         let mut info = ServerConfig::new(capabilities())
-            .with_server_info(implementation(catalog))
+            .with_server_info(identity)
             .with_instructions(instructions(catalog));
         info.meta = Some(meta.clone());
         let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();

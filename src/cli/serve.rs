@@ -97,8 +97,19 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
             Some(token.trim().to_owned())
         }
     };
-    if !addr.ip().is_loopback() && bearer_token.is_none() {
-        tracing::warn!(%addr, "serving on a non-loopback address without --bearer-token-env");
+    if !addr.ip().is_loopback() {
+        if bearer_token.is_none() {
+            eprintln!(
+                "folio: warning: {addr} is reachable from other machines and no --bearer-token-env is set"
+            );
+        }
+        if args.allow_host.is_empty() {
+            // The Host allow-list (DNS-rebinding protection) only knows loopback names so far.
+            eprintln!(
+                "folio: note: only Host localhost/127.0.0.1/::1 is accepted; add --allow-host NAME for the \
+                 names remote clients use"
+            );
+        }
     }
     let listener =
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
