@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (DESIGN §6).
 pub const DEFAULT_TTL_MS: u64 = 300_000;
@@ -119,8 +119,10 @@ pub struct Entry {
     /// Number of lines of a text entry (0 for blobs and empty files).
     pub total_lines: u32,
     /// The exact file bytes: no BOM stripping, newline normalisation or frontmatter removal.
-    #[serde(with = "codec::bytes")]
-    pub bytes: Vec<u8>,
+    /// Stored in the catalog's blob area rather than in the msgpack metadata (see `codec`), so
+    /// an opened catalog shares one buffer instead of copying every body.
+    #[serde(skip)]
+    pub bytes: codec::Body,
 }
 
 impl Entry {

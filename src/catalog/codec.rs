@@ -1,14 +1,33 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
+//! # Layout (format version 3)
+//!
 //! `catalog.msgpack` is a msgpack map with named fields:
-//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `body` is the
-//! msgpack encoding of [`Catalog`] and `catalog_hash` is blake3 of `body`. Keeping the envelope
-//! tiny means a reader checks the magic, version and hash before it decodes anything large.
+//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`
+//! is blake3 of `body`. Keeping the envelope tiny means a reader checks the magic, version and hash
+//! before it decodes anything large. `body` is:
+//!
+//! ```text
+//! bodies_len: u64 little-endian
+//! search_len: u64 little-endian
+//! bodies:     every entry's exact bytes, concatenated in entry order (offsets = prefix sums
+//!             of `Entry::size`)
+//! search:     the search index's byte area
+//! meta:       msgpack (positional, `rmp_serde::to_vec`) of `Catalog`, without bodies or postings
+//! ```
+//!
+//! Bodies live outside the msgpack metadata so that opening a catalog never copies them: each
+//! [`Body`] of a decoded catalog is a range of the one buffer the file was read into (or of the
+//! `&'static` bytes embedded in the binary); the metadata comes last so that an owned buffer is
+//! cut back to bodies + index once it is decoded. Verification hashes `body` on two threads with
+//! blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata decodes.
 //!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +35,124 @@ use super::{Catalog, EntryKind, FORMAT_VERSION};
 
 /// The `format` field every catalog file starts with.
 pub const FORMAT_NAME: &str = "folio-catalog";
+
+/// Immutable bytes shared cheaply between clones: an entry's body or the search index's byte area.
+///
+/// A decoded catalog's bodies are ranges of one buffer (owned behind an `Arc`, or `'static`
+/// when embedded), so cloning or slicing a `Body` never copies bytes.
+#[derive(Clone, Default)]
+pub struct Body {
+    repr: Repr,
+}
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static [u8]),
+    Shared(Arc<Vec<u8>>, Range<usize>),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Static(&[])
+    }
+}
+
+impl Body {
+    /// Bytes borrowed for the life of the program (e.g. embedded with `include_bytes!`).
+    pub fn from_static(bytes: &'static [u8]) -> Self {
+        Body { repr: Repr::Static(bytes) }
+    }
+
+    /// The bytes as a slice.
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.repr {
+            Repr::Static(bytes) => bytes,
+            Repr::Shared(buf, range) => &buf[range.clone()],
+        }
+    }
+
+    /// A sub-range of these bytes, sharing the same buffer. Returns `None` when out of bounds.
+    pub fn slice(&self, range: Range<usize>) -> Option<Body> {
+        if range.start > range.end || range.end > self.len() {
+            return None;
+        }
+        Some(Body {
+            repr: match &self.repr {
+                Repr::Static(bytes) => Repr::Static(&bytes[range]),
+                Repr::Shared(buf, own) => {
+                    Repr::Shared(Arc::clone(buf), own.start + range.start..own.start + range.end)
+                }
+            },
+        })
+    }
+}
+
+impl Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for Body {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        let len = bytes.len();
+        Body { repr: Repr::Shared(Arc::new(bytes), 0..len) }
+    }
+}
+
+impl From<&'static [u8]> for Body {
+    fn from(bytes: &'static [u8]) -> Self {
+        Body::from_static(bytes)
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Body) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Body {}
+
+// Comparisons with plain byte slices and vectors, so code written against `Vec<u8>` bodies (and
+// its tests) keeps working.
+impl PartialEq<[u8]> for Body {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<&[u8]> for Body {
+    fn eq(&self, other: &&[u8]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl<const N: usize> PartialEq<&[u8; N]> for Body {
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        self.as_slice() == &other[..]
+    }
+}
+
+impl PartialEq<Vec<u8>> for Body {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        self.as_slice() == &other[..]
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Body({} bytes)", self.len())
+    }
+}
 
 /// The two files of a written catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +222,21 @@ struct Envelope<'a> {
 
 /// Encodes a catalog into its two files. Deterministic: the same catalog gives the same bytes.
 pub fn encode(catalog: &Catalog) -> Encoded {
-    let body = rmp_serde::to_vec_named(catalog).expect("catalog types always serialize");
-    let catalog_hash = blake3::hash(&body).to_hex().to_string();
+    // Positional (array) encoding: the metadata is read at every open, and matching field names
+    // of ~20,000 records costs more than the rest of the decode. The format version guards the
+    // field order; the catalog hash guards the bytes.
+    let meta = rmp_serde::to_vec(catalog).expect("catalog types always serialize");
+    let bodies_len: usize = catalog.entries.iter().map(|e| e.bytes.len()).sum();
+    let search_len = catalog.search.data.len();
+    let mut body = Vec::with_capacity(HEAD + bodies_len + search_len + meta.len());
+    body.extend_from_slice(&(bodies_len as u64).to_le_bytes());
+    body.extend_from_slice(&(search_len as u64).to_le_bytes());
+    for entry in &catalog.entries {
+        body.extend_from_slice(&entry.bytes);
+    }
+    body.extend_from_slice(&catalog.search.data);
+    body.extend_from_slice(&meta);
+    let catalog_hash = hash(&body).to_hex().to_string();
     let envelope =
         Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: &catalog_hash, body: &body };
     let msgpack = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
@@ -94,24 +244,125 @@ pub fn encode(catalog: &Catalog) -> Encoded {
     Encoded { msgpack, manifest, catalog_hash }
 }
 
-/// Decodes and verifies `catalog.msgpack` bytes.
+/// Bytes of the body header: the lengths of the bodies and of the search index, u64 LE each.
+const HEAD: usize = 16;
+
+/// Decodes and verifies `catalog.msgpack` bytes, copying them once into a shared buffer.
 ///
 /// Fails when the bytes are not a folio catalog, are of another format version, do not match
 /// their recorded hash, or do not decode.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    decode_owned(bytes.to_vec())
+}
+
+/// Decodes and verifies catalog bytes that live for the whole program (the embedded catalog)
+/// without copying any body. Fails like [`decode`].
+pub fn decode_static(bytes: &'static [u8]) -> Result<Catalog, DecodeError> {
+    let layout = verify(bytes)?;
+    let file = Body::from_static(bytes);
+    attach(layout.catalog?, &file, layout.blobs)
+}
+
+/// Decodes and verifies an owned buffer without copying any body: every body of the result is a
+/// range of it. The metadata at the end of the buffer is cut off once decoded, so an open catalog
+/// holds the file's bodies and search index, not its msgpack twice. Fails like [`decode`].
+pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
+    let layout = verify(&bytes)?;
+    let catalog = layout.catalog?;
+    bytes.truncate(layout.blobs.end);
+    bytes.shrink_to_fit();
+    let len = bytes.len();
+    let file = Body { repr: Repr::Shared(Arc::new(bytes), 0..len) };
+    attach(catalog, &file, layout.blobs)
+}
+
+/// What [`verify`] found: the decoded metadata (or why it did not decode) and where, in the
+/// file, the bodies and then the search index lie.
+struct Layout {
+    catalog: Result<Catalog, DecodeError>,
+    blobs: Range<usize>,
+}
+
+/// Checks the envelope, verifies the body's hash and decodes the metadata.
+fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let envelope: Envelope<'_> =
-        rmp_serde::from_slice(bytes).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+        rmp_serde::from_slice(file).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
     if envelope.format != FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
     }
     if envelope.version != FORMAT_VERSION {
         return Err(DecodeError::Version { found: envelope.version });
     }
-    let actual = blake3::hash(envelope.body).to_hex().to_string();
+    let body = envelope.body;
+    // The body is borrowed from `file`, so its position in the file is a pointer difference.
+    let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
+    let length = |at: usize| body.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    let blobs = match (length(0), length(8)) {
+        (Some(bodies), Some(search)) => usize::try_from(bodies)
+            .ok()
+            .zip(usize::try_from(search).ok())
+            .and_then(|(b, s)| HEAD.checked_add(b)?.checked_add(s))
+            .filter(|&end| end <= body.len()),
+        _ => None,
+    };
+    // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
+    // not match is refused even when its metadata decodes, so nothing unverified is served.
+    let (actual, catalog) = std::thread::scope(|scope| {
+        let hashing = scope.spawn(|| hash(body));
+        let catalog = match blobs {
+            Some(end) => {
+                rmp_serde::from_slice::<Catalog>(&body[end..]).map_err(|e| DecodeError::Body(e.to_string()))
+            }
+            None => {
+                Err(DecodeError::Body("the body header is truncated or its lengths overflow it".to_owned()))
+            }
+        };
+        (hashing.join().expect("hashing does not panic"), catalog)
+    });
+    let actual = actual.to_hex().to_string();
     if actual != envelope.catalog_hash {
         return Err(DecodeError::HashMismatch { expected: envelope.catalog_hash.to_owned(), actual });
     }
-    rmp_serde::from_slice(envelope.body).map_err(|e| DecodeError::Body(e.to_string()))
+    let end = blobs.unwrap_or(HEAD);
+    Ok(Layout { catalog, blobs: body_start + HEAD..body_start + end })
+}
+
+/// Points every entry body and the search index at their ranges of `file`.
+fn attach(mut catalog: Catalog, file: &Body, blobs: Range<usize>) -> Result<Catalog, DecodeError> {
+    let mut at = blobs.start;
+    for entry in &mut catalog.entries {
+        let end =
+            usize::try_from(entry.size).ok().and_then(|n| at.checked_add(n)).filter(|&e| e <= blobs.end);
+        entry.bytes = end.and_then(|end| file.slice(at..end)).ok_or_else(|| {
+            DecodeError::Body(format!("body of `{}` extends beyond the catalog", entry.uri))
+        })?;
+        at += entry.bytes.len();
+    }
+    catalog.search.data = file.slice(at..blobs.end).expect("at <= blobs.end");
+    Ok(catalog)
+}
+
+/// blake3 of `bytes`, computed on two threads for large inputs.
+///
+/// The input is split where blake3's own tree splits it (`left_subtree_len`), each half is hashed
+/// as a non-root subtree, and the two chaining values are merged as the root: the result is
+/// bit-identical to `blake3::hash(bytes)`, only faster.
+pub fn hash(bytes: &[u8]) -> blake3::Hash {
+    use blake3::hazmat::{HasherExt, Mode, left_subtree_len, merge_subtrees_root};
+    // Below a few MiB a thread costs more than it saves.
+    const PARALLEL_MIN: usize = 4 << 20;
+    if bytes.len() < PARALLEL_MIN {
+        return blake3::hash(bytes);
+    }
+    let left_len = left_subtree_len(bytes.len() as u64) as usize;
+    let (left, right) = bytes.split_at(left_len);
+    let (left_cv, right_cv) = std::thread::scope(|scope| {
+        let left = scope.spawn(|| blake3::Hasher::new().update(left).finalize_non_root());
+        let right_cv =
+            blake3::Hasher::new().set_input_offset(left_len as u64).update(right).finalize_non_root();
+        (left.join().expect("hashing does not panic"), right_cv)
+    });
+    merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
 }
 
 /// The recorded hash of a catalog file, without decoding the body.
@@ -202,48 +453,6 @@ fn manifest_json(catalog: &Catalog, catalog_hash: &str) -> String {
     out
 }
 
-/// Serializes `Vec<u8>` as a msgpack `bin` (serde's default would write an array of integers,
-/// doubling the size and the decode time).
-pub mod bytes {
-    use serde::{Deserializer, Serializer};
-
-    /// Writes the bytes as one `bin` value.
-    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(bytes)
-    }
-
-    /// Reads a `bin` (or, leniently, a sequence of integers) into a `Vec<u8>`.
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        deserializer.deserialize_byte_buf(ByteBufVisitor)
-    }
-
-    struct ByteBufVisitor;
-
-    impl<'de> serde::de::Visitor<'de> for ByteBufVisitor {
-        type Value = Vec<u8>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("bytes")
-        }
-
-        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-
-        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element()? {
-                out.push(b);
-            }
-            Ok(out)
-        }
-    }
-}
-
 /// Serializes a borrowed `&[u8]` as a msgpack `bin` and reads it back without copying.
 mod borrowed_bytes {
     use serde::{Deserializer, Serializer};
@@ -277,7 +486,7 @@ mod tests {
                 sha256: None,
                 is_text: true,
                 total_lines: 1,
-                bytes,
+                bytes: bytes.into(),
             }],
             docs: Vec::new(),
             skills: Vec::new(),
@@ -305,5 +514,47 @@ mod tests {
         assert!(matches!(decode(&tampered), Err(DecodeError::HashMismatch { .. })));
 
         assert!(matches!(decode(b"hello"), Err(DecodeError::NotACatalog(_))));
+    }
+
+    /// Re-wraps a modified body with a matching hash, as a forger would.
+    fn forge(body: &[u8]) -> Vec<u8> {
+        let hash = blake3::hash(body).to_hex().to_string();
+        let envelope = Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: &hash, body };
+        rmp_serde::to_vec_named(&envelope).unwrap()
+    }
+
+    #[test]
+    fn refuses_forged_bodies_without_panicking() {
+        let encoded = encode(&sample());
+        let envelope: Envelope<'_> = rmp_serde::from_slice(&encoded.msgpack).unwrap();
+        let body = envelope.body.to_vec();
+        let mut huge = body.clone();
+        huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut short = body.clone();
+        short[..8].copy_from_slice(&1u64.to_le_bytes());
+        for forged in [huge, short, body[..10].to_vec(), Vec::new(), body[..body.len() - 1].to_vec()] {
+            let res = decode(&forge(&forged));
+            assert!(matches!(res, Err(DecodeError::Body(_))), "{res:?}");
+        }
+        assert_eq!(decode(&forge(&body)).unwrap(), sample(), "an honest re-wrap still decodes");
+    }
+
+    #[test]
+    fn parallel_hash_equals_blake3() {
+        for len in [0, 1, 1024, 4 << 20, (4 << 20) + 1, 9_999_999] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            assert_eq!(hash(&bytes), blake3::hash(&bytes), "len {len}");
+        }
+    }
+
+    #[test]
+    fn decoded_bodies_share_the_file_buffer() {
+        let encoded = encode(&sample());
+        let file: &'static [u8] = Box::leak(encoded.msgpack.into_boxed_slice());
+        let catalog = decode_static(file).unwrap();
+        let body = &catalog.entries[0].bytes;
+        assert_eq!(&body[..], b"# Hello\n");
+        let inside = file.as_ptr_range().contains(&body.as_ptr());
+        assert!(inside, "the body points into the file, it was not copied");
     }
 }

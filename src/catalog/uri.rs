@@ -92,23 +92,34 @@ pub fn percent_decode(s: &str) -> Result<String, UriError> {
 }
 
 /// Why a request URI or path was refused before any lookup.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UriError {
     /// A `%` not followed by two hex digits.
     BadEscape,
     /// Decoded bytes are not UTF-8.
     NotUtf8,
-    /// A `..` or `.` segment, an empty segment, a backslash or a NUL.
+    /// A `..` or `.` segment, an empty segment, a backslash or a NUL (possibly percent-encoded).
     Traversal,
+    /// Not a URI of any family this catalog serves (DESIGN §5).
+    UnknownScheme,
+    /// A query string that is malformed, repeats a parameter, or names one the family lacks.
+    BadQuery(String),
 }
 
 impl std::fmt::Display for UriError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            UriError::BadEscape => "malformed percent-escape",
-            UriError::NotUtf8 => "percent-escapes decode to bytes that are not UTF-8",
-            UriError::Traversal => "path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
-        })
+        match self {
+            UriError::BadEscape => f.write_str("malformed percent-escape"),
+            UriError::NotUtf8 => f.write_str("percent-escapes decode to bytes that are not UTF-8"),
+            UriError::Traversal => {
+                f.write_str("path has a `.` or `..` segment, an empty segment, a backslash or a NUL")
+            }
+            UriError::UnknownScheme => f.write_str(
+                "not a catalog URI (expected `resource://catalog/…`, `resource://docs/…`, \
+                 `resource://skills/…` or `skill://…`)",
+            ),
+            UriError::BadQuery(why) => f.write_str(why),
+        }
     }
 }
 
@@ -123,14 +134,223 @@ pub fn decode_path(raw: &str) -> Result<String, UriError> {
 }
 
 /// Checks an already decoded relative path (see [`decode_path`]).
+///
+/// A segment that still holds `%` escapes after the one decoding is decoded again only to look
+/// for traversal: `%252e%252e` is an encoded `..` and is refused like it, rather than reaching a
+/// lookup that some other layer might decode a second time.
 pub fn check_path(path: &str) -> Result<(), UriError> {
     if path.is_empty() || path.chars().any(|c| c == '\\' || c.is_control()) {
         return Err(UriError::Traversal);
     }
-    if path.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
-        return Err(UriError::Traversal);
+    for seg in path.split('/') {
+        if seg.is_empty() || seg == "." || seg == ".." {
+            return Err(UriError::Traversal);
+        }
+        if seg.contains('%')
+            && let Ok(again) = percent_decode(seg)
+            && (again == "." || again == ".." || again.contains(['/', '\\', '\0']))
+        {
+            return Err(UriError::Traversal);
+        }
     }
     Ok(())
+}
+
+/// Checks one decoded component (a skill id or ref id): like [`check_path`], and `/` is allowed
+/// only where the family allows it (`ref_id` may hold `/`, encoded as `%2F` in the URI).
+fn check_component(component: &str, allow_slash: bool) -> Result<(), UriError> {
+    if !allow_slash && component.contains('/') {
+        return Err(UriError::Traversal);
+    }
+    check_path(component)
+}
+
+/// The query parameters of a request URI, decoded once, in the order given.
+pub type Params = Vec<(String, String)>;
+
+/// A request URI, parsed and checked, but not yet looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `resource://catalog/about`.
+    About,
+    /// `resource://catalog/skills_index{?q,tag,capability,cursor,limit}`.
+    SkillsIndex(Params),
+    /// `resource://catalog/docs_index{?q,tag,category,prefix,updated_since,cursor,limit}`.
+    DocsIndex(Params),
+    /// `resource://catalog/skills/{skill_id}`.
+    SkillDetail {
+        /// The decoded skill id (a skill name).
+        skill_id: String,
+    },
+    /// `resource://catalog/docs/{+path}`.
+    DocDetail {
+        /// The decoded doc path, relative to `docs/`.
+        path: String,
+    },
+    /// `resource://docs/{+path}{?section,lines}`.
+    Doc {
+        /// The decoded doc path, relative to `docs/`.
+        path: String,
+        /// `section` and `lines`, if given.
+        params: Params,
+    },
+    /// `skill://{+skill_path}/{+file}` or a skill directory `skill://{+skill_path}[/{+dir}]`:
+    /// which one is decided by the lookup, since skill paths nest.
+    Skill {
+        /// The decoded path after `skill://` (`acme/billing/references/api.md`).
+        path: String,
+        /// `section` and `lines`, if given.
+        params: Params,
+    },
+    /// `resource://skills/{skill_id}/document`.
+    SkillDocument {
+        /// The decoded skill id.
+        skill_id: String,
+        /// `section` and `lines`, if given.
+        params: Params,
+    },
+    /// `resource://skills/{skill_id}/references/{ref_id}` (`/` in a ref id encoded as `%2F`).
+    SkillReference {
+        /// The decoded skill id.
+        skill_id: String,
+        /// The decoded ref id (may hold `/`).
+        ref_id: String,
+        /// `section` and `lines`, if given.
+        params: Params,
+    },
+}
+
+/// Parses a request URI of any family of DESIGN §5.
+///
+/// Every path is percent-decoded exactly once and checked before it is returned, so no lookup
+/// ever sees `..`, `.`, empty segments, backslashes, NUL or an encoded variant of them.
+/// Fails with [`UriError`] on any of those, on an unknown scheme and on a malformed query string.
+pub fn parse(uri: &str) -> Result<Target, UriError> {
+    if uri.contains(['#', '\0', '\\']) || uri.chars().any(char::is_control) {
+        return Err(if uri.contains('#') {
+            UriError::BadQuery("catalog URIs have no `#fragment`; use `?section=<id>`".to_owned())
+        } else {
+            UriError::Traversal
+        });
+    }
+    let (base, query) = match uri.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (uri, None),
+    };
+    let params = parse_query(query)?;
+    let no_params = |target: Target| {
+        if params.is_empty() {
+            Ok(target)
+        } else {
+            Err(UriError::BadQuery("this URI takes no query parameters".to_owned()))
+        }
+    };
+    if base == ABOUT {
+        return no_params(Target::About);
+    }
+    if base == SKILLS_INDEX {
+        allow_params(&params, &["q", "tag", "capability", "cursor", "limit"])?;
+        return Ok(Target::SkillsIndex(params));
+    }
+    if base == DOCS_INDEX {
+        allow_params(&params, &["q", "tag", "category", "prefix", "updated_since", "cursor", "limit"])?;
+        return Ok(Target::DocsIndex(params));
+    }
+    if let Some(raw) = base.strip_prefix(SKILL_DETAIL_PREFIX) {
+        let skill_id = percent_decode(raw)?;
+        check_component(&skill_id, false)?;
+        return no_params(Target::SkillDetail { skill_id });
+    }
+    if let Some(raw) = base.strip_prefix(DOC_DETAIL_PREFIX) {
+        return no_params(Target::DocDetail { path: decode_path(raw)? });
+    }
+    if let Some(raw) = base.strip_prefix(DOCS_PREFIX) {
+        allow_params(&params, &["section", "lines"])?;
+        return Ok(Target::Doc { path: decode_path(raw)?, params });
+    }
+    if let Some(raw) = base.strip_prefix(SKILL_PREFIX) {
+        allow_params(&params, &["section", "lines"])?;
+        return Ok(Target::Skill { path: decode_path(raw)?, params });
+    }
+    if let Some(rest) = base.strip_prefix(SKILL_ALIAS_PREFIX) {
+        allow_params(&params, &["section", "lines"])?;
+        // Split before decoding: the skill id and ref id are single components, and a `/` inside
+        // a ref id arrives as `%2F`.
+        let (raw_id, tail) = rest.split_once('/').ok_or(UriError::UnknownScheme)?;
+        let skill_id = percent_decode(raw_id)?;
+        check_component(&skill_id, false)?;
+        if tail == "document" {
+            return Ok(Target::SkillDocument { skill_id, params });
+        }
+        if let Some(raw_ref) = tail.strip_prefix("references/") {
+            let ref_id = percent_decode(raw_ref)?;
+            check_component(&ref_id, true)?;
+            return Ok(Target::SkillReference { skill_id, ref_id, params });
+        }
+        return Err(UriError::UnknownScheme);
+    }
+    Err(UriError::UnknownScheme)
+}
+
+fn parse_query(query: Option<&str>) -> Result<Params, UriError> {
+    let mut params: Params = Vec::new();
+    let Some(query) = query else { return Ok(params) };
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        // `+` is a space in form encoding, which clients use for `q=`.
+        let key = percent_decode(&key.replace('+', " "))?;
+        let value = percent_decode(&value.replace('+', " "))?;
+        if value.contains('\0') {
+            return Err(UriError::Traversal);
+        }
+        if params.iter().any(|(k, _)| *k == key) {
+            return Err(UriError::BadQuery(format!("query parameter `{key}` is given twice")));
+        }
+        params.push((key, value));
+    }
+    Ok(params)
+}
+
+fn allow_params(params: &Params, allowed: &[&str]) -> Result<(), UriError> {
+    match params.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some((key, _)) => Err(UriError::BadQuery(format!(
+            "unknown query parameter `{key}` (this URI accepts {})",
+            allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Builds a query string (`?a=1&b=2`) from pairs, percent-encoding each value; empty when no pair.
+pub fn query_string(pairs: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (key, value) in pairs {
+        out.push(if out.is_empty() { '?' } else { '&' });
+        out.push_str(key);
+        out.push('=');
+        out.push_str(&encode_component(value));
+    }
+    out
+}
+
+/// URI of the SKILL.md alias family: `resource://skills/{skill_id}/document`.
+pub fn skill_document_alias(skill_id: &str) -> String {
+    format!("{SKILL_ALIAS_PREFIX}{}/document", encode_component(skill_id))
+}
+
+/// URI of the reference alias family: `resource://skills/{skill_id}/references/{ref_id}`.
+pub fn skill_reference_alias(skill_id: &str, ref_id: &str) -> String {
+    format!("{SKILL_ALIAS_PREFIX}{}/references/{}", encode_component(skill_id), encode_component(ref_id))
+}
+
+/// A section of a doc or skill file: `<uri>?section=<id>`.
+pub fn with_section(uri: &str, section: &str) -> String {
+    format!("{uri}{}", query_string(&[("section", section)]))
+}
+
+/// A line range of a doc or skill file: `<uri>?lines=<start>-<end>`.
+pub fn with_lines(uri: &str, start: u32, end: u32) -> String {
+    format!("{uri}?lines={start}-{end}")
 }
 
 #[cfg(test)]
@@ -156,5 +376,69 @@ mod tests {
         }
         assert_eq!(decode_path("a%20b/c.md").unwrap(), "a b/c.md");
         assert_eq!(decode_path("a%2Fb").unwrap(), "a/b");
+        assert!(decode_path("a/%252e%252e/b").is_err(), "double-encoded `..` is refused too");
+    }
+
+    #[track_caller]
+    fn check(uri: &str, expected: &str) {
+        let got = match parse(uri) {
+            Ok(target) => format!("{target:?}"),
+            Err(err) => format!("error: {err}"),
+        };
+        assert_eq!(got, expected, "parsing {uri:?}");
+    }
+
+    #[test]
+    fn parses_every_family() {
+        check("resource://catalog/about", "About");
+        check("resource://catalog/skills_index", "SkillsIndex([])");
+        check(
+            "resource://catalog/skills_index?q=pdf+forms&limit=5",
+            r#"SkillsIndex([("q", "pdf forms"), ("limit", "5")])"#,
+        );
+        check("resource://catalog/docs_index?prefix=guides%2F", r#"DocsIndex([("prefix", "guides/")])"#);
+        check("resource://catalog/skills/pdf", r#"SkillDetail { skill_id: "pdf" }"#);
+        check("resource://catalog/docs/guides/a%20b.md", r#"DocDetail { path: "guides/a b.md" }"#);
+        check(
+            "resource://docs/guides/install.md?section=linux&lines=1-2",
+            r#"Doc { path: "guides/install.md", params: [("section", "linux"), ("lines", "1-2")] }"#,
+        );
+        check("skill://acme/billing/SKILL.md", r#"Skill { path: "acme/billing/SKILL.md", params: [] }"#);
+        check("skill://acme/billing", r#"Skill { path: "acme/billing", params: [] }"#);
+        check("resource://skills/pdf/document", r#"SkillDocument { skill_id: "pdf", params: [] }"#);
+        check(
+            "resource://skills/pdf/references/references%2Fapi.md",
+            r#"SkillReference { skill_id: "pdf", ref_id: "references/api.md", params: [] }"#,
+        );
+    }
+
+    #[test]
+    fn refuses_bad_uris_before_lookup() {
+        let traversal = "error: path has a `.` or `..` segment, an empty segment, a backslash or a NUL";
+        check("resource://docs/../secret.md", traversal);
+        check("resource://docs/a/%2e%2e/b.md", traversal);
+        check("resource://docs/a/%252E%252E/b.md", traversal);
+        check("resource://docs/a%5Cb.md", traversal);
+        check("resource://docs/a\\b.md", traversal);
+        check("resource://docs/a%00b.md", traversal);
+        check("resource://docs/a//b.md", traversal);
+        check("resource://docs/./b.md", traversal);
+        check("skill://../etc/passwd", traversal);
+        check("resource://catalog/skills/a%2Fb", traversal);
+        check("resource://skills/pdf/references/..", traversal);
+        check("resource://skills/pdf/references/a%2F..%2Fb", traversal);
+        check("resource://docs/%zz.md", "error: malformed percent-escape");
+        check("resource://docs/%ff.md", "error: percent-escapes decode to bytes that are not UTF-8");
+        check(
+            "file:///etc/passwd",
+            "error: not a catalog URI (expected `resource://catalog/…`, `resource://docs/…`, `resource://skills/…` or `skill://…`)",
+        );
+        check("resource://docs/a.md?section=x&section=y", "error: query parameter `section` is given twice");
+        check(
+            "resource://docs/a.md?foo=1",
+            "error: unknown query parameter `foo` (this URI accepts `section`, `lines`)",
+        );
+        check("resource://catalog/about?x=1", "error: this URI takes no query parameters");
+        check("resource://docs/a.md#intro", "error: catalog URIs have no `#fragment`; use `?section=<id>`");
     }
 }

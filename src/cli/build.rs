@@ -62,7 +62,7 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
 
 /// Compiles `content`, after checking it is a directory (a missing root is a usage error, exit 2,
 /// not a content problem).
-fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
+pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
     match std::fs::metadata(content) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => bail!(
@@ -74,7 +74,7 @@ fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
     Ok(compile::compile(&Config { root: content.to_path_buf() }))
 }
 
-fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {
+pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {
     let prefix = display_prefix(content);
     match format {
         Format::Human => {

@@ -76,7 +76,7 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
             sha256,
             is_text,
             total_lines,
-            bytes,
+            bytes: bytes.into(),
             path: found.path.clone(),
         };
         match (found.kind, parsed) {

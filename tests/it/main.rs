@@ -2,6 +2,8 @@
 //! real `folio` binary or the library against trees in fresh temporary directories.
 
 mod bench_corpus;
+mod cli_browse;
 mod compile;
 mod links;
+mod query;
 mod support;

@@ -1,0 +1,107 @@
+//! Completion values for template variables (MCP `completion/complete`, DESIGN §6): ranked,
+//! at most [`super::MAX_COMPLETIONS`], scoped by already-chosen variables where the design says.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{MAX_COMPLETIONS, Query, QueryError};
+
+/// The answer to [`Query::complete`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Completion {
+    /// Best first, at most 100.
+    pub values: Vec<String>,
+    /// How many values match in all.
+    pub total: usize,
+    /// True when `total` exceeds `values.len()`.
+    pub has_more: bool,
+}
+
+/// Every variable name the templates use.
+pub const ARGUMENTS: [&str; 9] =
+    ["skill_id", "skill_path", "file", "ref_id", "path", "section", "tag", "capability", "category"];
+
+pub(super) fn complete(
+    query: &Query,
+    argument: &str,
+    value: &str,
+    context: &BTreeMap<String, String>,
+) -> Result<Completion, QueryError> {
+    let catalog = &query.catalog;
+    let ctx = |key: &str| context.get(key).map(String::as_str).filter(|v| !v.is_empty());
+    // The skill a scoped variable belongs to: by `skill_id`, else by `skill_path`.
+    let scoped_skill = || {
+        ctx("skill_id")
+            .and_then(|id| query.skill(id))
+            .or_else(|| ctx("skill_path").and_then(|p| catalog.skill_by_path(p)))
+    };
+    let candidates: Vec<(String, usize)> = match argument {
+        "skill_id" => catalog.skills.iter().map(|s| (s.name.clone(), 0)).collect(),
+        "skill_path" => catalog.skills.iter().map(|s| (s.path.clone(), 0)).collect(),
+        "file" => match scoped_skill() {
+            Some(skill) => std::iter::once(("SKILL.md".to_owned(), 1))
+                .chain(skill.files.iter().map(|f| (f.rel_path.clone(), 0)))
+                .collect(),
+            None => Vec::new(),
+        },
+        "ref_id" => match scoped_skill() {
+            Some(skill) => skill.files.iter().map(|f| (f.ref_id.clone(), 0)).collect(),
+            None => Vec::new(),
+        },
+        "path" => catalog.docs.iter().map(|d| (d.path.clone(), 0)).collect(),
+        "section" => {
+            let outline = match ctx("path").and_then(|p| query.doc(p)) {
+                Some(doc) => &doc.outline[..],
+                None => scoped_skill().map_or(&[][..], |s| &s.outline[..]),
+            };
+            // Document order is the natural order of sections; weight keeps it among equals.
+            let n = outline.len();
+            outline.iter().enumerate().map(|(i, s)| (s.id.clone(), n - i)).collect()
+        }
+        "tag" => query.tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "capability" => query.capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "category" => query.categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        other => {
+            return Err(QueryError::invalid(
+                "argument",
+                format!("no template variable `{other}` (known: {})", ARGUMENTS.join(", ")),
+            ));
+        }
+    };
+    Ok(rank(candidates, value))
+}
+
+/// Ranks candidates against what was typed: exact, then prefix, then prefix of a path segment
+/// or word, then substring (all case-insensitive); within a tier by weight (e.g. how many
+/// entries carry a tag), then shorter, then alphabetically, so the order is total.
+fn rank(candidates: Vec<(String, usize)>, value: &str) -> Completion {
+    let typed = value.to_lowercase();
+    let mut scored: Vec<(u8, std::cmp::Reverse<usize>, usize, String)> = candidates
+        .into_iter()
+        .filter_map(|(candidate, weight)| {
+            let lower = candidate.to_lowercase();
+            let tier = if typed.is_empty() || lower == typed {
+                0
+            } else if lower.starts_with(&typed) {
+                1
+            } else if lower
+                .match_indices(&typed)
+                .any(|(i, _)| lower[..i].ends_with(['/', '-', '_', '.', ' ']))
+            {
+                2
+            } else if lower.contains(&typed) {
+                3
+            } else {
+                return None;
+            };
+            let len = if typed.is_empty() { 0 } else { candidate.len() };
+            Some((tier, std::cmp::Reverse(weight), len, candidate))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.3 == b.3);
+    let total = scored.len();
+    let values: Vec<String> = scored.into_iter().take(MAX_COMPLETIONS).map(|s| s.3).collect();
+    Completion { has_more: total > values.len(), values, total }
+}

@@ -1,0 +1,325 @@
+//! Detail records: the one builder behind `resource://catalog/skills/{skill_id}`,
+//! `resource://catalog/docs/{+path}` and the `get_pattern_by_id` tool.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::resolve::Resolved;
+use super::{Kind, Query, QueryError};
+use crate::catalog::{Link, Section, Skill, uri};
+
+/// A heading with its id, line range and the URI that reads just that section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionRecord {
+    /// Section id (GitHub-style slug): the `?section=` value.
+    pub id: String,
+    /// Heading text.
+    pub title: String,
+    /// Heading level, 1 to 6.
+    pub level: u8,
+    /// First line (the heading), 1-based.
+    pub line_start: u32,
+    /// Last line, inclusive.
+    pub line_end: u32,
+    /// `<content uri>?section=<id>`.
+    pub uri: String,
+}
+
+/// A link out of a doc or SKILL.md.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkRecord {
+    /// The target as written.
+    pub target: String,
+    /// `relative`, `site_absolute`, `wiki`, `anchor` or `external`.
+    pub kind: crate::catalog::LinkKind,
+    /// Canonical URI of the catalog entry it resolves to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// The `#fragment`, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    /// 1-based line of the link.
+    pub line: u32,
+}
+
+/// A file of a skill, as the detail record and SEP-2640 manifests list it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileRecord {
+    /// Canonical URI (`skill://…`).
+    pub uri: String,
+    /// Alias URI (`resource://skills/{skill_id}/document` or `…/references/{ref_id}`).
+    pub alias_uri: String,
+    /// Reference id (`SKILL.md` for the skill document).
+    pub ref_id: String,
+    /// Path relative to the skill directory.
+    pub path: String,
+    /// MIME type.
+    pub mime: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// blake3, hex.
+    pub blake3: String,
+    /// `sha256:<hex>` (SEP-2640 digest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Manifest title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Manifest description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Everything about one skill (the JSON of `resource://catalog/skills/{skill_id}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillDetail {
+    /// Always `skill`.
+    pub kind: Kind,
+    /// The skill id (its name).
+    pub id: String,
+    /// This record's URI: `resource://catalog/skills/{skill_id}`.
+    pub detail_uri: String,
+    /// Canonical URI of SKILL.md.
+    pub uri: String,
+    /// The skill directory URI (`skill://{skill_path}`), for `resources/directory/read`.
+    pub directory_uri: String,
+    /// Directory path under `skills/`.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Frontmatter `description`.
+    pub description: String,
+    /// Frontmatter `license`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
+    /// Frontmatter `compatibility`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compatibility: Option<String>,
+    /// Frontmatter `allowed-tools`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_tools: Option<String>,
+    /// Frontmatter `metadata`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
+    /// Folio `tags`.
+    pub tags: Vec<String>,
+    /// Folio `capabilities`.
+    pub capabilities: Vec<String>,
+    /// Folio `version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Frontmatter date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    /// The whole frontmatter as JSON (keys sorted), as SEP-2640 serves it.
+    pub frontmatter: serde_json::Value,
+    /// SKILL.md first, then every other file sorted by path.
+    pub files: Vec<FileRecord>,
+    /// Headings of SKILL.md with section URIs.
+    pub outline: Vec<SectionRecord>,
+    /// Links out of SKILL.md.
+    pub links: Vec<LinkRecord>,
+    /// URIs of entries linking to SKILL.md.
+    pub backlinks: Vec<String>,
+}
+
+/// Everything about one doc (the JSON of `resource://catalog/docs/{+path}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocDetail {
+    /// Always `doc`.
+    pub kind: Kind,
+    /// Path relative to `docs/`.
+    pub path: String,
+    /// This record's URI: `resource://catalog/docs/{+path}`.
+    pub detail_uri: String,
+    /// Canonical URI of the bytes.
+    pub uri: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// Frontmatter tags.
+    pub tags: Vec<String>,
+    /// Frontmatter category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Frontmatter date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    /// Frontmatter aliases.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// Other frontmatter keys.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// MIME type.
+    pub mime: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// blake3, hex.
+    pub blake3: String,
+    /// Number of lines.
+    pub total_lines: u32,
+    /// Sections with ids, line ranges and URIs.
+    pub outline: Vec<SectionRecord>,
+    /// Links out.
+    pub links: Vec<LinkRecord>,
+    /// URIs of entries linking here.
+    pub backlinks: Vec<String>,
+}
+
+/// A detail record of either kind (what `get_pattern_by_id` returns).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Detail {
+    /// A skill's detail.
+    Skill(Box<SkillDetail>),
+    /// A doc's detail.
+    Doc(Box<DocDetail>),
+}
+
+impl Detail {
+    /// The detail record's own URI.
+    pub fn detail_uri(&self) -> &str {
+        match self {
+            Detail::Skill(s) => &s.detail_uri,
+            Detail::Doc(d) => &d.detail_uri,
+        }
+    }
+
+    /// The JSON text served for the detail URI: pretty, trailing newline. Resources and tools
+    /// both use this, so their answers are byte-identical.
+    pub fn to_json(&self) -> String {
+        let mut out = serde_json::to_string_pretty(self).expect("detail records always serialize");
+        out.push('\n');
+        out
+    }
+}
+
+pub(super) fn sections(outline: &[Section], content_uri: &str) -> Vec<SectionRecord> {
+    outline
+        .iter()
+        .map(|s| SectionRecord {
+            id: s.id.clone(),
+            title: s.title.clone(),
+            level: s.level,
+            line_start: s.line_start,
+            line_end: s.line_end,
+            uri: uri::with_section(content_uri, &s.id),
+        })
+        .collect()
+}
+
+fn links(links: &[Link]) -> Vec<LinkRecord> {
+    links
+        .iter()
+        .map(|l| LinkRecord {
+            target: l.target.clone(),
+            kind: l.kind,
+            uri: l.resolved.clone(),
+            anchor: l.anchor.clone(),
+            line: l.line,
+        })
+        .collect()
+}
+
+/// The file records of a skill: SKILL.md first, then the other files by path.
+pub(super) fn file_records(query: &Query, skill: &Skill) -> Vec<FileRecord> {
+    let entries = &query.catalog.entries;
+    let document = &entries[skill.document as usize];
+    let mut out = vec![FileRecord {
+        uri: document.uri.clone(),
+        alias_uri: uri::skill_document_alias(&skill.name),
+        ref_id: "SKILL.md".to_owned(),
+        path: "SKILL.md".to_owned(),
+        mime: document.mime.clone(),
+        size: document.size,
+        blake3: document.blake3.clone(),
+        sha256: document.sha256.clone(),
+        title: None,
+        description: None,
+    }];
+    out.extend(skill.files.iter().map(|file| {
+        let entry = &entries[file.entry as usize];
+        FileRecord {
+            uri: entry.uri.clone(),
+            alias_uri: uri::skill_reference_alias(&skill.name, &file.ref_id),
+            ref_id: file.ref_id.clone(),
+            path: file.rel_path.clone(),
+            mime: entry.mime.clone(),
+            size: entry.size,
+            blake3: entry.blake3.clone(),
+            sha256: entry.sha256.clone(),
+            title: file.title.clone(),
+            description: file.description.clone(),
+        }
+    }));
+    out
+}
+
+pub(super) fn skill_detail(query: &Query, skill_id: &str) -> Result<SkillDetail, QueryError> {
+    let skill = query.skill(skill_id).ok_or_else(|| super::resolve::not_found_skill(query, skill_id))?;
+    let document_uri = query.catalog.entries[skill.document as usize].uri.clone();
+    Ok(SkillDetail {
+        kind: Kind::Skill,
+        id: skill.name.clone(),
+        detail_uri: uri::skill_detail(&skill.name),
+        directory_uri: uri::skill_dir(&skill.path),
+        path: skill.path.clone(),
+        title: skill.title.clone(),
+        description: skill.description.clone(),
+        license: skill.license.clone(),
+        compatibility: skill.compatibility.clone(),
+        allowed_tools: skill.allowed_tools.clone(),
+        metadata: skill.metadata.clone(),
+        tags: skill.tags.clone(),
+        capabilities: skill.capabilities.clone(),
+        version: skill.version.clone(),
+        updated: skill.updated.clone(),
+        frontmatter: skill.frontmatter.clone(),
+        files: file_records(query, skill),
+        outline: sections(&skill.outline, &document_uri),
+        links: links(&skill.links),
+        backlinks: skill.backlinks.clone(),
+        uri: document_uri,
+    })
+}
+
+pub(super) fn doc_detail(query: &Query, path: &str) -> Result<DocDetail, QueryError> {
+    crate::catalog::uri::check_path(path).map_err(|e| QueryError::invalid("path", e.to_string()))?;
+    let doc = query.doc(path).ok_or_else(|| super::resolve::not_found_doc(query, path))?;
+    let entry = &query.catalog.entries[doc.entry as usize];
+    Ok(DocDetail {
+        kind: Kind::Doc,
+        path: doc.path.clone(),
+        detail_uri: uri::doc_detail(&doc.path),
+        uri: entry.uri.clone(),
+        title: doc.title.clone(),
+        description: doc.description.clone(),
+        tags: doc.tags.clone(),
+        category: doc.category.clone(),
+        updated: doc.updated.clone(),
+        aliases: doc.aliases.clone(),
+        extra: doc.extra.clone(),
+        mime: entry.mime.clone(),
+        size: entry.size,
+        blake3: entry.blake3.clone(),
+        total_lines: entry.total_lines,
+        outline: sections(&doc.outline, &entry.uri),
+        links: links(&doc.links),
+        backlinks: doc.backlinks.clone(),
+    })
+}
+
+pub(super) fn detail(query: &Query, id: &str) -> Result<Detail, QueryError> {
+    match query.resolve(id)? {
+        Resolved::Skill { skill_id, .. } => Ok(Detail::Skill(Box::new(skill_detail(query, &skill_id)?))),
+        Resolved::Doc { path, .. } => Ok(Detail::Doc(Box::new(doc_detail(query, &path)?))),
+        Resolved::Catalog { uri } => Err(QueryError::invalid_with(
+            "id",
+            format!("`{uri}` is a generated catalog resource and has no detail record"),
+            format!("read `{uri}` directly"),
+        )),
+    }
+}

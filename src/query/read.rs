@@ -1,0 +1,558 @@
+//! `read` of every URI family (DESIGN §5) with section and line selection and the bounded-read
+//! rule (DESIGN §6), the generated catalog resources, and skill directory listings (SEP-2640).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::resolve::{not_found_skill, uri_error};
+use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit};
+use crate::catalog::codec::Body;
+use crate::catalog::uri::{self, Target};
+use crate::catalog::{Entry, Section};
+
+/// MIME type of a directory in `resources/directory/read` (SEP-2640).
+pub const DIRECTORY_MIME: &str = "inode/directory";
+
+/// Which part of a text to read. Empty means the whole text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// A section id (heading slug) of a doc or SKILL.md.
+    pub section: Option<String>,
+    /// First line, 1-based (default 1).
+    pub start_line: Option<u32>,
+    /// Last line, inclusive (default: the last line; values past the end are clamped).
+    pub end_line: Option<u32>,
+}
+
+impl Selection {
+    /// Parses a `lines` value: `A-B`, `A-` (to the end) or `A` (one line).
+    ///
+    /// Fails with [`QueryError::InvalidParams`] on anything else, a zero or a reversed range.
+    pub fn from_lines(spec: &str) -> Result<Selection, QueryError> {
+        let bad = || {
+            QueryError::invalid(
+                "lines",
+                format!("`{spec}` is not a line range (expected A-B with 1 <= A <= B, e.g. 40-80)"),
+            )
+        };
+        let number = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
+        let (start, end) = match spec.split_once('-') {
+            Some((a, "")) => (number(a)?, None),
+            Some((a, b)) => (number(a)?, Some(number(b)?)),
+            None => {
+                let n = number(spec)?;
+                (n, Some(n))
+            }
+        };
+        let selection = Selection { section: None, start_line: Some(start), end_line: end };
+        selection.check_order()?;
+        Ok(selection)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.section.is_none() && self.start_line.is_none() && self.end_line.is_none()
+    }
+
+    fn has_lines(&self) -> bool {
+        self.start_line.is_some() || self.end_line.is_some()
+    }
+
+    fn check_order(&self) -> Result<(), QueryError> {
+        if self.start_line == Some(0) || self.end_line == Some(0) {
+            return Err(QueryError::invalid("lines", "line numbers start at 1"));
+        }
+        if let (Some(a), Some(b)) = (self.start_line, self.end_line)
+            && a > b
+        {
+            return Err(QueryError::invalid("lines", format!("range {a}-{b} is reversed (start > end)")));
+        }
+        Ok(())
+    }
+
+    fn from_params(params: &[(String, String)]) -> Result<Selection, QueryError> {
+        let mut selection = Selection::default();
+        for (key, value) in params {
+            match key.as_str() {
+                "section" => selection.section = Some(value.clone()),
+                "lines" => {
+                    let lines = Selection::from_lines(value)?;
+                    selection.start_line = lines.start_line;
+                    selection.end_line = lines.end_line;
+                }
+                _ => {}
+            }
+        }
+        Ok(selection)
+    }
+}
+
+/// The bytes a read returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadContent {
+    /// UTF-8 text (for a bounded read, the first part plus the marker line).
+    Text(String),
+    /// Binary bytes, served base64 by MCP.
+    Blob(Body),
+}
+
+/// The answer to [`Query::read`]: what `resources/read` and `read_resource` both return.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadResult {
+    /// The URI as requested (aliases keep the alias URI).
+    pub uri: String,
+    /// Canonical URI of the entry read (`None` for generated catalog resources).
+    pub canonical_uri: Option<String>,
+    /// What was read.
+    pub kind: Kind,
+    /// MIME type.
+    pub mime: String,
+    /// The text or blob.
+    pub content: ReadContent,
+    /// Size of the whole entry in bytes (of the generated text for catalog resources).
+    pub size: u64,
+    /// blake3 of the whole entry, hex (of the generated text for catalog resources).
+    pub blake3: String,
+    /// `sha256:<hex>` of the whole entry (skill files).
+    pub sha256: Option<String>,
+    /// Frontmatter date (`annotations.lastModified`).
+    pub updated: Option<String>,
+    /// Lines of the whole text (0 for blobs).
+    pub total_lines: u32,
+    /// Lines returned, 1-based inclusive (`None` for blobs, generated resources and empty texts).
+    pub range: Option<(u32, u32)>,
+    /// The selected section, if one was asked for.
+    pub section: Option<String>,
+    /// True when the bounded-read rule cut the text.
+    pub truncated: bool,
+    /// URI of the next part when truncated (`…?lines=A-B`).
+    pub next: Option<String>,
+    /// URIs of the doc's sections not (fully) shown, when truncated.
+    pub sections: Vec<String>,
+}
+
+impl ReadResult {
+    /// The text, or `None` for a blob.
+    pub fn text(&self) -> Option<&str> {
+        match &self.content {
+            ReadContent::Text(text) => Some(text),
+            ReadContent::Blob(_) => None,
+        }
+    }
+
+    fn generated(uri: &str, mime: &str, text: String) -> ReadResult {
+        ReadResult {
+            uri: uri.to_owned(),
+            canonical_uri: None,
+            kind: Kind::Catalog,
+            mime: mime.to_owned(),
+            size: text.len() as u64,
+            blake3: blake3::hash(text.as_bytes()).to_hex().to_string(),
+            sha256: None,
+            updated: None,
+            total_lines: line_starts(&text).len() as u32,
+            range: None,
+            section: None,
+            truncated: false,
+            next: None,
+            sections: Vec::new(),
+            content: ReadContent::Text(text),
+        }
+    }
+}
+
+/// One child of a skill directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// Its URI (`skill://…`, no trailing slash for directories).
+    pub uri: String,
+    /// Its last path segment.
+    pub name: String,
+    /// `inode/directory` for subdirectories, else the file's MIME type.
+    pub mime: String,
+    /// True for a subdirectory.
+    pub is_directory: bool,
+    /// Size of a file.
+    pub size: Option<u64>,
+    /// blake3 of a file.
+    pub blake3: Option<String>,
+    /// `sha256:` digest of a file.
+    pub sha256: Option<String>,
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    let mut out = serde_json::to_string_pretty(value).expect("query records always serialize");
+    out.push('\n');
+    out
+}
+
+pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
+    let target = uri::parse(raw).map_err(uri_error)?;
+    selection.check_order()?;
+    let generated_only = |selection: &Selection| {
+        if selection.is_empty() {
+            Ok(())
+        } else {
+            Err(QueryError::invalid(
+                "section",
+                format!(
+                    "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
+                ),
+            ))
+        }
+    };
+    match target {
+        Target::About => {
+            generated_only(selection)?;
+            Ok(ReadResult::generated(raw, "text/markdown", about(query)))
+        }
+        Target::SkillsIndex(params) => {
+            generated_only(selection)?;
+            Ok(ReadResult::generated(raw, "application/json", json(&query.skills_index(&params)?)))
+        }
+        Target::DocsIndex(params) => {
+            generated_only(selection)?;
+            Ok(ReadResult::generated(raw, "application/json", json(&query.docs_index(&params)?)))
+        }
+        Target::SkillDetail { skill_id } => {
+            generated_only(selection)?;
+            let detail = super::Detail::Skill(Box::new(query.skill_detail(&skill_id)?));
+            Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+        }
+        Target::DocDetail { path } => {
+            generated_only(selection)?;
+            let detail = super::Detail::Doc(Box::new(query.doc_detail(&path)?));
+            Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+        }
+        Target::Doc { path, params } => {
+            let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
+            let selection = merge(selection, &params)?;
+            let entry = &query.catalog.entries[doc.entry as usize];
+            read_entry(query, raw, entry, &doc.outline, &selection, true, doc.updated.clone())
+        }
+        Target::SkillDocument { skill_id, params } => {
+            let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
+            let selection = merge(selection, &params)?;
+            let entry = &query.catalog.entries[skill.document as usize];
+            read_entry(query, raw, entry, &skill.outline, &selection, false, skill.updated.clone())
+        }
+        Target::SkillReference { .. } | Target::Skill { .. } => {
+            let params = match &target {
+                Target::SkillReference { params, .. } | Target::Skill { params, .. } => params.clone(),
+                _ => Vec::new(),
+            };
+            let selection = merge(selection, &params)?;
+            let resolved = query.resolve(raw.split('?').next().unwrap_or(raw));
+            let resolved = match (resolved, &target) {
+                // A skill directory is listed by `resources/directory/read`, never read.
+                (Ok(super::Resolved::Skill { .. }), Target::Skill { path, .. })
+                    if query
+                        .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
+                        .is_none() =>
+                {
+                    return Err(QueryError::invalid_with(
+                        "uri",
+                        format!("`{raw}` is a skill directory, not a file"),
+                        format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
+                    ));
+                }
+                (res, _) => res?,
+            };
+            let entry_idx = query.entry_idx(resolved.uri()).expect("resolved URIs are entries");
+            let entry = &query.catalog.entries[entry_idx];
+            let (outline, updated): (&[Section], _) = match query.owner(entry_idx) {
+                Some(Owner::Skill(s, file)) => {
+                    let skill = &query.catalog.skills[s as usize];
+                    (if file.is_none() { &skill.outline } else { &[] }, skill.updated.clone())
+                }
+                _ => (&[], None),
+            };
+            read_entry(query, raw, entry, outline, &selection, false, updated)
+        }
+    }
+}
+
+/// Combines the URI's own `?section=`/`?lines=` with an explicit selection; giving both is an error.
+fn merge(selection: &Selection, params: &[(String, String)]) -> Result<Selection, QueryError> {
+    let from_uri = Selection::from_params(params)?;
+    match (from_uri.is_empty(), selection.is_empty()) {
+        (true, _) => Ok(selection.clone()),
+        (false, true) => Ok(from_uri),
+        (false, false) => Err(QueryError::invalid(
+            "section",
+            "the selection is given twice (in the URI and as arguments); give it once",
+        )),
+    }
+}
+
+/// Byte offset of the start of every line. A final line without `\n` counts; an empty text has
+/// no lines.
+pub(super) fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    if text.is_empty() {
+        return starts;
+    }
+    starts.push(0);
+    starts.extend(memchr_newlines(text.as_bytes()).filter(|&i| i + 1 < text.len()).map(|i| i + 1));
+    starts
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i)
+}
+
+fn read_entry(
+    query: &Query,
+    raw: &str,
+    entry: &Entry,
+    outline: &[Section],
+    selection: &Selection,
+    bounded: bool,
+    updated: Option<String>,
+) -> Result<ReadResult, QueryError> {
+    let mut result = ReadResult {
+        uri: raw.to_owned(),
+        canonical_uri: Some(entry.uri.clone()),
+        kind: Kind::of_entry(entry.kind),
+        mime: entry.mime.clone(),
+        content: ReadContent::Blob(entry.bytes.clone()),
+        size: entry.size,
+        blake3: entry.blake3.clone(),
+        sha256: entry.sha256.clone(),
+        updated,
+        total_lines: 0,
+        range: None,
+        section: None,
+        truncated: false,
+        next: None,
+        sections: Vec::new(),
+    };
+    let Some(text) = entry.text() else {
+        if !selection.is_empty() {
+            return Err(QueryError::invalid(
+                if selection.section.is_some() { "section" } else { "lines" },
+                format!("`{}` is binary ({}); it can only be read whole", entry.uri, entry.mime),
+            ));
+        }
+        return Ok(result);
+    };
+    let starts = line_starts(text);
+    let total = starts.len() as u32;
+    result.total_lines = total;
+    let (first, last) = if let Some(id) = &selection.section {
+        if selection.has_lines() {
+            return Err(QueryError::invalid("section", "give either `section` or a line range, not both"));
+        }
+        let section = outline.iter().find(|s| &s.id == id).ok_or_else(|| {
+            let known: Vec<&str> = outline.iter().map(|s| s.id.as_str()).take(20).collect();
+            let reason = if known.is_empty() {
+                format!("`{}` has no sections", entry.uri)
+            } else {
+                format!("no section `{id}` in `{}` (sections: {})", entry.uri, known.join(", "))
+            };
+            let near = super::resolve::nearest(outline.iter().map(|s| s.id.as_str()), id);
+            let repair = match near.first() {
+                Some(best) => format!("read `{}`", uri::with_section(&entry.uri, best)),
+                None => "read the detail record for the outline, or read the whole entry".to_owned(),
+            };
+            QueryError::invalid_with("section", reason, repair)
+        })?;
+        result.section = Some(section.id.clone());
+        let first = section.line_start.max(1);
+        if first > total {
+            return Err(QueryError::invalid(
+                "section",
+                format!("section `{id}` lies past the end of `{}`", entry.uri),
+            ));
+        }
+        (first, section.line_end.clamp(first, total))
+    } else {
+        let first = selection.start_line.unwrap_or(1);
+        if total == 0 && !selection.has_lines() {
+            result.content = ReadContent::Text(String::new());
+            return Ok(result);
+        }
+        if first > total {
+            return Err(QueryError::invalid(
+                "lines",
+                format!("line {first} is past the end of `{}`, which has {total} lines", entry.uri),
+            ));
+        }
+        (first, selection.end_line.unwrap_or(total).min(total))
+    };
+    let byte_at = |line: u32| -> usize { starts.get(line as usize - 1).copied().unwrap_or(text.len()) };
+    let end_byte = |line: u32| -> usize { starts.get(line as usize).copied().unwrap_or(text.len()) };
+    let max = query.catalog.settings.max_read_bytes as usize;
+    let (start, mut end) = (byte_at(first), end_byte(last));
+    let mut shown_last = last;
+    if bounded && end - start > max {
+        // Cut on the last line boundary within the bound, but always return at least one line
+        // so that following `next` makes progress.
+        let cut = starts.partition_point(|&s| s <= start + max) as u32;
+        shown_last = cut.saturating_sub(1).max(first).min(last);
+        end = end_byte(shown_last);
+        result.truncated = shown_last < last;
+    }
+    let mut out = text[start..end].to_owned();
+    result.range = Some((first, shown_last));
+    if result.truncated {
+        let next = uri::with_lines(&entry.uri, shown_last + 1, last);
+        let remaining: Vec<String> = outline
+            .iter()
+            .filter(|s| s.line_end > shown_last && s.line_start <= last)
+            .map(|s| uri::with_section(&entry.uri, &s.id))
+            .collect();
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        let _ = write!(
+            out,
+            "<!-- folio: truncated at {max} bytes: lines {first}-{shown_last} of {total} shown; next: {next}"
+        );
+        const SHOWN: usize = 40;
+        if !remaining.is_empty() {
+            let _ = write!(out, "; sections: {}", remaining[..remaining.len().min(SHOWN)].join(" "));
+            if remaining.len() > SHOWN {
+                let detail = entry.path.strip_prefix("docs/").map(uri::doc_detail).unwrap_or_default();
+                let _ = write!(out, " (and {} more, see {detail})", remaining.len() - SHOWN);
+            }
+        }
+        out.push_str(" -->\n");
+        result.next = Some(next);
+        result.sections = remaining;
+    }
+    result.content = ReadContent::Text(out);
+    Ok(result)
+}
+
+pub(super) fn about(query: &Query) -> String {
+    let catalog = &query.catalog;
+    let settings = &catalog.settings;
+    let n_files = catalog.entries.iter().filter(|e| e.kind == crate::catalog::EntryKind::SkillFile).count();
+    let bytes: u64 = catalog.entries.iter().map(|e| e.size).sum();
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", settings.title);
+    if !settings.description.is_empty() {
+        let _ = writeln!(out, "{}\n", settings.description);
+    }
+    let _ = writeln!(
+        out,
+        "This catalog (`{}`) serves {} docs and {} skills ({} more skill files), {} bytes in all.\n\
+         Catalog hash: `{}`.\n",
+        settings.name,
+        catalog.docs.len(),
+        catalog.skills.len(),
+        n_files,
+        bytes,
+        query.catalog_hash
+    );
+    out.push_str(
+        "## Discovery order\n\n\
+         1. Index: `resource://catalog/skills_index` and `resource://catalog/docs_index` (filter with \
+         `?q=`, `tag`, `capability`, `category`, `prefix`).\n\
+         2. Detail: `resource://catalog/skills/{skill_id}` or `resource://catalog/docs/{+path}` (files, \
+         outline with section URIs, links).\n\
+         3. Document: `skill://{+skill_path}/SKILL.md` or `resource://docs/{+path}`; prefer \
+         `?section=<id>` or `?lines=A-B` over whole large docs.\n\
+         4. References (`skill://{+skill_path}/{+file}`) only when the document points to them.\n\n\
+         Load at most two skill documents per step.\n\n\
+         ## URIs\n\n\
+         - `resource://docs/{+path}{?section,lines}`: a doc's exact bytes, a section or a line range\n\
+         - `skill://{+skill_path}/SKILL.md`, `skill://{+skill_path}/{+file}`: skill files (SEP-2640)\n\
+         - `resource://skills/{skill_id}/document`, `resource://skills/{skill_id}/references/{ref_id}`: \
+         aliases (a `/` in a ref id is written `%2F`)\n\n\
+         ## Tools (for clients without resources)\n\n\
+         `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
+         `get_skill_document_by_id`.\n",
+    );
+    if let Some(instructions) = &settings.instructions {
+        let _ = writeln!(out, "\n## Notes from the authors\n\n{instructions}");
+    }
+    out
+}
+
+pub(super) fn directory(
+    query: &Query,
+    raw: &str,
+    cursor_arg: Option<&str>,
+    limit: Option<usize>,
+) -> Result<Page<DirEntry>, QueryError> {
+    let limit = page_limit(limit)?;
+    let not_dir = |why: &str| {
+        QueryError::invalid_with(
+            "uri",
+            format!("`{raw}` {why}"),
+            "list skills with resources/list or read resource://catalog/skills_index; a skill's \
+             directory URI is `skill://{skill_path}`",
+        )
+    };
+    let path = match uri::parse(raw).map_err(uri_error)? {
+        Target::Skill { path, params } if params.is_empty() => path,
+        _ => return Err(not_dir("is not a skill directory URI (`skill://{skill_path}[/{dir}]`)")),
+    };
+    // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
+    let skill = std::iter::once(path.as_str())
+        .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
+        .find_map(|prefix| query.catalog.skill_by_path(prefix))
+        .ok_or_else(|| not_dir("is not inside any skill"))?;
+    let dir = path[skill.path.len()..].trim_start_matches('/');
+    let mut files: Vec<(&str, &Entry)> = vec![("SKILL.md", &query.catalog.entries[skill.document as usize])];
+    files.extend(skill.files.iter().map(|f| (f.rel_path.as_str(), &query.catalog.entries[f.entry as usize])));
+    if !dir.is_empty() && files.iter().any(|(rel, _)| *rel == dir) {
+        return Err(not_dir("is a file, not a directory; read it with resources/read"));
+    }
+    // Children by name: `None` for a subdirectory, the entry for a file.
+    let mut children: BTreeMap<&str, Option<&Entry>> = BTreeMap::new();
+    for (rel, entry) in files {
+        let rest = if dir.is_empty() {
+            rel
+        } else {
+            match rel.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+                Some(rest) => rest,
+                None => continue,
+            }
+        };
+        match rest.split_once('/') {
+            Some((sub, _)) => {
+                children.entry(sub).or_insert(None);
+            }
+            None => {
+                children.insert(rest, Some(entry));
+            }
+        }
+    }
+    if children.is_empty() {
+        return Err(not_dir("is not a directory of this skill"));
+    }
+    let base = if dir.is_empty() { skill.path.clone() } else { format!("{}/{dir}", skill.path) };
+    let mut items: Vec<DirEntry> = children
+        .into_iter()
+        .map(|(name, entry)| match entry {
+            Some(entry) => DirEntry {
+                uri: entry.uri.clone(),
+                name: name.to_owned(),
+                mime: entry.mime.clone(),
+                is_directory: false,
+                size: Some(entry.size),
+                blake3: Some(entry.blake3.clone()),
+                sha256: entry.sha256.clone(),
+            },
+            None => DirEntry {
+                uri: uri::skill_dir(&format!("{base}/{name}")),
+                name: name.to_owned(),
+                mime: DIRECTORY_MIME.to_owned(),
+                is_directory: true,
+                size: None,
+                blake3: None,
+                sha256: None,
+            },
+        })
+        .collect();
+    items.sort_by(|a, b| a.uri.cmp(&b.uri));
+    let total = items.len();
+    let offset = match cursor_arg {
+        Some(c) => cursor::decode(c, &query.catalog_hash, "directory", raw, total)?,
+        None => 0,
+    };
+    let (range, next_cursor) = cursor::page(&query.catalog_hash, "directory", raw, offset, limit, total);
+    Ok(Page { items: items.drain(range).collect(), next_cursor, total })
+}

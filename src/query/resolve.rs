@@ -1,0 +1,298 @@
+//! `resolve`: turning what a person or an agent typed (a skill id, a doc path, a URI) into one
+//! catalog entry, with "did you mean" suggestions when nothing matches.
+
+use super::{Kind, Owner, Query, QueryError, SearchParams};
+use crate::catalog::uri::{self, Target, UriError};
+
+/// What an id or URI names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// A generated catalog resource (`resource://catalog/about`, an index).
+    Catalog {
+        /// Its URI, without query parameters.
+        uri: String,
+    },
+    /// A doc.
+    Doc {
+        /// Path relative to `docs/`.
+        path: String,
+        /// Canonical URI of its bytes.
+        uri: String,
+    },
+    /// A skill, or one file of it.
+    Skill {
+        /// The skill id.
+        skill_id: String,
+        /// Canonical URI of the named file (SKILL.md when the skill itself was named).
+        uri: String,
+        /// The file's ref id, when a file other than SKILL.md was named.
+        ref_id: Option<String>,
+    },
+}
+
+impl Resolved {
+    /// The canonical URI of the entry (or the singleton).
+    pub fn uri(&self) -> &str {
+        match self {
+            Resolved::Catalog { uri } | Resolved::Doc { uri, .. } | Resolved::Skill { uri, .. } => uri,
+        }
+    }
+
+    /// The kind of what was named.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Resolved::Catalog { .. } => Kind::Catalog,
+            Resolved::Doc { .. } => Kind::Doc,
+            Resolved::Skill { ref_id: None, .. } => Kind::Skill,
+            Resolved::Skill { .. } => Kind::SkillFile,
+        }
+    }
+}
+
+/// Maps a URI parse failure onto the query error the MCP layer turns into `-32602`.
+pub(super) fn uri_error(err: UriError) -> QueryError {
+    QueryError::invalid("uri", err.to_string())
+}
+
+pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err(QueryError::invalid("id", "is empty; give a skill id, a doc path or a catalog URI"));
+    }
+    if id.contains("://") {
+        return resolve_uri(query, id);
+    }
+    // Plain ids get the same traversal checks as URI paths, before any lookup.
+    uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
+    let id = id.trim_end_matches('/');
+    if let Some(skill) = query.skill(id) {
+        return Ok(skill_resolved(query, &skill.name, None));
+    }
+    let bare = id.strip_prefix("docs/").unwrap_or(id);
+    let doc_candidates = [
+        bare.to_owned(),
+        format!("{bare}.md"),
+        format!("{bare}.mdx"),
+        format!("{bare}/index.md"),
+        format!("{bare}/_index.md"),
+    ];
+    for candidate in &doc_candidates {
+        if let Some(doc) = query.doc(candidate) {
+            return Ok(doc_resolved(query, &doc.path));
+        }
+    }
+    let skill_path = id.strip_prefix("skills/").unwrap_or(id);
+    let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
+    if let Some(skill) = query.catalog.skill_by_path(skill_path) {
+        return Ok(skill_resolved(query, &skill.name, None));
+    }
+    // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
+    if let Some(idx) =
+        query.catalog.entries.iter().position(|e| e.path == id || e.path.strip_prefix("skills/") == Some(id))
+    {
+        return Ok(entry_resolved(query, idx));
+    }
+    // Case-insensitive, when it names exactly one thing.
+    let lower = id.to_lowercase();
+    let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
+    if let (Some(skill), None) = (folded.next(), folded.next()) {
+        return Ok(skill_resolved(query, &skill.name, None));
+    }
+    let lower_bare = bare.to_lowercase();
+    let mut folded = query.catalog.docs.iter().filter(|d| {
+        let p = d.path.to_lowercase();
+        p == lower_bare
+            || p.strip_suffix(".md") == Some(&lower_bare)
+            || p.strip_suffix(".mdx") == Some(&lower_bare)
+    });
+    if let (Some(doc), None) = (folded.next(), folded.next()) {
+        return Ok(doc_resolved(query, &doc.path));
+    }
+    Err(QueryError::NotFound {
+        uri: id.to_owned(),
+        what: format!("skill or doc `{id}`"),
+        suggestions: suggest(query, id),
+    })
+}
+
+fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
+    match uri::parse(raw).map_err(uri_error)? {
+        Target::About => Ok(Resolved::Catalog { uri: uri::ABOUT.to_owned() }),
+        Target::SkillsIndex(_) => Ok(Resolved::Catalog { uri: uri::SKILLS_INDEX.to_owned() }),
+        Target::DocsIndex(_) => Ok(Resolved::Catalog { uri: uri::DOCS_INDEX.to_owned() }),
+        Target::SkillDetail { skill_id } | Target::SkillDocument { skill_id, .. } => {
+            let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
+            Ok(skill_resolved(query, &skill.name, None))
+        }
+        Target::DocDetail { path } | Target::Doc { path, .. } => {
+            let doc = query.doc(&path).ok_or_else(|| not_found_doc(query, &path))?;
+            Ok(doc_resolved(query, &doc.path))
+        }
+        Target::SkillReference { skill_id, ref_id, .. } => {
+            let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
+            let file = skill.files.iter().find(|f| f.ref_id == ref_id).ok_or_else(|| {
+                let mut near = nearest(skill.files.iter().map(|f| f.ref_id.as_str()), &ref_id);
+                if near.is_empty() {
+                    near = skill.files.iter().take(5).map(|f| f.ref_id.clone()).collect();
+                }
+                QueryError::NotFound {
+                    uri: raw.to_owned(),
+                    what: format!("reference `{ref_id}` in skill `{skill_id}`"),
+                    suggestions: near.iter().map(|id| uri::skill_reference_alias(&skill.name, id)).collect(),
+                }
+            })?;
+            Ok(skill_resolved(query, &skill.name, Some(file.ref_id.clone())))
+        }
+        Target::Skill { path, .. } => {
+            if let Some(idx) = query.entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(&path))) {
+                return Ok(entry_resolved(query, idx));
+            }
+            if let Some(skill) = query.catalog.skill_by_path(&path) {
+                return Ok(skill_resolved(query, &skill.name, None));
+            }
+            let mut suggestions = nearest(
+                query
+                    .catalog
+                    .entries
+                    .iter()
+                    .filter(|e| e.uri.starts_with(uri::SKILL_PREFIX))
+                    .map(|e| e.uri.as_str()),
+                &format!("{}{}", uri::SKILL_PREFIX, path),
+            );
+            if suggestions.is_empty() {
+                suggestions = search_suggestions(query, &path);
+            }
+            Err(QueryError::NotFound {
+                uri: raw.to_owned(),
+                what: format!("skill file `{raw}`"),
+                suggestions,
+            })
+        }
+    }
+}
+
+fn skill_resolved(query: &Query, skill_id: &str, ref_id: Option<String>) -> Resolved {
+    let skill = query.skill(skill_id).expect("caller looked the skill up");
+    let entry = match &ref_id {
+        None => skill.document,
+        Some(r) => skill.files.iter().find(|f| &f.ref_id == r).map_or(skill.document, |f| f.entry),
+    };
+    Resolved::Skill {
+        skill_id: skill.name.clone(),
+        uri: query.catalog.entries[entry as usize].uri.clone(),
+        ref_id,
+    }
+}
+
+fn doc_resolved(query: &Query, path: &str) -> Resolved {
+    let doc = query.doc(path).expect("caller looked the doc up");
+    Resolved::Doc { path: doc.path.clone(), uri: query.catalog.entries[doc.entry as usize].uri.clone() }
+}
+
+fn entry_resolved(query: &Query, idx: usize) -> Resolved {
+    match query.owner(idx) {
+        Some(Owner::Doc(d)) => doc_resolved(query, &query.catalog.docs[d as usize].path.clone()),
+        Some(Owner::Skill(s, file)) => {
+            let skill = &query.catalog.skills[s as usize];
+            let ref_id = file.map(|f| skill.files[f as usize].ref_id.clone());
+            skill_resolved(query, &skill.name.clone(), ref_id)
+        }
+        None => Resolved::Catalog { uri: query.catalog.entries[idx].uri.clone() },
+    }
+}
+
+/// `NotFound` for a skill id, suggesting the nearest skill ids.
+pub(super) fn not_found_skill(query: &Query, skill_id: &str) -> QueryError {
+    let mut suggestions = nearest(query.catalog.skills.iter().map(|s| s.name.as_str()), skill_id);
+    if suggestions.is_empty() {
+        suggestions =
+            search_suggestions(query, skill_id).into_iter().filter(|s| query.skill(s).is_some()).collect();
+    }
+    QueryError::NotFound {
+        uri: uri::skill_detail(skill_id),
+        what: format!("skill `{skill_id}`"),
+        suggestions,
+    }
+}
+
+/// `NotFound` for a doc path, suggesting the nearest doc paths.
+pub(super) fn not_found_doc(query: &Query, path: &str) -> QueryError {
+    let mut suggestions = nearest(query.catalog.docs.iter().map(|d| d.path.as_str()), path);
+    if suggestions.is_empty() {
+        suggestions = search_suggestions(query, path);
+    }
+    QueryError::NotFound { uri: uri::doc(path), what: format!("doc `{path}`"), suggestions }
+}
+
+/// Up to 5 ids or paths: skill ids and doc paths near `id` by edit distance, else search hits.
+pub(super) fn suggest(query: &Query, id: &str) -> Vec<String> {
+    let candidates = query
+        .catalog
+        .skills
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(query.catalog.docs.iter().map(|d| d.path.as_str()));
+    let near = nearest(candidates, id.strip_prefix("docs/").unwrap_or(id));
+    if near.is_empty() { search_suggestions(query, id) } else { near }
+}
+
+/// Skill ids or doc paths of the best search hits for `text` (spaces for separators).
+fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
+    let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
+    let params = SearchParams { query: words, limit: Some(3), ..SearchParams::default() };
+    let Ok(page) = query.search(&params) else { return Vec::new() };
+    page.items
+        .into_iter()
+        .filter_map(|hit| match query.resolve(&hit.uri).ok()? {
+            Resolved::Skill { skill_id, ref_id: None, .. } => Some(skill_id),
+            Resolved::Doc { path, .. } => Some(path),
+            other => Some(other.uri().to_owned()),
+        })
+        .collect()
+}
+
+/// The candidates nearest to `target`: within an edit distance of a third of its length (at
+/// least 2), or containing it; best first, ties by name; at most 5.
+pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &str) -> Vec<String> {
+    let target = target.to_lowercase();
+    let max = (target.chars().count() / 3).max(1);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .filter_map(|c| {
+            let lower = c.to_lowercase();
+            let stem = lower.rsplit_once('.').map_or(lower.as_str(), |(s, _)| s);
+            let base = stem.rsplit_once('/').map_or(stem, |(_, b)| b);
+            let d = distance(&lower, &target).min(distance(stem, &target)).min(distance(base, &target));
+            if d <= max {
+                Some((d, c))
+            } else if target.chars().count() >= 3 && lower.contains(&target) {
+                Some((max + 1, c))
+            } else {
+                None
+            }
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(5).map(|(_, c)| c.to_owned()).collect()
+}
+
+/// Levenshtein distance over characters, giving up (returning a large value) when the lengths
+/// alone differ by more than 8, so scanning 20,000 paths stays cheap.
+pub(super) fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 8 {
+        return usize::MAX / 2;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,290 @@
+//! `search`: the compile-time index queried with filters, deterministic ranking, snippets with
+//! the matched terms marked, and cursors (DESIGN §8).
+
+use serde::Serialize;
+
+use super::list::same;
+use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
+use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
+use crate::catalog::{Section, uri};
+
+/// Longest accepted query, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+/// Most query terms used; the rest of a very long query is ignored.
+const MAX_TERMS: usize = 32;
+/// Target length of a snippet, in bytes.
+const SNIPPET_BYTES: usize = 220;
+
+/// A search request. Filters are optional and all must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Free text.
+    pub query: String,
+    /// Only hits of this kind.
+    pub kind: Option<Kind>,
+    /// Only docs and skills carrying this tag (case-insensitive).
+    pub tag: Option<String>,
+    /// Only skills declaring this capability.
+    pub capability: Option<String>,
+    /// Only docs of this category.
+    pub category: Option<String>,
+    /// Page size (default 10, clamped to [`super::MAX_LIMIT`]).
+    pub limit: Option<usize>,
+    /// Cursor from a previous page.
+    pub cursor: Option<String>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Canonical URI of the matching entry.
+    pub uri: String,
+    /// What it is.
+    pub kind: Kind,
+    /// Title.
+    pub title: String,
+    /// Text around the best match, matched terms as `**term**`.
+    pub snippet: String,
+    /// BM25F score (higher is better); comparable within one query only.
+    pub score: f32,
+    /// Size in bytes.
+    pub size: u64,
+    /// The section holding the best match (`<uri>?section=<id>`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_uri: Option<String>,
+    /// The skill this hit belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill_id: Option<String>,
+}
+
+fn checked_terms(text: &str) -> Result<Vec<String>, QueryError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(QueryError::invalid("query", "is empty; give one or more words to search for"));
+    }
+    if text.chars().count() > MAX_QUERY_CHARS {
+        return Err(QueryError::invalid(
+            "query",
+            format!("is longer than {MAX_QUERY_CHARS} characters; search for a few distinctive words"),
+        ));
+    }
+    let mut terms = query_terms(text);
+    if terms.is_empty() {
+        return Err(QueryError::invalid(
+            "query",
+            format!("`{text}` has no words to search for (only punctuation or symbols)"),
+        ));
+    }
+    terms.truncate(MAX_TERMS);
+    Ok(terms)
+}
+
+/// Entries matching `text`, best first (ties by URI), optionally of one kind; unpaginated.
+pub(super) fn ranked_entries(
+    query: &Query,
+    text: &str,
+    kind: Option<Kind>,
+) -> Result<Vec<(u32, f32)>, QueryError> {
+    let params = SearchParams { query: text.to_owned(), kind, ..SearchParams::default() };
+    let terms = checked_terms(text)?;
+    Ok(ranked(query, &params, &terms, usize::MAX))
+}
+
+/// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
+/// after them in no particular order. `hits.len()` is always the total number of matches.
+fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
+    let catalog = &query.catalog;
+    let mut hits: Vec<(u32, f32)> = catalog
+        .search
+        .score(terms)
+        .into_iter()
+        .filter(|s| {
+            let idx = s.entry as usize;
+            let Some(entry) = catalog.entries.get(idx) else { return false };
+            let Some(owner) = query.owner(idx) else { return false };
+            if params.kind.is_some_and(|k| k != Kind::of_entry(entry.kind)) {
+                return false;
+            }
+            let (tags, category, capabilities) = match owner {
+                Owner::Doc(d) => {
+                    let doc = &catalog.docs[d as usize];
+                    (&doc.tags[..], doc.category.as_deref(), &[][..])
+                }
+                Owner::Skill(s, None) => {
+                    let skill = &catalog.skills[s as usize];
+                    (&skill.tags[..], None, &skill.capabilities[..])
+                }
+                Owner::Skill(_, Some(_)) => (&[][..], None, &[][..]),
+            };
+            params.tag.as_deref().is_none_or(|t| tags.iter().any(|x| same(x, t)))
+                && params.category.as_deref().is_none_or(|c| category.is_some_and(|x| same(x, c)))
+                && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
+        })
+        .map(|s| (s.entry, s.score))
+        .collect();
+    // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
+    // the order total and identical on every machine.
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if top < hits.len() {
+        // Only the requested pages need an order: select them, then sort just those.
+        hits.select_nth_unstable_by(top, order);
+        hits[..top].sort_by(order);
+    } else {
+        hits.sort_by(order);
+    }
+    hits
+}
+
+pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
+    let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
+    let terms = checked_terms(&params.query)?;
+    // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
+    // ordered; an invalid cursor is refused below before anything is returned.
+    let wanted = match &params.cursor {
+        Some(c) => c.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0),
+        None => 0,
+    };
+    let hits = ranked(query, params, &terms, wanted.saturating_add(limit));
+    let filters =
+        format!("{terms:?}|{:?}|{:?}|{:?}|{:?}", params.kind, params.tag, params.capability, params.category);
+    let offset = match &params.cursor {
+        Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
+        None => 0,
+    };
+    let (range, next_cursor) =
+        cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
+    let items = hits[range].iter().map(|&(entry, score)| hit(query, entry as usize, score, &terms)).collect();
+    Ok(Page { items, next_cursor, total: hits.len() })
+}
+
+fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
+    let catalog = &query.catalog;
+    let entry = &catalog.entries[idx];
+    let (title, description, outline, skill_id): (String, String, &[Section], Option<String>) = match query
+        .owner(idx)
+    {
+        Some(Owner::Doc(d)) => {
+            let doc = &catalog.docs[d as usize];
+            (doc.title.clone(), doc.description.clone(), &doc.outline, None)
+        }
+        Some(Owner::Skill(s, None)) => {
+            let skill = &catalog.skills[s as usize];
+            (skill.title.clone(), skill.description.clone(), &skill.outline, Some(skill.name.clone()))
+        }
+        Some(Owner::Skill(s, Some(f))) => {
+            let skill = &catalog.skills[s as usize];
+            let file = &skill.files[f as usize];
+            let title = file.title.clone().unwrap_or_else(|| format!("{} · {}", skill.name, file.rel_path));
+            (title, file.description.clone().unwrap_or_default(), &[], Some(skill.name.clone()))
+        }
+        None => (entry.path.clone(), String::new(), &[], None),
+    };
+    let text = entry.text().unwrap_or("");
+    let body = strip_frontmatter(text);
+    let body_offset = text.len() - body.len();
+    let (snippet, section_uri) = match snippet(body, terms) {
+        Some((snippet, at)) => {
+            let line = 1 + text.as_bytes()[..body_offset + at].iter().filter(|&&b| b == b'\n').count() as u32;
+            // The innermost section holding the match: the last one starting at or before it.
+            let section = outline.iter().rev().find(|s| s.line_start <= line && line <= s.line_end);
+            (snippet, section.map(|s| uri::with_section(&entry.uri, &s.id)))
+        }
+        None => (mark(&three_sentences(&description), terms), None),
+    };
+    Hit {
+        uri: entry.uri.clone(),
+        kind: Kind::of_entry(entry.kind),
+        title,
+        snippet,
+        score: (score * 1000.0).round() / 1000.0,
+        size: entry.size,
+        section_uri,
+        skill_id,
+    }
+}
+
+fn matches(term: &str, terms: &[String]) -> bool {
+    terms.iter().any(|q| term == q || (q.chars().count() >= 3 && term.starts_with(q.as_str())))
+}
+
+/// The best window of `text` for `terms` (the one with the most distinct terms, earliest on ties),
+/// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
+fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    let all = (1u64 << terms.len().min(63)) - 1;
+    tokenize_until(text, true, |start, end, term| {
+        let Some(i) = terms.iter().position(|q| matches(term, std::slice::from_ref(q))) else {
+            return true;
+        };
+        found.push((start, end, i));
+        // Stop at the first window holding every term: no later window beats it, and a long
+        // document need not be tokenized to its end.
+        let seen = found
+            .iter()
+            .rev()
+            .take_while(|m| m.0 + SNIPPET_BYTES / 2 > start)
+            .fold(0u64, |acc, m| acc | 1 << (m.2 % 64));
+        seen & all != all
+    });
+    let mut best = (0usize, 0usize);
+    for i in 0..found.len() {
+        let mut seen = 0u64;
+        for m in found[i..].iter().take_while(|m| m.0 < found[i].0 + SNIPPET_BYTES / 2) {
+            seen |= 1 << (m.2 % 64);
+        }
+        let distinct = seen.count_ones() as usize;
+        if distinct > best.0 {
+            best = (distinct, i);
+        }
+    }
+    let first = found.get(best.1)?;
+    let mut start = first.0.saturating_sub(SNIPPET_BYTES / 4);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    // Start at a word boundary so the snippet does not open mid-word.
+    if start > 0
+        && let Some(space) = text[start..first.0].find(char::is_whitespace)
+    {
+        start += space + 1;
+    }
+    let mut end = (start + SNIPPET_BYTES).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    // End at a word boundary after the first match, so the snippet does not close mid-word.
+    let keep = start.max(first.1);
+    if end < text.len()
+        && keep < end
+        && let Some(space) = text[keep..end].rfind(char::is_whitespace)
+    {
+        end = keep + space;
+    }
+    let end = end.max(first.1);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&mark(&text[start..end], terms));
+    if end < text.len() {
+        out.push('…');
+    }
+    Some((out, first.0))
+}
+
+/// Marks every token of `text` matching a query term as `**token**` and collapses whitespace.
+fn mark(text: &str, terms: &[String]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at = 0;
+    tokenize(text, true, |start, end, term| {
+        if start >= at && matches(term, terms) {
+            out.push_str(&text[at..start]);
+            out.push_str("**");
+            out.push_str(&text[start..end]);
+            out.push_str("**");
+            at = end;
+        }
+    });
+    out.push_str(&text[at..]);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
