@@ -81,7 +81,7 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
         };
         match (found.kind, parsed) {
             (Kind::Doc, parsed) => {
-                let (meta, markdown) = match parsed {
+                let (meta, mut markdown) = match parsed {
                     Parsed::Doc(meta, markdown) => (meta, markdown),
                     _ => Default::default(),
                 };
@@ -100,7 +100,8 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
                     updated: meta.updated,
                     aliases: meta.aliases,
                     extra: meta.extra,
-                    outline: markdown.sections.clone(),
+                    // Moved, not cloned: the anchors below are read from the outline.
+                    outline: std::mem::take(&mut markdown.sections),
                     links: Vec::new(),
                     backlinks: Vec::new(),
                 };
