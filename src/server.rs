@@ -20,12 +20,9 @@ mod templates;
 mod tools;
 pub mod transport;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use rmcp::model::{
-    Implementation, MetaObject, Resource, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
-};
+use rmcp::model::{Implementation, MetaObject, ResourceTemplate, ServerCapabilities, ServerConfig, Tool};
 use serde_json::json;
 
 use crate::catalog::Catalog;
@@ -62,16 +59,11 @@ pub(crate) struct State {
     pub(crate) meta: MetaObject,
     /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
     pub(crate) cursor_tag: String,
-    /// Every concrete resource, in listing order (catalog singletons, then entries by URI).
-    pub(crate) resources: Vec<Resource>,
-    /// Index into `resources` by URI.
-    pub(crate) resource_index: BTreeMap<String, usize>,
     /// Every resource template (DESIGN §5).
     pub(crate) templates: Vec<ResourceTemplate>,
-    /// The SEP-2640 entries, in skill-path order.
-    pub(crate) skills: Vec<rmcp::model::Skill>,
-    /// Index into `skills` by the exact SKILL.md URI.
-    pub(crate) skill_index: BTreeMap<String, usize>,
+    /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
+    /// as soon as the catalog is open).
+    skills: OnceLock<skills::Skills>,
     /// The five fallback tools, sorted by name.
     pub(crate) tools: Vec<Tool>,
 }
@@ -95,6 +87,13 @@ impl FolioServer {
     /// version) or when the catalog names one URI twice.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, OpenError> {
         Self::from_query(Query::open(bytes.to_vec()).map_err(|e| OpenError(e.to_string()))?)
+    }
+
+    /// Opens `catalog.msgpack` bytes the caller owns (a file just read), without copying them.
+    ///
+    /// Fails like [`FolioServer::from_bytes`].
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, OpenError> {
+        Self::from_query(Query::open(bytes).map_err(|e| OpenError(e.to_string()))?)
     }
 
     /// Opens catalog bytes embedded in a binary (`include_bytes!`) without copying their bodies.
@@ -122,6 +121,7 @@ impl FolioServer {
     ///
     /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
+        let started = std::time::Instant::now();
         let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
             let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
@@ -144,21 +144,15 @@ impl FolioServer {
             .with_instructions(instructions(catalog));
         info.meta = Some(meta.clone());
         let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();
-        let resources = resources::list(&query);
-        let resource_index = resources.iter().enumerate().map(|(i, r)| (r.uri.clone(), i)).collect();
-        let skills = skills::build(catalog);
-        let skill_index = skills.iter().enumerate().map(|(i, s)| (s.uri.clone(), i)).collect();
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         let state = State {
             content: content::Content::new(Arc::new(query)),
             ttl_ms,
             info,
             meta,
             cursor_tag,
-            resources,
-            resource_index,
             templates: templates::list(),
-            skills,
-            skill_index,
+            skills: OnceLock::new(),
             tools: tools::list(),
         };
         Ok(FolioServer { state: Arc::new(state) })
@@ -230,5 +224,10 @@ impl State {
     /// A fresh copy of the `_meta` every result carries.
     pub(crate) fn meta(&self) -> Option<MetaObject> {
         Some(self.meta.clone())
+    }
+
+    /// The SEP-2640 entries (built once, on first use).
+    pub(crate) fn skills(&self) -> &skills::Skills {
+        self.skills.get_or_init(|| skills::Skills::build(self.content.query().catalog()))
     }
 }

@@ -132,49 +132,40 @@ pub struct Resolution {
 }
 
 /// Resolves every link of every source against the targets.
-pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
+pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets) -> Resolution {
     let mut index = Index::new(targets);
     index.lend_included_anchors(sources);
+    let index = index;
+    // Sources are independent once the index is built, so they are resolved on all cores in
+    // contiguous chunks; the chunks are joined in order, so the result does not depend on the
+    // number of threads.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let chunk = sources.len().div_ceil(threads).max(64);
+    let chunks: Vec<Chunk<'t>> = std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            sources.chunks(chunk).map(|part| scope.spawn(|| index.resolve_chunk(part))).collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
     let mut res = Resolution::default();
-    // Reference-style links that share a definition report the same spot once.
-    let mut seen = BTreeSet::new();
     let mut linked = BTreeSet::new();
-    for source in sources {
-        let mut links = Vec::with_capacity(source.links.len());
-        for raw in source.links {
-            let outcome = index.resolve_link(source, raw);
-            let (resolved_path, problem) = match outcome {
-                Outcome::Unchecked => (None, None),
-                Outcome::Found(path) => {
-                    let problem = index.check_anchor(source, raw, &path);
-                    (Some(path), problem)
-                }
-                Outcome::Problem(problem) => (None, Some(problem)),
-            };
-            if let Some(path) = &resolved_path
-                && path != source.path
-            {
-                linked.insert(path.clone());
-            }
-            if let Some(problem) = problem {
-                let diagnostic = problem.into_diagnostic(source.path, raw.line, raw.column);
-                if seen.insert((diagnostic.path.clone(), diagnostic.line, diagnostic.column, diagnostic.code))
-                {
-                    res.diagnostics.push(diagnostic);
-                }
-            }
-            links.push(Link {
-                target: raw.target.clone(),
-                kind: raw.kind,
-                resolved: resolved_path.and_then(|p| targets.uri_by_path.get(&p).cloned()),
-                anchor: raw.anchor.clone(),
-                line: raw.line,
-            });
-        }
-        res.links.push(links);
+    for part in chunks {
+        res.links.extend(part.links);
+        res.diagnostics.extend(part.diagnostics);
+        linked.extend(part.linked);
     }
     res.diagnostics.extend(index.orphans(&linked));
     res
+}
+
+/// What resolving a run of sources yields.
+struct Chunk<'t> {
+    links: Vec<Vec<Link>>,
+    diagnostics: Vec<Diagnostic>,
+    /// Paths linked from another file.
+    linked: BTreeSet<&'t str>,
 }
 
 /// A problem with one link.
@@ -204,11 +195,11 @@ impl Problem {
     }
 }
 
-enum Outcome {
+enum Outcome<'t> {
     /// Not ours to check (external, a Hugo shortcode).
     Unchecked,
     /// The content-relative path of the target.
-    Found(String),
+    Found(&'t str),
     Problem(Problem),
 }
 
@@ -274,6 +265,46 @@ impl<'t> Index<'t> {
         index
     }
 
+    /// Resolves the links of some sources.
+    fn resolve_chunk(&self, sources: &[LinkSource<'t>]) -> Chunk<'t> {
+        let mut out = Chunk {
+            links: Vec::with_capacity(sources.len()),
+            diagnostics: Vec::new(),
+            linked: BTreeSet::new(),
+        };
+        for source in sources {
+            // Reference-style links that share a definition report the same spot once.
+            let mut seen = BTreeSet::new();
+            let mut links = Vec::with_capacity(source.links.len());
+            for raw in source.links {
+                let (resolved_path, problem) = match self.resolve_link(source, raw) {
+                    Outcome::Unchecked => (None, None),
+                    Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
+                    Outcome::Problem(problem) => (None, Some(problem)),
+                };
+                if let Some(path) = resolved_path
+                    && path != source.path
+                {
+                    out.linked.insert(path);
+                }
+                if let Some(problem) = problem
+                    && seen.insert((raw.line, raw.column, problem.code))
+                {
+                    out.diagnostics.push(problem.into_diagnostic(source.path, raw.line, raw.column));
+                }
+                links.push(Link {
+                    target: raw.target.clone(),
+                    kind: raw.kind,
+                    resolved: resolved_path.and_then(|p| self.targets.uri_by_path.get(p).cloned()),
+                    anchor: raw.anchor.clone(),
+                    line: raw.line,
+                });
+            }
+            out.links.push(links);
+        }
+        out
+    }
+
     /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
     /// transitively, since their headings are rendered into the page.
     fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
@@ -281,7 +312,7 @@ impl<'t> Index<'t> {
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
                 if let Outcome::Found(path) = self.resolve_link(source, raw) {
-                    included.entry(source.path).or_default().push(path);
+                    included.entry(source.path).or_default().push(path.to_owned());
                 }
             }
         }
@@ -302,17 +333,27 @@ impl<'t> Index<'t> {
         }
     }
 
+    /// The stored spelling of `path` when a file of the tree has exactly that path.
+    fn existing(&self, path: &str) -> Option<&'t str> {
+        let targets: &'t Targets = self.targets;
+        targets
+            .uri_by_path
+            .get_key_value(path)
+            .map(|(key, _)| key.as_str())
+            .or_else(|| targets.other_files.get(path).map(String::as_str))
+    }
+
     fn exists(&self, path: &str) -> bool {
         self.targets.uri_by_path.contains_key(path) || self.targets.other_files.contains(path)
     }
 
-    fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_link(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         if self.targets.ignores(&raw.target) {
             return Outcome::Unchecked;
         }
         match raw.kind {
             LinkKind::External => Outcome::Unchecked,
-            LinkKind::Anchor => Outcome::Found(source.path.to_owned()),
+            LinkKind::Anchor => Outcome::Found(source.path),
             LinkKind::Wiki => self.resolve_wiki(source, raw),
             LinkKind::Relative | LinkKind::SiteAbsolute => {
                 if raw.target.trim_start().starts_with("{{") {
@@ -323,12 +364,12 @@ impl<'t> Index<'t> {
         }
     }
 
-    fn resolve_path(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_path(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         let decoded = percent_decode(&raw.path);
         let path = decoded.split('?').next().unwrap_or("");
         if path.is_empty() {
             // `?query` alone, like `#anchor` alone, points at the page itself.
-            return Outcome::Found(source.path.to_owned());
+            return Outcome::Found(source.path);
         }
         let written: Vec<&str> = path.split('/').collect();
         let absolute = raw.kind == LinkKind::SiteAbsolute;
@@ -366,14 +407,14 @@ impl<'t> Index<'t> {
                 ));
             }
             let candidates = candidates(&joined_path, path.ends_with('/'));
-            if let Some(found) = candidates.iter().find(|c| self.exists(c)) {
-                return Outcome::Found(found.clone());
+            if let Some(found) = candidates.iter().find_map(|c| self.existing(c)) {
+                return Outcome::Found(found);
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
                     // Hugo looks pages up ignoring case and serves them at lowercase URLs.
                     if hugo_page && is_page(actual) {
-                        return Outcome::Found(actual.to_owned());
+                        return Outcome::Found(actual);
                     }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
@@ -388,14 +429,16 @@ impl<'t> Index<'t> {
             }
             // A directory without an index page is still a place: GitHub lists it, and MCP
             // clients read a skill's directories (`resources/directory/read`).
-            if self.children.contains_key(joined_path.as_str()) && !joined_path.is_empty() {
-                return Outcome::Found(joined_path);
+            if let Some((dir, _)) = self.children.get_key_value(joined_path.as_str())
+                && !dir.is_empty()
+            {
+                return Outcome::Found(dir);
             }
             first_joined.get_or_insert((joined, candidates));
         }
         // A site path a doc names among its `aliases` redirects there.
         if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
-            return Outcome::Found(doc.clone());
+            return Outcome::Found(doc);
         }
         let Some((joined, candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
@@ -451,10 +494,10 @@ impl<'t> Index<'t> {
         Some(format!("/{best}{ext}{slash}{rest}"))
     }
 
-    fn resolve_wiki(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_wiki(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         let target = raw.path.trim().trim_start_matches('/');
         if target.is_empty() {
-            return Outcome::Found(source.path.to_owned());
+            return Outcome::Found(source.path);
         }
         let shown = format!("[[{}]]", raw.target);
         let key = wiki_key(target);
@@ -472,7 +515,7 @@ impl<'t> Index<'t> {
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
             return match matches.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 [] => Outcome::Problem(Problem::broken(
                     format!("wiki link `{shown}` matches no file in the skill directory `{skill_dir}`"),
                     None,
@@ -482,7 +525,7 @@ impl<'t> Index<'t> {
         }
         if let Some(found) = self.wiki_full.get(&key) {
             return match found.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
@@ -490,7 +533,7 @@ impl<'t> Index<'t> {
             && let Some(found) = self.wiki_name.get(&key)
         {
             return match found.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
@@ -523,9 +566,9 @@ impl<'t> Index<'t> {
         })
     }
 
-    fn orphans(&self, linked: &BTreeSet<String>) -> Vec<Diagnostic> {
+    fn orphans(&self, linked: &BTreeSet<&str>) -> Vec<Diagnostic> {
         let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
-        docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
+        docs.filter(|p| !linked.contains(p.as_str()) && !self.reached_without_link(p))
             .map(|p| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
                     .with_help("link to it from a related doc or an index page, or remove it")

@@ -27,17 +27,28 @@ pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>, message: &
 
 /// A read whose URI is malformed, attempts traversal, or selects what does not exist: `-32602`.
 pub(crate) fn invalid_read(uri: &str, param: &str, message: &str, hint: &str) -> McpError {
-    let next = if matches!(param, "section" | "lines" | "start_line" | "end_line") {
+    let next = match param {
         // Sections and line ranges are listed by the entry's detail record.
-        repair(
+        "section" | "lines" | "start_line" | "end_line" => repair(
             "tools/call",
             json!({ "name": "get_pattern_by_id", "arguments": { "id": strip_query(uri) } }),
             hint,
-        )
-    } else {
-        repair("resources/templates/list", json!({}), hint)
+        ),
+        // An index page: the same URI without the offending parameter is a valid read.
+        "cursor" | "limit" if uri.contains('?') => {
+            repair("resources/read", json!({ "uri": without_param(uri, param) }), hint)
+        }
+        _ => repair("resources/templates/list", json!({}), hint),
     };
     McpError::invalid_params(message.to_owned(), Some(json!({ "uri": uri, "param": param, "repair": next })))
+}
+
+/// `uri` with every `param=…` pair of its query string removed.
+fn without_param(uri: &str, param: &str) -> String {
+    let Some((base, query)) = uri.split_once('?') else { return uri.to_owned() };
+    let kept: Vec<&str> =
+        query.split('&').filter(|pair| !pair.is_empty() && pair.split('=').next() != Some(param)).collect();
+    if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) }
 }
 
 fn strip_query(uri: &str) -> &str {
@@ -160,6 +171,14 @@ mod tests {
         assert_eq!(last_segment("resource://docs/guides/getting-started.md"), "getting started");
         assert_eq!(last_segment("skill://pdff/SKILL.md"), "pdff");
         assert_eq!(last_segment("resource://docs/a.md?section=x"), "a");
+    }
+
+    #[test]
+    fn repairs_drop_the_offending_parameter() {
+        let index = "resource://catalog/docs_index";
+        assert_eq!(without_param(&format!("{index}?q=x&cursor=zz"), "cursor"), format!("{index}?q=x"));
+        assert_eq!(without_param(&format!("{index}?cursor=zz"), "cursor"), index);
+        assert_eq!(without_param("resource://catalog/about", "cursor"), "resource://catalog/about");
     }
 
     #[test]

@@ -16,10 +16,10 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::resources::{RESOURCE_PAGE, page};
+use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
 use super::{FolioServer, completion, content, errors, skills, tools};
-use crate::query::QueryError;
+use crate::query::{ListParams, QueryError};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
 /// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
@@ -56,13 +56,20 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let st = &self.state;
-        let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.resources, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("resources/list"))?;
-        let mut out = ListResourcesResult::with_all_items(items.to_vec())
-            .with_ttl_ms(st.ttl_ms)
-            .with_cache_scope(CacheScope::Public);
-        out.next_cursor = next;
+        let params = ListParams {
+            cursor: request.and_then(|r| r.cursor),
+            limit: Some(RESOURCE_PAGE),
+            ..ListParams::default()
+        };
+        let listing = st.content.query().list(&params).map_err(|e| match e {
+            QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
+            other => McpError::internal_error(other.to_string(), None),
+        })?;
+        let mut out =
+            ListResourcesResult::with_all_items(listing.items.iter().map(resources::resource).collect())
+                .with_ttl_ms(st.ttl_ms)
+                .with_cache_scope(CacheScope::Public);
+        out.next_cursor = listing.next_cursor;
         out.meta = st.meta();
         Ok(out)
     }
@@ -162,7 +169,7 @@ impl ServerHandler for FolioServer {
     ) -> Result<ListSkillsResult, McpError> {
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.skills, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
+        let (items, next) = page(&st.skills().list, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
             .ok_or_else(|| errors::bad_cursor("skills/list"))?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
@@ -179,11 +186,12 @@ impl ServerHandler for FolioServer {
     ) -> Result<GetSkillResult, McpError> {
         let st = &self.state;
         // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
-        let Some(&i) = st.skill_index.get(&request.uri) else {
+        let skills = st.skills();
+        let Some(&i) = skills.by_uri.get(&request.uri) else {
             let suggestion = skills::suggest(st.content.query(), &request.uri);
             return Err(errors::not_a_skill(&request.uri, suggestion.as_deref()));
         };
-        let mut out = GetSkillResult::new(st.skills[i].clone())
+        let mut out = GetSkillResult::new(skills.list[i].clone())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();
@@ -207,8 +215,9 @@ impl ServerHandler for FolioServer {
         let items: Vec<Resource> = listing
             .items
             .iter()
-            .map(|child| match super::resources::find(&st.resource_index, &st.resources, &child.uri) {
-                Some(record) if !child.is_directory => record.clone(),
+            .map(|child| match resources::record_of(st.content.query(), &child.uri) {
+                // Files carry the same record resources/list gives them.
+                Some(record) if !child.is_directory => resources::resource(&record),
                 _ => Resource::new(child.uri.clone(), child.name.clone()).with_mime_type(child.mime.clone()),
             })
             .collect();

@@ -5,15 +5,13 @@
 //! `annotations` (audience, priority for triage, `lastModified` from frontmatter dates, never the
 //! clock) and `_meta` under our `dev.folio/` prefix. No IO, no per-request work beyond slicing.
 
-use std::collections::BTreeMap;
-
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{Annotations, MetaObject, Resource, Role};
 use serde_json::json;
 
 use crate::catalog::uri;
-use crate::query::{Kind, ListParams, Query, Record};
+use crate::query::{Kind, Query, Record};
 
 /// Page size of `resources/list` and `resources/directory/read`.
 pub(crate) const RESOURCE_PAGE: usize = 500;
@@ -28,20 +26,10 @@ const PRIORITY_SKILL_DOCUMENT: f32 = 0.7;
 const PRIORITY_DOC: f32 = 0.5;
 const PRIORITY_SKILL_FILE: f32 = 0.3;
 
-/// Every concrete resource exactly once, in the query layer's listing order (catalog singletons,
-/// then docs and skill files under their canonical URIs, by URI).
-pub(crate) fn list(query: &Query) -> Vec<Resource> {
-    let mut out = Vec::with_capacity(query.catalog().entries.len() + 3);
-    let mut params = ListParams { limit: Some(crate::query::MAX_LIMIT), ..ListParams::default() };
-    loop {
-        let page = query.list(&params).expect("a listing without filters never fails");
-        out.extend(page.items.iter().map(resource));
-        match page.next_cursor {
-            Some(c) => params.cursor = Some(c),
-            None => break,
-        }
-    }
-    out
+/// The query layer's record of the entry with this canonical URI.
+pub(crate) fn record_of(query: &Query, uri: &str) -> Option<Record> {
+    let idx = query.catalog().entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok()?;
+    query.record(idx)
 }
 
 /// The MCP record of one query-layer record: the same for `resources/list`,
@@ -123,15 +111,6 @@ pub(crate) fn page<'a, T>(
     let end = (start + page_size).min(items.len());
     let next = (end < items.len()).then(|| encode_cursor(tag, end));
     Some((&items[start..end], next))
-}
-
-/// Index of a resource URI among the listed resources, by exact match.
-pub(crate) fn find<'a>(
-    index: &BTreeMap<String, usize>,
-    items: &'a [Resource],
-    uri: &str,
-) -> Option<&'a Resource> {
-    index.get(uri).map(|&i| &items[i])
 }
 
 #[cfg(test)]

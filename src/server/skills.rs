@@ -5,7 +5,7 @@
 //! SKILL.md plus every other file of the skill with the `sha256:` digest and size of the exact
 //! bytes `resources/read` serves, so hosts can verify what they fetch. No IO.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 
@@ -14,6 +14,23 @@ use crate::query::{Query, QueryError};
 
 /// Page size of `skills/list`: entries are atomic (a manifest is never split across pages).
 pub(crate) const SKILL_PAGE: usize = 100;
+
+/// The SEP-2640 entries and their index by exact SKILL.md URI.
+pub(crate) struct Skills {
+    /// Every valid skill entry, in skill-path order.
+    pub(crate) list: Vec<Skill>,
+    /// Index into `list` by the exact SKILL.md URI.
+    pub(crate) by_uri: BTreeMap<String, usize>,
+}
+
+impl Skills {
+    /// Builds every entry from the catalog.
+    pub(crate) fn build(catalog: &Catalog) -> Skills {
+        let list = build(catalog);
+        let by_uri = list.iter().enumerate().map(|(i, s)| (s.uri.clone(), i)).collect();
+        Skills { list, by_uri }
+    }
+}
 
 /// Builds the SEP-2640 entry of every skill.
 ///

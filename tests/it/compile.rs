@@ -496,10 +496,19 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     let err = folio::error::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()), "{err}");
     assert!(err.contains("corrupted or was modified") && !err.contains('\n'), "{err}");
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
+    assert_eq!(out.code, Some(2), "a tampered catalog is an operational failure");
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
+    assert!(out.stderr.contains("out/catalog.msgpack"), "names the file: {}", out.stderr);
+    assert!(out.stdout.is_empty(), "nothing is served from it: {}", out.stdout);
 
     std::fs::write(&path, &msgpack[..msgpack.len() / 2]).unwrap();
     let err = folio::error::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()) && !err.contains('\n'), "{err}");
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
+    assert_eq!(out.code, Some(2));
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
+    assert!(out.stderr.contains("out/catalog.msgpack"), "names the file: {}", out.stderr);
 }
 
 #[test]

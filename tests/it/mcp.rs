@@ -909,6 +909,12 @@ async fn garbage_cursors_and_malformed_params_are_invalid_params() {
             assert_repair(&res);
         }
     }
+    // An index resource with a bad cursor: the repair is the same read without it.
+    let res =
+        w.call("resources/read", json!({ "uri": "resource://catalog/docs_index?tag=x&cursor=zz" })).await;
+    let (code, _, data) = error_of(&res);
+    assert_eq!(code, -32602);
+    assert_eq!(data["repair"]["params"]["uri"], "resource://catalog/docs_index?tag=x");
     // A cursor issued for another method's list still only works where its offset exists.
     let (_, pages) = w.walk("resources/list", "resources", json!({})).await;
     let cursor = pages[0]["nextCursor"].as_str().unwrap().to_owned();
@@ -1571,4 +1577,91 @@ async fn serve_refuses_a_corrupted_catalog_naming_the_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&path.display().to_string()), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing on stdout");
+}
+
+#[tokio::test]
+async fn serve_from_a_content_tree_and_its_refusals() {
+    use tokio::io::AsyncReadExt as _;
+    let fx = fixture();
+    // `--content DIR` compiles in memory and serves the same catalog.
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(["serve", "--content"])
+        .arg(&fx.root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let req =
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": { "_meta": modern_meta() } });
+    stdin.write_all(format!("{req}\n").as_bytes()).await.unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).await.unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await.unwrap().unwrap();
+    assert!(status.success());
+    let res: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(res["result"]["skills"].as_array().unwrap().len(), fx.catalog.skills.len());
+
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_folio"));
+        cmd.args(args).stdin(std::process::Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), out.stdout.is_empty())
+    };
+    let root = fx.root.to_str().unwrap();
+    // `--watch` is not built: refused plainly instead of pretending to watch.
+    let (code, stderr, quiet) = run(&["serve", "--content", root, "--watch"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("`--watch` is not available"), "{stderr}");
+    assert!(quiet);
+    // A bearer-token variable that is not set.
+    let (code, stderr, _) =
+        run(&["serve", "--http", "0", "--bearer-token-env", "FOLIO_TEST_NO_SUCH_VAR"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("`FOLIO_TEST_NO_SUCH_VAR` is not set"), "{stderr}");
+    // A content tree with errors is not served: exit 1, diagnostics on stderr.
+    let bad = fx.root.with_extension("bad");
+    let _ = std::fs::remove_dir_all(&bad);
+    std::fs::create_dir_all(bad.join("skills/x")).unwrap();
+    std::fs::write(bad.join("skills/x/SKILL.md"), "---\nname: y\n---\n# X\n").unwrap();
+    let (code, stderr, quiet) = run(&["serve", "--content", bad.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("skills/x/SKILL.md:"), "diagnostics name the file: {stderr}");
+    assert!(quiet, "nothing on stdout");
+    // A missing catalog file is named.
+    let (code, stderr, _) = run(&["serve", "--catalog", "/nonexistent/catalog.msgpack"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("/nonexistent/catalog.msgpack"), "{stderr}");
+}
+
+#[tokio::test]
+async fn skill_alias_uris_return_the_canonical_bytes() {
+    let fx = fixture();
+    let mut w = Wire::start();
+    let mut checked = 0;
+    for skill in &fx.catalog.skills {
+        let canonical = &fx.catalog.entries[skill.document as usize].uri;
+        let alias = format!("resource://skills/{}/document", skill.name);
+        let a = w.ok("resources/read", json!({ "uri": alias })).await;
+        let c = w.ok("resources/read", json!({ "uri": canonical })).await;
+        assert_eq!(a["contents"][0]["text"], c["contents"][0]["text"], "{alias}");
+        assert_eq!(a["contents"][0]["uri"], json!(alias), "the alias is echoed");
+        for file in &skill.files {
+            let canonical = &fx.catalog.entries[file.entry as usize].uri;
+            let alias =
+                format!("resource://skills/{}/references/{}", skill.name, file.ref_id.replace('/', "%2F"));
+            let a = w.ok("resources/read", json!({ "uri": alias })).await;
+            let c = w.ok("resources/read", json!({ "uri": canonical })).await;
+            assert_eq!(decode_contents(&a["contents"][0]), decode_contents(&c["contents"][0]), "{alias}");
+            assert_eq!(a["contents"][0]["mimeType"], c["contents"][0]["mimeType"]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "skill files checked through their ref_id aliases: {checked}");
 }

@@ -545,3 +545,24 @@ fn random_targets_never_panic() {
     assert_eq!(res.links.iter().map(Vec::len).collect::<Vec<_>>(), [links.len(), links.len()]);
     assert!(res.diagnostics.iter().all(|d| d.line >= 1 && d.column >= 1 && !d.message.is_empty()));
 }
+
+#[test]
+fn many_sources_resolve_in_order_across_threads() {
+    let mut fixture = String::from("//- docs/README.md\n[first](p000.md)\n");
+    for i in 0..300 {
+        fixture.push_str(&format!("//- docs/p{i:03}.md\n[next](p{:03}.md) [gone](gone{i}.md)\n", i + 1));
+    }
+    let (res, order) = run(&fixture);
+    assert_eq!(res.links.len(), order.len());
+    for (links, path) in res.links.iter().zip(&order) {
+        let Some(i) = path.strip_prefix("docs/p").and_then(|p| p.strip_suffix(".md")) else { continue };
+        let next = format!("uri:docs/p{:03}.md", i.parse::<u32>().unwrap() + 1);
+        let expected = if i == "299" { None } else { Some(next.as_str()) };
+        assert_eq!(links[0].resolved.as_deref(), expected, "{path}");
+    }
+    let broken: Vec<_> =
+        res.diagnostics.iter().filter(|d| d.code == "broken-link").map(|d| d.path.as_str()).collect();
+    assert_eq!(broken.len(), 301);
+    assert!(broken.windows(2).all(|w| w[0] <= w[1]), "diagnostics come in source order");
+    assert!(res.diagnostics.iter().all(|d| d.code != "orphan-doc"));
+}
