@@ -132,7 +132,7 @@ fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
 /// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default level.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -10,21 +10,23 @@ use rmcp::model::{
     CustomRequest, CustomResult, DiscoverResult, GetSkillRequestParams, GetSkillResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, SubscriptionFilter,
-    Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::resources::{RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
-use super::{FolioServer, completion, errors, skills, tools};
+use super::{FolioServer, completion, content, errors, skills, tools};
+use crate::query::QueryError;
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
 /// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
+/// `initialize` is not here: a well-formed one still works for legacy clients, but for a
+/// 2026-07-28 peer it is a removed method and must stay `-32601` / 404 (SEP-2575).
 const KNOWN_METHODS: &[&str] = &[
     "server/discover",
-    "initialize",
     "resources/list",
     "resources/templates/list",
     "resources/read",
@@ -88,8 +90,11 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let st = &self.state;
-        let read = st.content.read(&request.uri).map_err(|e| e.into_mcp(&request.uri))?;
-        let mut out = ReadResourceResult::new(vec![read.to_contents()])
+        let read = st
+            .content
+            .read(&request.uri)
+            .map_err(|e| content::read_error(st.content.query(), &request.uri, &e))?;
+        let mut out = ReadResourceResult::new(vec![content::to_contents(st.content.query(), &read)])
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();
@@ -175,7 +180,8 @@ impl ServerHandler for FolioServer {
         let st = &self.state;
         // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
         let Some(&i) = st.skill_index.get(&request.uri) else {
-            return Err(errors::not_a_skill(&request.uri, skills::suggest(&st.skills, &request.uri)));
+            let suggestion = skills::suggest(st.content.query(), &request.uri);
+            return Err(errors::not_a_skill(&request.uri, suggestion.as_deref()));
         };
         let mut out = GetSkillResult::new(st.skills[i].clone())
             .with_ttl_ms(st.ttl_ms)
@@ -190,12 +196,24 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         let st = &self.state;
-        let Some(children) = st.directories.get(&request.uri) else {
-            return Err(errors::not_a_directory(&request.uri));
-        };
-        let (items, next) = page(children, request.cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("resources/directory/read"))?;
-        let mut out = ReadResourceDirectoryResult::with_all_items(items.to_vec())
+        let listing = st
+            .content
+            .query()
+            .directory(&request.uri, request.cursor.as_deref(), Some(RESOURCE_PAGE))
+            .map_err(|e| {
+                let bad_cursor = matches!(e, QueryError::InvalidParams { param: "cursor", .. });
+                errors::not_a_directory(&request.uri, &e.to_string(), bad_cursor)
+            })?;
+        let items: Vec<Resource> = listing
+            .items
+            .iter()
+            .map(|child| match super::resources::find(&st.resource_index, &st.resources, &child.uri) {
+                Some(record) if !child.is_directory => record.clone(),
+                _ => Resource::new(child.uri.clone(), child.name.clone()).with_mime_type(child.mime.clone()),
+            })
+            .collect();
+        let next = listing.next_cursor;
+        let mut out = ReadResourceDirectoryResult::with_all_items(items)
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.next_cursor = next;

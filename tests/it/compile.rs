@@ -318,7 +318,7 @@ fn bom_crlf_and_empty_frontmatter_compile_with_exact_bytes() {
     assert_eq!(crlf.title, "Crlf");
     assert_eq!(crlf.tags, ["a"]);
     let entry = &catalog.entries[crlf.entry as usize];
-    assert_eq!(entry.bytes, bom_crlf, "bodies are the exact bytes");
+    assert_eq!(entry.bytes.as_slice(), bom_crlf, "bodies are the exact bytes");
     assert_eq!(entry.blake3, blake3::hash(bom_crlf).to_hex().to_string());
     assert_eq!(entry.total_lines, 7);
     let empty = catalog.doc("empty.md").unwrap();
