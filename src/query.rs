@@ -24,7 +24,6 @@ mod tests;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -242,7 +241,7 @@ impl Query {
     /// Fails like [`Query::open_static`].
     pub fn open(bytes: Vec<u8>) -> Result<Query, DecodeError> {
         let catalog_hash = codec::catalog_hash(&bytes)?;
-        Ok(Query::with_hash(codec::decode_shared(Arc::new(bytes))?, catalog_hash))
+        Ok(Query::with_hash(codec::decode_owned(bytes)?, catalog_hash))
     }
 
     /// Reads and opens a `catalog.msgpack` file.

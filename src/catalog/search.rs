@@ -112,6 +112,15 @@ fn stem(word: &mut String) {
 /// Splits text into normalised tokens, calling `f(start, end, term)` with the byte range of
 /// each token in `text`. Stop words are skipped unless `keep_stop_words`.
 pub fn tokenize(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usize, &str)) {
+    tokenize_until(text, keep_stop_words, |start, end, term| {
+        f(start, end, term);
+        true
+    });
+}
+
+/// Like [`tokenize`], but stops as soon as `f` returns `false` (snippets stop at the first window
+/// that holds every query term instead of tokenizing a whole long document).
+pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usize, &str) -> bool) {
     let mut term = String::new();
     let mut chars = text.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
@@ -130,14 +139,18 @@ pub fn tokenize(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usiz
                 term.clear();
                 term.push(prev.1);
                 term.push(next);
-                f(prev.0, i + next.len_utf8(), &term);
+                if !f(prev.0, i + next.len_utf8(), &term) {
+                    return;
+                }
                 prev = (i, next);
                 lone = false;
             }
             if lone {
                 term.clear();
                 term.push(c);
-                f(start, start + c.len_utf8(), &term);
+                if !f(start, start + c.len_utf8(), &term) {
+                    return;
+                }
             }
             continue;
         }
@@ -159,7 +172,9 @@ pub fn tokenize(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usiz
             continue;
         }
         stem(&mut term);
-        f(start, end, &term);
+        if !f(start, end, &term) {
+            return;
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::list::same;
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
-use crate::catalog::search::{query_terms, strip_frontmatter, tokenize};
+use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -14,6 +14,8 @@ pub const MAX_QUERY_CHARS: usize = 1000;
 const MAX_TERMS: usize = 32;
 /// Target length of a snippet, in bytes.
 const SNIPPET_BYTES: usize = 220;
+/// How much of a document is scanned for the snippet window.
+const SNIPPET_SCAN_BYTES: usize = 48 * 1024;
 
 /// A search request. Filters are optional and all must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -210,13 +212,29 @@ fn matches(term: &str, terms: &[String]) -> bool {
 /// The best window of `text` for `terms` (the one with the most distinct terms, earliest on ties),
 /// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
 fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
+    // Only the start of a very long document is scanned, so a hit on a 1 MB page costs what a
+    // hit on a short one does; a match further down still ranks, with its description as snippet.
+    let full_len = text.len();
+    let mut scan = text.len().min(SNIPPET_SCAN_BYTES);
+    while !text.is_char_boundary(scan) {
+        scan -= 1;
+    }
+    let text = &text[..scan];
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    tokenize(text, true, |start, end, term| {
-        if let Some(i) =
-            terms.iter().position(|q| term == q || (q.chars().count() >= 3 && term.starts_with(q.as_str())))
-        {
-            found.push((start, end, i));
-        }
+    let all = (1u64 << terms.len().min(63)) - 1;
+    tokenize_until(text, true, |start, end, term| {
+        let Some(i) = terms.iter().position(|q| matches(term, std::slice::from_ref(q))) else {
+            return true;
+        };
+        found.push((start, end, i));
+        // Stop at the first window holding every term: no later window beats it, and a long
+        // document need not be tokenized to its end.
+        let seen = found
+            .iter()
+            .rev()
+            .take_while(|m| m.0 + SNIPPET_BYTES / 2 > start)
+            .fold(0u64, |acc, m| acc | 1 << (m.2 % 64));
+        seen & all != all
     });
     let mut best = (0usize, 0usize);
     for i in 0..found.len() {
@@ -258,7 +276,7 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
         out.push('…');
     }
     out.push_str(&mark(&text[start..end], terms));
-    if end < text.len() {
+    if end < full_len {
         out.push('…');
     }
     Some((out, first.0))
