@@ -37,11 +37,17 @@ fn main() {
         return;
     }
     let sizes = Size::from_env(&Size::ALL);
+    let load_before = load_average();
     let mut rows = Vec::new();
     for size in sizes {
         rows.push(measure(size));
     }
     print_report(&rows);
+    println!(
+        "1-minute load average: {load_before} before, {} after (2 cores; above ~2, other processes \
+         compete for the CPU and wall times stretch)",
+        load_average()
+    );
 }
 
 /// One corpus's measurements.
@@ -50,6 +56,10 @@ struct Row {
     stats: corpus::Stats,
     runs: usize,
     floor: Duration,
+    /// CPU time (user + system, all threads) of one floor run and one compile + encode: less
+    /// sensitive than wall time to other processes competing for the cores.
+    floor_cpu: Duration,
+    build_cpu: Duration,
     compile: Duration,
     encode: Duration,
     catalog_bytes: Option<usize>,
@@ -85,12 +95,15 @@ fn measure(size: Size) -> Row {
     // The floor first, once untimed: it also warms the page cache for everything after it.
     let files = content_files(&dir);
     let _ = floor(&files);
+    let cpu = cpu_time();
     let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
+    let floor_cpu = (cpu_time() - cpu) / runs as u32;
 
     let config = Config { root: dir.clone() };
     let mut compile_times = Vec::new();
     let mut encode_times = Vec::new();
     let mut catalog_bytes = None;
+    let cpu = cpu_time();
     let (mut errors, mut warnings, mut first_codes) = (0, 0, Vec::new());
     for run in 0..runs {
         let t = Instant::now();
@@ -110,12 +123,15 @@ fn measure(size: Size) -> Row {
         // Dropping a large catalog takes time too; keep it outside the measured section.
         drop(compilation);
     }
+    let build_cpu = (cpu_time() - cpu) / runs as u32;
     let peak_rss_kib = child_peak_rss(size);
     Row {
         size,
         stats,
         runs,
         floor: floor_time,
+        floor_cpu,
+        build_cpu,
         compile: median(compile_times),
         encode: if encode_times.is_empty() { Duration::ZERO } else { median(encode_times) },
         catalog_bytes,
@@ -252,6 +268,25 @@ fn proc_status() -> (Option<u64>, Option<u64>) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
+/// The 1-minute load average from `/proc/loadavg`, as text.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// CPU time of this process so far (user + system, every thread, exited ones included), from
+/// `/proc/self/stat` in clock ticks (100 per second on Linux).
+fn cpu_time() -> Duration {
+    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i - 3).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    Duration::from_millis((ticks(14) + ticks(15)) * 10)
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -269,9 +304,9 @@ fn print_report(rows: &[Row]) {
     println!();
     println!(
         "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | compile ms | encode ms | build MB/s | \
-         catalog MB | peak RSS MB | build/floor | RSS/corpus | diagnostics |"
+         catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for r in rows {
         let corpus_mb = mb(r.stats.bytes as usize);
         let build = r.compile + r.encode;
@@ -282,7 +317,7 @@ fn print_report(rows: &[Row]) {
             format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
         };
         println!(
-            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} |",
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
             r.size.name(),
             r.stats.docs,
             r.stats.skills,
@@ -296,6 +331,16 @@ fn print_report(rows: &[Row]) {
             r.catalog_bytes.map_or("n/a (errors)".to_string(), |b| format!("{:.1}", mb(b))),
             rss_mb.map_or("n/a".to_string(), |m| format!("{m:.0}")),
             build.as_secs_f64() / r.floor.as_secs_f64(),
+            if r.floor_cpu < Duration::from_millis(100) {
+                "n/a (too short)".to_string()
+            } else {
+                format!(
+                    "{:.2}× ({:.2} s / {:.2} s)",
+                    r.build_cpu.as_secs_f64() / r.floor_cpu.as_secs_f64(),
+                    r.build_cpu.as_secs_f64(),
+                    r.floor_cpu.as_secs_f64()
+                )
+            },
             rss_mb.map_or("n/a".to_string(), |m| format!("{:.2}×", m / corpus_mb)),
             diagnostics,
         );
@@ -304,7 +349,8 @@ fn print_report(rows: &[Row]) {
     println!();
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
-         build = compile + encode (what `folio build` does before writing); peak RSS from a fresh child \
+         build = compile + encode (what `folio build` does before writing); CPU = user + system time \
+         of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
          process doing one compile + encode.",
         rows.first().map_or(5, |r| r.runs),
         runs_for(Size::Large)

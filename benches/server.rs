@@ -17,6 +17,7 @@
 //! cargo bench --bench server                                # large corpus
 //! FOLIO_BENCH_SIZES=small cargo bench --bench server        # quick smoke run
 //! FOLIO_BENCH_HTTP_READS=6400 …                             # total HTTP reads (default 3,200)
+//! FOLIO_BENCH_SEARCH_BUDGET_S=600 …                         # search time budget (default 60 s)
 //! ```
 #![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
 
@@ -121,12 +122,14 @@ fn bench_size(bin: &Path, size: Size) -> Result<Report, String> {
         server.finish();
     }
     report.ready = Some(median(&mut ready));
+    eprintln!("{}: ready in {:.1?} (median)", size.name(), report.ready.unwrap_or_default());
 
     let mut server = StdioServer::spawn(bin, &catalog)?;
     // Full resources/list walk.
     let t = Instant::now();
     let uris = walk(&mut server, "resources/list", "resources")?;
     report.list_walk = Some((t.elapsed(), uris.len()));
+    eprintln!("{}: resources/list walk: {} resources in {:.1?}", size.name(), uris.len(), t.elapsed());
     report.resources = uris.len();
     let readable: Vec<&Value> = uris.iter().collect();
     if readable.is_empty() {
@@ -150,11 +153,26 @@ fn bench_size(bin: &Path, size: Size) -> Result<Report, String> {
         }
     }
     report.read = Some(latencies(times, errors));
+    eprintln!("{}: {READS} reads done", size.name());
 
     // Searches through the fallback tool.
+    // A slow search (a linear scan instead of an index) must not stall the run: stop after a
+    // time budget and report how many queries ran.
+    let budget = Duration::from_secs(
+        std::env::var("FOLIO_BENCH_SEARCH_BUDGET_S").ok().and_then(|v| v.parse().ok()).unwrap_or(60),
+    );
     let mut times = Vec::with_capacity(SEARCHES);
     let mut errors = (0, None);
+    let started = Instant::now();
     for query in corpus::sample_queries(SEARCHES, 42) {
+        if started.elapsed() > budget {
+            report.notes.push(format!(
+                "search_patterns: stopped after {} of {SEARCHES} queries (budget {budget:?}; \
+                 FOLIO_BENCH_SEARCH_BUDGET_S raises it)",
+                times.len()
+            ));
+            break;
+        }
         let t = Instant::now();
         let answer = server
             .request("tools/call", json!({ "name": "search_patterns", "arguments": { "query": query } }))?;
@@ -168,6 +186,7 @@ fn bench_size(bin: &Path, size: Size) -> Result<Report, String> {
         }
     }
     report.search = Some(latencies(times, errors));
+    eprintln!("{}: searches done", size.name());
 
     // Full skills/list walk (SEP-2640).
     let t = Instant::now();
