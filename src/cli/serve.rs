@@ -16,9 +16,6 @@ use crate::server::{FolioServer, HttpOptions};
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
-    if args.watch {
-        bail!("`--watch` is not available in this build; restart `folio serve` to pick up content changes");
-    }
     let started = std::time::Instant::now();
     let server = match open(&args)? {
         Ok(server) => server,

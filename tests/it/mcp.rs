@@ -1615,11 +1615,6 @@ async fn serve_from_a_content_tree_and_its_refusals() {
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), out.stdout.is_empty())
     };
     let root = fx.root.to_str().unwrap();
-    // `--watch` is not built: refused plainly instead of pretending to watch.
-    let (code, stderr, quiet) = run(&["serve", "--content", root, "--watch"], &[]);
-    assert_eq!(code, Some(2));
-    assert!(stderr.contains("`--watch` is not available"), "{stderr}");
-    assert!(quiet);
     // A bearer-token variable that is not set.
     let (code, stderr, _) =
         run(&["serve", "--http", "0", "--bearer-token-env", "FOLIO_TEST_NO_SUCH_VAR"], &[]);
