@@ -58,10 +58,20 @@ impl Compilation {
 
 /// Compiles a content tree. Content problems are diagnostics, never an early return.
 pub fn compile(config: &Config) -> Compilation {
+    run(config, true)
+}
+
+/// Checks a content tree: every diagnostic [`compile`] reports, without assembling the catalog
+/// or building its search index (the costliest stage on large trees), so `catalog` is `None`.
+pub fn check(config: &Config) -> Compilation {
+    run(config, false)
+}
+
+fn run(config: &Config, assemble: bool) -> Compilation {
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
     let files = process_all(walk.files, &mut diagnostics);
-    let built = build::build(files, &walk.unserved, &mut diagnostics);
+    let built = build::build(files, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }

@@ -48,7 +48,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
 
 /// `folio check [CONTENT] [--format …] [--deny-warnings]`.
 pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let compilation = run_compiler(&args.content)?;
+    let compilation = run_checker(&args.content)?;
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).
     let stdout = std::io::stdout();
@@ -63,6 +63,17 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
 /// Compiles `content`, after checking it is a directory (a missing root is a usage error, exit 2,
 /// not a content problem).
 pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
+    check_root(content)?;
+    Ok(compile::compile(&Config { root: content.to_path_buf() }))
+}
+
+/// Checks `content` like [`run_compiler`] compiles it, without assembling a catalog.
+fn run_checker(content: &Path) -> anyhow::Result<Compilation> {
+    check_root(content)?;
+    Ok(compile::check(&Config { root: content.to_path_buf() }))
+}
+
+fn check_root(content: &Path) -> anyhow::Result<()> {
     match std::fs::metadata(content) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => bail!(
@@ -71,7 +82,7 @@ pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
         ),
         Err(e) => return Err(error::Error::io(content, e)).context("cannot read the content root"),
     }
-    Ok(compile::compile(&Config { root: content.to_path_buf() }))
+    Ok(())
 }
 
 pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {

@@ -34,7 +34,13 @@ struct Pending {
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
 /// Returns no catalog when errors were found before the (costly) search index build.
 /// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
-pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnostic>) -> Built {
+/// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
+pub fn build(
+    files: Vec<Processed>,
+    unserved: &[String],
+    assemble: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Built {
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -264,7 +270,7 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
     }
     drop(linking);
 
-    if diags.iter().any(Diagnostic::is_error) {
+    if !assemble || diags.iter().any(Diagnostic::is_error) {
         return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
     }
 

@@ -547,3 +547,15 @@ fn committed_catalog_is_fresh() {
         );
     }
 }
+
+#[test]
+fn check_reports_exactly_what_compile_reports_without_a_catalog() {
+    for name in ["basic", "bad-skills"] {
+        let config = folio::compile::Config { root: fixture(name) };
+        let checked = folio::compile::check(&config);
+        let compiled = folio::compile::compile(&config);
+        assert_eq!(checked.diagnostics, compiled.diagnostics, "{name}");
+        assert!(checked.catalog.is_none(), "check assembles no catalog");
+        assert_eq!(compiled.catalog.is_some(), !compiled.has_errors(), "{name}");
+    }
+}
