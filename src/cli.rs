@@ -103,9 +103,6 @@ pub(crate) struct SourceArgs {
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) source: SourceArgs,
-    /// With `--content`: recompile on change and notify subscribed clients.
-    #[arg(long, requires = "content")]
-    pub(crate) watch: bool,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,

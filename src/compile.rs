@@ -95,6 +95,8 @@ pub enum Parsed {
     Doc(DocMeta, Markdown),
     /// A SKILL.md.
     Skill(Box<SkillMeta>, Markdown),
+    /// Another markdown file of a skill (`references/api.md`): its links and anchors.
+    SkillMarkdown(Markdown),
 }
 
 /// Reads and parses every file on all cores. Work is handed out one file at a time (sizes vary
@@ -176,6 +178,14 @@ fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
             let md = markdown::analyze(p.body, p.body_line);
             Parsed::Skill(Box::new(p.meta), md)
         }
+        (Kind::SkillFile { skill_dir }, Some(text))
+            if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
+        {
+            // Its frontmatter, if any, is not validated (reference files have no schema), only
+            // skipped so it is not read as markdown.
+            let p = frontmatter::split(text);
+            Parsed::SkillMarkdown(markdown::analyze(p.body, p.body_line))
+        }
         _ => Parsed::None,
     };
     Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed })
@@ -183,4 +193,16 @@ fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
 
 fn count_newlines(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// True for a `.md` or `.mdx` path (any case).
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".mdx")
+}
+
+/// True for a file under the skill's `assets/`: templates and data the skill copies into its
+/// output (Agent Skills specification), so their links are not meant to resolve in place.
+fn is_skill_asset(path: &str, skill_dir: &str) -> bool {
+    path.strip_prefix(skill_dir).is_some_and(|rest| rest.starts_with("/assets/"))
 }

@@ -6,9 +6,9 @@
 //! catalog ([`serve_stdio`], [`serve_http`]). It never reads the content tree and never prints to
 //! stdout: in stdio mode stdout is the protocol, logs go to stderr through `tracing`.
 //!
-//! Every payload an agent reads comes from the query layer (`crate::query`) through
-//! `server/content.rs`, which the resource handlers and the tools share, so the same URI read
-//! both ways returns identical text.
+//! Every payload an agent reads comes from the query layer (`crate::query`); the resource
+//! handlers and the tools call the same functions, so the same URI read both ways returns
+//! identical text.
 
 mod completion;
 mod content;
@@ -20,15 +20,13 @@ mod templates;
 mod tools;
 pub mod transport;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use rmcp::model::{
-    Implementation, MetaObject, Resource, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
-};
+use rmcp::model::{Implementation, MetaObject, ResourceTemplate, ServerCapabilities, ServerConfig, Tool};
 use serde_json::json;
 
 use crate::catalog::Catalog;
+use crate::query::Query;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_stdio, serve_http, serve_stdio, shutdown_signal,
 };
@@ -51,7 +49,7 @@ pub struct FolioServer {
 
 /// Everything answered without work per request, computed once when the catalog is opened.
 pub(crate) struct State {
-    /// The opened catalog and its lookup tables (the query layer).
+    /// The opened catalog: the query layer every payload comes from.
     pub(crate) content: content::Content,
     /// `ttlMs` of every cacheable result (`[server] ttl_ms`).
     pub(crate) ttl_ms: u64,
@@ -61,18 +59,11 @@ pub(crate) struct State {
     pub(crate) meta: MetaObject,
     /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
     pub(crate) cursor_tag: String,
-    /// Every concrete resource, in listing order (catalog singletons, then entries by URI).
-    pub(crate) resources: Vec<Resource>,
-    /// Index into `resources` by URI.
-    pub(crate) resource_index: BTreeMap<String, usize>,
     /// Every resource template (DESIGN §5).
     pub(crate) templates: Vec<ResourceTemplate>,
-    /// The SEP-2640 entries, in skill-path order.
-    pub(crate) skills: Vec<rmcp::model::Skill>,
-    /// Index into `skills` by the exact SKILL.md URI.
-    pub(crate) skill_index: BTreeMap<String, usize>,
-    /// Direct children of every skill directory (`skill://a/b` → files and subdirectories).
-    pub(crate) directories: BTreeMap<String, Vec<Resource>>,
+    /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
+    /// as soon as the catalog is open).
+    skills: OnceLock<skills::Skills>,
     /// The five fallback tools, sorted by name.
     pub(crate) tools: Vec<Tool>,
 }
@@ -90,19 +81,48 @@ impl std::fmt::Display for OpenError {
 impl std::error::Error for OpenError {}
 
 impl FolioServer {
-    /// Opens `catalog.msgpack` bytes (embedded or read from a file) and precomputes every listing.
+    /// Opens `catalog.msgpack` bytes read at run time (e.g. `--catalog FILE`).
     ///
     /// Fails when the bytes are not a valid catalog (truncated, corrupted, tampered, another format
     /// version) or when the catalog names one URI twice.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, OpenError> {
-        let catalog = crate::catalog::codec::decode(bytes).map_err(|e| OpenError(e.to_string()))?;
-        Self::from_catalog(catalog)
+        Self::from_query(Query::open(bytes.to_vec()).map_err(|e| OpenError(e.to_string()))?)
     }
 
-    /// Serves an already decoded catalog (e.g. one compiled in memory by `serve --content`).
+    /// Opens `catalog.msgpack` bytes the caller owns (a file just read), without copying them.
+    ///
+    /// Fails like [`FolioServer::from_bytes`].
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, OpenError> {
+        Self::from_query(Query::open(bytes).map_err(|e| OpenError(e.to_string()))?)
+    }
+
+    /// Opens catalog bytes embedded in a binary (`include_bytes!`) without copying their bodies.
+    ///
+    /// Fails like [`FolioServer::from_bytes`].
+    pub fn from_static(bytes: &'static [u8]) -> Result<Self, OpenError> {
+        Self::from_query(Query::open_static(bytes).map_err(|e| OpenError(e.to_string()))?)
+    }
+
+    /// Opens the catalog embedded in this binary at build time.
+    ///
+    /// Fails only if the embedded catalog does not verify, which a build never produces.
+    pub fn embedded() -> Result<Self, OpenError> {
+        Self::from_static(crate::embedded::CATALOG_MSGPACK)
+    }
+
+    /// Serves a catalog compiled in memory (`serve --content DIR`).
     ///
     /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
     pub fn from_catalog(catalog: Catalog) -> Result<Self, OpenError> {
+        Self::from_query(Query::from_catalog(catalog))
+    }
+
+    /// Serves an opened query handle; everything listed is precomputed here, once.
+    ///
+    /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
+    pub fn from_query(query: Query) -> Result<Self, OpenError> {
+        let started = std::time::Instant::now();
+        let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
             let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
             return Err(OpenError(format!(
@@ -110,34 +130,29 @@ impl FolioServer {
                 w[1].uri
             )));
         }
-        let catalog = Arc::new(catalog);
-        let content = content::Content::new(Arc::clone(&catalog));
-        let settings = &catalog.settings;
-        let ttl_ms = settings.ttl_ms;
+        let ttl_ms = catalog.settings.ttl_ms;
+        let identity = implementation(catalog);
         let mut meta = MetaObject::new();
-        meta.insert(SERVER_INFO_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
-        let info = ServerConfig::new(capabilities())
-            .with_server_info(implementation(&catalog))
-            .with_instructions(instructions(&catalog));
-        let mut info = info;
+        // The same identity discover reports, on every other result too.
+        meta.insert(
+            SERVER_INFO_KEY.to_owned(),
+            serde_json::to_value(&identity)
+                .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
+        );
+        let mut info = ServerConfig::new(capabilities())
+            .with_server_info(identity)
+            .with_instructions(instructions(catalog));
         info.meta = Some(meta.clone());
-        let cursor_tag = catalog.source_fingerprint.chars().take(16).collect::<String>();
-        let resources = resources::list(&catalog);
-        let resource_index = resources.iter().enumerate().map(|(i, r)| (r.uri.clone(), i)).collect();
-        let (skills, directories) = skills::build(&catalog, &resources, &resource_index);
-        let skill_index = skills.iter().enumerate().map(|(i, s)| (s.uri.clone(), i)).collect();
+        let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         let state = State {
-            content,
+            content: content::Content::new(Arc::new(query)),
             ttl_ms,
             info,
             meta,
             cursor_tag,
-            resources,
-            resource_index,
             templates: templates::list(),
-            skills,
-            skill_index,
-            directories,
+            skills: OnceLock::new(),
             tools: tools::list(),
         };
         Ok(FolioServer { state: Arc::new(state) })
@@ -145,7 +160,12 @@ impl FolioServer {
 
     /// The catalog this server answers from.
     pub fn catalog(&self) -> &Catalog {
-        self.state.content.catalog()
+        self.state.content.query().catalog()
+    }
+
+    /// The query layer this server answers from.
+    pub fn query(&self) -> &Query {
+        self.state.content.query()
     }
 }
 
@@ -204,5 +224,10 @@ impl State {
     /// A fresh copy of the `_meta` every result carries.
     pub(crate) fn meta(&self) -> Option<MetaObject> {
         Some(self.meta.clone())
+    }
+
+    /// The SEP-2640 entries (built once, on first use).
+    pub(crate) fn skills(&self) -> &skills::Skills {
+        self.skills.get_or_init(|| skills::Skills::build(self.content.query().catalog()))
     }
 }

@@ -1,7 +1,7 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
-//! # Layout (format version 3)
+//! # Layout (format version 4)
 //!
 //! `catalog.msgpack` is a msgpack map with named fields:
 //! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`
@@ -14,7 +14,8 @@
 //! bodies:     every entry's exact bytes, concatenated in entry order (offsets = prefix sums
 //!             of `Entry::size`)
 //! search:     the search index's byte area
-//! meta:       msgpack (positional, `rmp_serde::to_vec`) of `Catalog`, without bodies or postings
+//! meta:       `Catalog` without bodies or postings, as independent positional msgpack parts
+//!             (the head, then the docs in slices) that decode on parallel threads
 //! ```
 //!
 //! Bodies live outside the msgpack metadata so that opening a catalog never copies them: each
@@ -225,7 +226,7 @@ pub fn encode(catalog: &Catalog) -> Encoded {
     // Positional (array) encoding: the metadata is read at every open, and matching field names
     // of ~20,000 records costs more than the rest of the decode. The format version guards the
     // field order; the catalog hash guards the bytes.
-    let meta = rmp_serde::to_vec(catalog).expect("catalog types always serialize");
+    let meta = encode_meta(catalog);
     let bodies_len: usize = catalog.entries.iter().map(|e| e.bytes.len()).sum();
     let search_len = catalog.search.data.len();
     let mut body = Vec::with_capacity(HEAD + bodies_len + search_len + meta.len());
@@ -242,6 +243,98 @@ pub fn encode(catalog: &Catalog) -> Encoded {
     let msgpack = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
     let manifest = manifest_json(catalog, &catalog_hash);
     Encoded { msgpack, manifest, catalog_hash }
+}
+
+/// Number of parts the docs are split into, so their metadata decodes on several threads.
+const DOC_PARTS: usize = 4;
+
+/// The catalog without its docs: the first metadata part.
+#[derive(Serialize)]
+struct Head<'a> {
+    settings: &'a super::Settings,
+    source_fingerprint: &'a str,
+    entries: &'a [super::Entry],
+    skills: &'a [super::Skill],
+    search: &'a super::SearchIndex,
+}
+
+#[derive(Deserialize)]
+struct HeadOwned {
+    settings: super::Settings,
+    source_fingerprint: String,
+    entries: Vec<super::Entry>,
+    skills: Vec<super::Skill>,
+    search: super::SearchIndex,
+}
+
+/// Encodes the metadata as independent parts (`u32` count, `u64` length of each, then the
+/// parts): the head, then the docs in [`DOC_PARTS`] contiguous slices. Each part is positional
+/// msgpack, so the parts decode in parallel at open.
+fn encode_meta(catalog: &Catalog) -> Vec<u8> {
+    let head = Head {
+        settings: &catalog.settings,
+        source_fingerprint: &catalog.source_fingerprint,
+        entries: &catalog.entries,
+        skills: &catalog.skills,
+        search: &catalog.search,
+    };
+    let mut parts = vec![rmp_serde::to_vec(&head).expect("catalog types always serialize")];
+    let per_part = catalog.docs.len().div_ceil(DOC_PARTS).max(1);
+    for chunk in catalog.docs.chunks(per_part) {
+        parts.push(rmp_serde::to_vec(chunk).expect("catalog types always serialize"));
+    }
+    let mut out = Vec::with_capacity(4 + 8 * parts.len() + parts.iter().map(Vec::len).sum::<usize>());
+    out.extend_from_slice(&(parts.len() as u32).to_le_bytes());
+    for part in &parts {
+        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+    }
+    for part in &parts {
+        out.extend_from_slice(part);
+    }
+    out
+}
+
+/// Decodes the parts written by [`encode_meta`], each on its own thread.
+fn decode_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
+    let bad = |why: &str| DecodeError::Body(format!("metadata {why}"));
+    let count = meta.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize);
+    let count =
+        count.filter(|&n| (1..=1 + DOC_PARTS).contains(&n)).ok_or_else(|| bad("part count is invalid"))?;
+    let mut at = 4 + 8 * count;
+    let mut ranges = Vec::with_capacity(count);
+    for i in 0..count {
+        let len = meta.get(4 + 8 * i..12 + 8 * i).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let end = len.and_then(|n| usize::try_from(n).ok()).and_then(|n| at.checked_add(n));
+        let end = end.filter(|&e| e <= meta.len()).ok_or_else(|| bad("part extends beyond the body"))?;
+        ranges.push(at..end);
+        at = end;
+    }
+    if at != meta.len() {
+        return Err(bad("has trailing bytes"));
+    }
+    let body_error = |e: rmp_serde::decode::Error| DecodeError::Body(e.to_string());
+    std::thread::scope(|scope| {
+        let docs: Vec<_> = ranges[1..]
+            .iter()
+            .map(|r| {
+                let part = &meta[r.clone()];
+                scope.spawn(move || rmp_serde::from_slice::<Vec<super::Doc>>(part))
+            })
+            .collect();
+        let head: HeadOwned = rmp_serde::from_slice(&meta[ranges[0].clone()]).map_err(body_error)?;
+        let mut all_docs = Vec::new();
+        for part in docs {
+            all_docs.extend(part.join().expect("decoding does not panic").map_err(body_error)?);
+        }
+        Ok(Catalog {
+            settings: head.settings,
+            source_fingerprint: head.source_fingerprint,
+            entries: head.entries,
+            docs: all_docs,
+            skills: head.skills,
+            search: head.search,
+        })
+    })
 }
 
 /// Bytes of the body header: the lengths of the bodies and of the search index, u64 LE each.
@@ -310,9 +403,7 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let (actual, catalog) = std::thread::scope(|scope| {
         let hashing = scope.spawn(|| hash(body));
         let catalog = match blobs {
-            Some(end) => {
-                rmp_serde::from_slice::<Catalog>(&body[end..]).map_err(|e| DecodeError::Body(e.to_string()))
-            }
+            Some(end) => decode_meta(&body[end..]),
             None => {
                 Err(DecodeError::Body("the body header is truncated or its lengths overflow it".to_owned()))
             }

@@ -16,13 +16,12 @@ use crate::server::{FolioServer, HttpOptions};
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
-    if args.watch {
-        bail!("`--watch` is not available in this build; restart `folio serve` to pick up content changes");
-    }
+    let started = std::time::Instant::now();
     let server = match open(&args)? {
         Ok(server) => server,
         Err(code) => return Ok(code),
     };
+    tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "catalog opened");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -53,7 +52,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
     if let Some(path) = &args.source.catalog {
         let bytes = crate::error::read(path)?;
-        let server = FolioServer::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let server = FolioServer::from_vec(bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok(server));
     }
     if let Some(root) = &args.source.content {
@@ -80,8 +79,7 @@ fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
         let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
         return Ok(Ok(server));
     }
-    let server =
-        FolioServer::from_bytes(crate::embedded::CATALOG_MSGPACK).map_err(|e| anyhow!("<embedded>: {e}"))?;
+    let server = FolioServer::embedded().map_err(|e| anyhow!("<embedded>: {e}"))?;
     Ok(Ok(server))
 }
 
@@ -97,8 +95,19 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
             Some(token.trim().to_owned())
         }
     };
-    if !addr.ip().is_loopback() && bearer_token.is_none() {
-        tracing::warn!(%addr, "serving on a non-loopback address without --bearer-token-env");
+    if !addr.ip().is_loopback() {
+        if bearer_token.is_none() {
+            eprintln!(
+                "folio: warning: {addr} is reachable from other machines and no --bearer-token-env is set"
+            );
+        }
+        if args.allow_host.is_empty() {
+            // The Host allow-list (DNS-rebinding protection) only knows loopback names so far.
+            eprintln!(
+                "folio: note: only Host localhost/127.0.0.1/::1 is accepted; add --allow-host NAME for the \
+                 names remote clients use"
+            );
+        }
     }
     let listener =
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
@@ -132,7 +141,7 @@ fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
 /// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default level.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

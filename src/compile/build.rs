@@ -5,7 +5,7 @@
 //!
 //! Pure: no IO. Deterministic: every collection is sorted by an explicit key.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
@@ -117,9 +117,13 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
                     parts.markdown = markdown;
                 }
             }
-            (Kind::SkillFile { skill_dir }, _) => {
+            (Kind::SkillFile { skill_dir }, parsed) => {
                 let rel = found.path[skill_dir.len() + 1..].to_owned();
-                skills.entry(skill_dir).or_default().files.push((rel, entry.size, uri));
+                let parts = skills.entry(skill_dir).or_default();
+                if let Parsed::SkillMarkdown(markdown) = parsed {
+                    parts.markdown_files.push((found.path.clone(), markdown));
+                }
+                parts.files.push((rel, entry.size, uri));
             }
             (Kind::Settings, _) => unreachable!("settings were handled above"),
         }
@@ -182,6 +186,9 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
                 .anchors_by_path
                 .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
         }
+        for (path, markdown) in &parts.markdown_files {
+            targets.anchors_by_path.insert(path.clone(), markdown.anchors().map(str::to_owned).collect());
+        }
     }
     let skill_list: Vec<(&String, &SkillParts)> =
         skills.iter().filter(|(_, p)| p.document.is_some()).collect();
@@ -196,6 +203,16 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
             origin: Origin::SkillDocument { skill_dir: (*dir).clone() },
             links: &parts.markdown.links,
         });
+    }
+    // A skill's other markdown files last: their links are checked but not stored.
+    for (dir, parts) in &skill_list {
+        for (path, markdown) in &parts.markdown_files {
+            sources.push(LinkSource {
+                path,
+                origin: Origin::SkillFile { skill_dir: (*dir).clone() },
+                links: &markdown.links,
+            });
+        }
     }
     let resolution = links::resolve(&sources, &targets);
     diags.extend(resolution.diagnostics);
@@ -215,23 +232,37 @@ pub fn build(files: Vec<Processed>, unserved: &[String], diags: &mut Vec<Diagnos
         parts.markdown.links = Vec::new();
     }
 
-    // Backlinks: target URI -> linking URIs (self-links are not backlinks).
-    let mut backlinks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for ((_, p), links) in docs.iter().zip(&doc_links) {
-        for target in links.iter().filter_map(|l| l.resolved.as_deref()).filter(|t| *t != p.uri) {
-            backlinks.entry(target).or_default().insert(&p.uri);
-        }
-    }
-    for (dir, links) in &skill_links {
-        let own = &skills[dir].document.as_ref().expect("linked skills have a document").1;
-        for target in links.iter().filter_map(|l| l.resolved.as_deref()).filter(|t| t != own) {
-            backlinks.entry(target).or_default().insert(own);
-        }
-    }
-    let backlinks: BTreeMap<String, Vec<String>> = backlinks
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
+    // Backlinks: target URI -> linking URIs, sorted and deduplicated (self-links are not
+    // backlinks). Large trees have millions of links, so they become (target, source) index
+    // pairs sorted once, instead of string-keyed set inserts; indices into sorted URI lists keep
+    // the order by URI.
+    let own_uri = |dir: &String| skills[dir].document.as_ref().map_or("", |(_, uri)| uri.as_str());
+    let linking: Vec<(&str, &Vec<Link>)> = docs
+        .iter()
+        .zip(&doc_links)
+        .map(|((_, p), links)| (p.uri.as_str(), links))
+        .chain(skill_links.iter().map(|(dir, links)| (own_uri(dir), links)))
         .collect();
+    let mut linker_uris: Vec<&str> = linking.iter().map(|(uri, _)| *uri).collect();
+    linker_uris.sort_unstable();
+    let target_uris = UriTable::new(entries.iter().map(|e| e.uri.as_str()));
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (own, links) in &linking {
+        let source = linker_uris.binary_search(own).unwrap_or_default() as u32;
+        for target in links.iter().filter_map(|l| l.resolved.as_deref()).filter(|t| t != own) {
+            if let Some(target) = target_uris.find(target) {
+                pairs.push((target as u32, source));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut backlinks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let sources = group.iter().map(|&(_, s)| linker_uris[s as usize].to_owned()).collect();
+        backlinks.insert(target_uris.get(group[0].0 as usize).to_owned(), sources);
+    }
+    drop(linking);
 
     if diags.iter().any(Diagnostic::is_error) {
         return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
@@ -335,6 +366,47 @@ fn skill_record(
     }
 }
 
+/// Sorted URIs packed into one buffer. Looking up every resolved link (millions on large trees) by
+/// binary search over separately allocated strings is dominated by cache misses; in one buffer
+/// the upper levels of the search stay in cache.
+struct UriTable {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl UriTable {
+    fn new<'a>(uris: impl Iterator<Item = &'a str>) -> UriTable {
+        let mut sorted: Vec<&str> = uris.collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut text = String::with_capacity(sorted.iter().map(|u| u.len()).sum());
+        let mut ends = Vec::with_capacity(sorted.len());
+        for uri in sorted {
+            text.push_str(uri);
+            ends.push(text.len());
+        }
+        UriTable { text, ends }
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    fn find(&self, uri: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.ends.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid).cmp(uri) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+}
+
 /// A skill's SKILL.md, other files and parsed frontmatter, gathered while walking entries.
 #[derive(Default)]
 struct SkillParts {
@@ -346,6 +418,8 @@ struct SkillParts {
     markdown: Markdown,
     /// (path relative to the skill dir, size, URI) of every other file.
     files: Vec<(String, u64, String)>,
+    /// Content-relative path and analysis of every other markdown file (link checking only).
+    markdown_files: Vec<(String, Markdown)>,
 }
 
 /// `docs/guides/install.md` → `guides/install.md`.
@@ -451,6 +525,18 @@ mod tests {
         assert_eq!(stem_title("guides/getting-started.md"), "getting-started");
         assert_eq!(stem_title("guides/_index.md"), "guides");
         assert_eq!(stem_title("index.mdx"), "index");
+    }
+
+    #[test]
+    fn uri_table_finds_every_uri_and_nothing_else() {
+        let table = UriTable::new(
+            ["skill://b/SKILL.md", "resource://docs/a.md", "resource://docs/a.md/x"].into_iter(),
+        );
+        assert_eq!(table.find("resource://docs/a.md"), Some(0));
+        assert_eq!(table.get(1), "resource://docs/a.md/x");
+        assert_eq!(table.find("skill://b/SKILL.md"), Some(2));
+        assert_eq!(table.find("resource://docs/a"), None);
+        assert_eq!(table.find("zzz"), None);
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //!   (`/docs/x.md`, as GitHub reads a repository-absolute link).
 //! - A site-absolute path that a doc lists in its frontmatter `aliases` resolves to that doc
 //!   (Hugo serves a redirect there).
+//! - A link to a directory of the tree without an index page is valid (GitHub lists it; MCP
+//!   clients read skill directories) and has no URI.
 //! - A path that names a page rather than a file resolves like static site generators do:
 //!   `x` or `x/` → `x.md`, `x/index.md`, `x/_index.md`, `x/README.md` (and `.mdx`); `x.html` →
 //!   `x.md`. A path with another extension must name that file exactly.
@@ -38,11 +40,12 @@
 //! every `README.md` (hosts show it for its directory), every `_index.md` (a Hugo section page,
 //! reached from the generated navigation), and every page of a directory that has an `_index.md`
 //! (Hugo lists a section's pages on its section page; for a page bundle `x/index.md`, the section
-//! is the bundle's parent).
+//! is the bundle's parent). A file another page includes (Hugo include shortcode) is linked.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::Diagnostic;
 use super::markdown::RawLink;
 use crate::catalog::{Link, LinkKind};
 
@@ -89,7 +92,8 @@ pub struct LinkSource<'a> {
 pub struct Targets {
     /// Canonical URI of every served file, by content-relative path.
     pub uri_by_path: BTreeMap<String, String>,
-    /// Section ids of every doc and SKILL.md, by content-relative path.
+    /// Anchors of every analysed markdown file (heading, term and HTML ids:
+    /// `Markdown::anchors`), by content-relative path.
     pub anchors_by_path: BTreeMap<String, BTreeSet<String>>,
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
@@ -128,57 +132,40 @@ pub struct Resolution {
 }
 
 /// Resolves every link of every source against the targets.
-pub fn resolve(sources: &[LinkSource<'_>], targets: &Targets) -> Resolution {
+pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets) -> Resolution {
     let mut index = Index::new(targets);
     index.lend_included_anchors(sources);
+    let index = index;
+    // Sources are independent once the index is built, so they are resolved on all cores in
+    // contiguous chunks; the chunks are joined in order, so the result does not depend on the
+    // number of threads.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let chunk = sources.len().div_ceil(threads).max(64);
+    let chunks: Vec<Chunk<'t>> = std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            sources.chunks(chunk).map(|part| scope.spawn(|| index.resolve_chunk(part))).collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
     let mut res = Resolution::default();
-    // Reference-style links that share a definition report the same spot once.
-    let mut seen = BTreeSet::new();
     let mut linked = BTreeSet::new();
-    for source in sources {
-        let mut links = Vec::with_capacity(source.links.len());
-        for raw in source.links {
-            let outcome = index.resolve_link(source, raw);
-            let (resolved_path, problem) = match outcome {
-                Outcome::Unchecked => (None, None),
-                Outcome::Found(path) => {
-                    let problem = index.check_anchor(source, raw, &path);
-                    (Some(path), problem)
-                }
-                Outcome::Problem(problem) => (None, Some(problem)),
-            };
-            if let Some(path) = &resolved_path
-                && path != source.path
-            {
-                linked.insert(path.clone());
-            }
-            if let Some(problem) = problem {
-                let diagnostic = Diagnostic {
-                    path: source.path.to_owned(),
-                    line: raw.line,
-                    column: raw.column,
-                    severity: problem.severity(),
-                    code: problem.code,
-                    message: problem.message,
-                    help: problem.help,
-                };
-                if seen.insert((diagnostic.path.clone(), diagnostic.line, diagnostic.column, diagnostic.code))
-                {
-                    res.diagnostics.push(diagnostic);
-                }
-            }
-            links.push(Link {
-                target: raw.target.clone(),
-                kind: raw.kind,
-                resolved: resolved_path.and_then(|p| targets.uri_by_path.get(&p).cloned()),
-                anchor: raw.anchor.clone(),
-                line: raw.line,
-            });
-        }
-        res.links.push(links);
+    for part in chunks {
+        res.links.extend(part.links);
+        res.diagnostics.extend(part.diagnostics);
+        linked.extend(part.linked);
     }
     res.diagnostics.extend(index.orphans(&linked));
     res
+}
+
+/// What resolving a run of sources yields.
+struct Chunk<'t> {
+    links: Vec<Vec<Link>>,
+    diagnostics: Vec<Diagnostic>,
+    /// Paths linked from another file.
+    linked: BTreeSet<&'t str>,
 }
 
 /// A problem with one link.
@@ -189,8 +176,18 @@ struct Problem {
 }
 
 impl Problem {
-    fn severity(&self) -> Severity {
-        if self.code == "broken-anchor" { Severity::Warning } else { Severity::Error }
+    /// The diagnostic at a link's target. `broken-anchor` is a warning (the page still opens);
+    /// every other link problem is an error.
+    fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
+        let diagnostic = if self.code == "broken-anchor" {
+            Diagnostic::warning(self.code, path, line, column, self.message)
+        } else {
+            Diagnostic::error(self.code, path, line, column, self.message)
+        };
+        match self.help {
+            Some(help) => diagnostic.with_help(help),
+            None => diagnostic,
+        }
     }
 
     fn broken(message: String, help: Option<String>) -> Self {
@@ -198,11 +195,11 @@ impl Problem {
     }
 }
 
-enum Outcome {
+enum Outcome<'t> {
     /// Not ours to check (external, a Hugo shortcode).
     Unchecked,
     /// The content-relative path of the target.
-    Found(String),
+    Found(&'t str),
     Problem(Problem),
 }
 
@@ -218,6 +215,9 @@ struct Index<'t> {
     wiki_name: BTreeMap<String, Vec<&'t str>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
+    /// Site forms of pages under `docs/` (`guides/install` for `guides/install/_index.md`), by
+    /// their lowercase last segment, for did-you-mean.
+    pages_by_leaf: BTreeMap<String, Vec<String>>,
     /// Anchors of pages that include other files: their own plus the included files'.
     merged_anchors: BTreeMap<String, BTreeSet<String>>,
 }
@@ -231,6 +231,7 @@ impl<'t> Index<'t> {
             wiki_full: BTreeMap::new(),
             wiki_name: BTreeMap::new(),
             merged_anchors: BTreeMap::new(),
+            pages_by_leaf: BTreeMap::new(),
             hugo: targets
                 .uri_by_path
                 .keys()
@@ -246,6 +247,15 @@ impl<'t> Index<'t> {
                 child = parent;
             }
             index.children.entry("").or_default().insert(child);
+            if let Some(rel) = path.strip_prefix("docs/").filter(|rel| is_page(rel)) {
+                let form = strip_page_ext(rel);
+                let form = ["/index", "/_index", "/README"]
+                    .iter()
+                    .find_map(|suffix| form.strip_suffix(suffix))
+                    .unwrap_or(form);
+                let leaf = form.rsplit('/').next().unwrap_or(form).to_lowercase();
+                index.pages_by_leaf.entry(leaf).or_default().push(form.to_owned());
+            }
             if let Some(rel) = path.strip_prefix("docs/") {
                 index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
                 let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -255,6 +265,46 @@ impl<'t> Index<'t> {
         index
     }
 
+    /// Resolves the links of some sources.
+    fn resolve_chunk(&self, sources: &[LinkSource<'t>]) -> Chunk<'t> {
+        let mut out = Chunk {
+            links: Vec::with_capacity(sources.len()),
+            diagnostics: Vec::new(),
+            linked: BTreeSet::new(),
+        };
+        for source in sources {
+            // Reference-style links that share a definition report the same spot once.
+            let mut seen = BTreeSet::new();
+            let mut links = Vec::with_capacity(source.links.len());
+            for raw in source.links {
+                let (resolved_path, problem) = match self.resolve_link(source, raw) {
+                    Outcome::Unchecked => (None, None),
+                    Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
+                    Outcome::Problem(problem) => (None, Some(problem)),
+                };
+                if let Some(path) = resolved_path
+                    && path != source.path
+                {
+                    out.linked.insert(path);
+                }
+                if let Some(problem) = problem
+                    && seen.insert((raw.line, raw.column, problem.code))
+                {
+                    out.diagnostics.push(problem.into_diagnostic(source.path, raw.line, raw.column));
+                }
+                links.push(Link {
+                    target: raw.target.clone(),
+                    kind: raw.kind,
+                    resolved: resolved_path.and_then(|p| self.targets.uri_by_path.get(p).cloned()),
+                    anchor: raw.anchor.clone(),
+                    line: raw.line,
+                });
+            }
+            out.links.push(links);
+        }
+        out
+    }
+
     /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
     /// transitively, since their headings are rendered into the page.
     fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
@@ -262,7 +312,7 @@ impl<'t> Index<'t> {
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
                 if let Outcome::Found(path) = self.resolve_link(source, raw) {
-                    included.entry(source.path).or_default().push(path);
+                    included.entry(source.path).or_default().push(path.to_owned());
                 }
             }
         }
@@ -283,17 +333,27 @@ impl<'t> Index<'t> {
         }
     }
 
+    /// The stored spelling of `path` when a file of the tree has exactly that path.
+    fn existing(&self, path: &str) -> Option<&'t str> {
+        let targets: &'t Targets = self.targets;
+        targets
+            .uri_by_path
+            .get_key_value(path)
+            .map(|(key, _)| key.as_str())
+            .or_else(|| targets.other_files.get(path).map(String::as_str))
+    }
+
     fn exists(&self, path: &str) -> bool {
         self.targets.uri_by_path.contains_key(path) || self.targets.other_files.contains(path)
     }
 
-    fn resolve_link(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_link(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         if self.targets.ignores(&raw.target) {
             return Outcome::Unchecked;
         }
         match raw.kind {
             LinkKind::External => Outcome::Unchecked,
-            LinkKind::Anchor => Outcome::Found(source.path.to_owned()),
+            LinkKind::Anchor => Outcome::Found(source.path),
             LinkKind::Wiki => self.resolve_wiki(source, raw),
             LinkKind::Relative | LinkKind::SiteAbsolute => {
                 if raw.target.trim_start().starts_with("{{") {
@@ -304,12 +364,12 @@ impl<'t> Index<'t> {
         }
     }
 
-    fn resolve_path(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_path(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         let decoded = percent_decode(&raw.path);
         let path = decoded.split('?').next().unwrap_or("");
         if path.is_empty() {
             // `?query` alone, like `#anchor` alone, points at the page itself.
-            return Outcome::Found(source.path.to_owned());
+            return Outcome::Found(source.path);
         }
         let written: Vec<&str> = path.split('/').collect();
         let absolute = raw.kind == LinkKind::SiteAbsolute;
@@ -347,14 +407,14 @@ impl<'t> Index<'t> {
                 ));
             }
             let candidates = candidates(&joined_path, path.ends_with('/'));
-            if let Some(found) = candidates.iter().find(|c| self.exists(c)) {
-                return Outcome::Found(found.clone());
+            if let Some(found) = candidates.iter().find_map(|c| self.existing(c)) {
+                return Outcome::Found(found);
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
                     // Hugo looks pages up ignoring case and serves them at lowercase URLs.
                     if hugo_page && is_page(actual) {
-                        return Outcome::Found(actual.to_owned());
+                        return Outcome::Found(actual);
                     }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
@@ -367,11 +427,18 @@ impl<'t> Index<'t> {
                     });
                 }
             }
+            // A directory without an index page is still a place: GitHub lists it, and MCP
+            // clients read a skill's directories (`resources/directory/read`).
+            if let Some((dir, _)) = self.children.get_key_value(joined_path.as_str())
+                && !dir.is_empty()
+            {
+                return Outcome::Found(dir);
+            }
             first_joined.get_or_insert((joined, candidates));
         }
         // A site path a doc names among its `aliases` redirects there.
         if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
-            return Outcome::Found(doc.clone());
+            return Outcome::Found(doc);
         }
         let Some((joined, candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
@@ -396,18 +463,17 @@ impl<'t> Index<'t> {
         self.by_lowercase.get(&path.to_lowercase())?.iter().copied().find(|p| *p != path)
     }
 
-    /// A close name in the same directory (as `(directory segments, new leaf, is_dir)`), or
-    /// anywhere when that directory does not exist.
+    /// A close name (file or directory) in the directory the link points into.
     fn suggest_path(&self, joined: &[&str]) -> Option<Suggestion> {
         let (leaf, dir) = joined.split_last()?;
         let dir_path = to_path(dir);
         let children = self.children.get(dir_path.as_str())?;
         // `refrence.md` is compared with whole names, `instal` (a page link) with stems.
-        let key = |name: &str| {
-            if leaf.contains('.') { name.to_lowercase() } else { page_stem(name).to_lowercase() }
-        };
+        let whole = leaf.contains('.');
+        let key = |name: &'t str| lowercase(if whole { name } else { page_stem(name) });
+        let want = lowercase(if whole { leaf } else { page_stem(leaf) });
         let best =
-            closest(&key(leaf), children.iter().filter(|name| *name != leaf).map(|name| (key(name), *name)))?;
+            closest(&want, children.iter().filter(|name| *name != leaf).map(|name| (key(name), *name)))?;
         let is_dir = !self.exists(&format!("{dir_path}/{best}"));
         Some(Suggestion { leaf: best.to_owned(), is_dir })
     }
@@ -418,25 +484,20 @@ impl<'t> Index<'t> {
         let path_end = target.find(['?', '#']).unwrap_or(target.len());
         let (path, rest) = target.split_at(path_end);
         let want = strip_page_ext(path.trim_matches('/')).to_lowercase();
-        let pages = self.targets.uri_by_path.keys().filter_map(|p| {
-            let rel = p.strip_prefix("docs/").filter(|rel| is_page(rel))?;
-            let form = strip_page_ext(rel);
-            let form = ["/index", "/_index", "/README"]
-                .iter()
-                .find_map(|suffix| form.strip_suffix(suffix))
-                .unwrap_or(form);
-            Some((form.to_lowercase(), form))
-        });
-        let best = closest(&want, pages)?;
+        // Only pages whose last segment is the one written: the typo is in a directory (the
+        // directory does not exist), and comparing with every page would cost O(docs) per link.
+        let leaf = want.rsplit('/').next().unwrap_or(&want);
+        let pages = self.pages_by_leaf.get(leaf)?;
+        let best = closest(&want, pages.iter().map(|form| (lowercase(form), form.as_str())))?;
         let ext = if path.ends_with(".md") { ".md" } else { "" };
         let slash = if path.ends_with('/') { "/" } else { "" };
         Some(format!("/{best}{ext}{slash}{rest}"))
     }
 
-    fn resolve_wiki(&self, source: &LinkSource<'_>, raw: &RawLink) -> Outcome {
+    fn resolve_wiki(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
         let target = raw.path.trim().trim_start_matches('/');
         if target.is_empty() {
-            return Outcome::Found(source.path.to_owned());
+            return Outcome::Found(source.path);
         }
         let shown = format!("[[{}]]", raw.target);
         let key = wiki_key(target);
@@ -454,7 +515,7 @@ impl<'t> Index<'t> {
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
             return match matches.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 [] => Outcome::Problem(Problem::broken(
                     format!("wiki link `{shown}` matches no file in the skill directory `{skill_dir}`"),
                     None,
@@ -464,7 +525,7 @@ impl<'t> Index<'t> {
         }
         if let Some(found) = self.wiki_full.get(&key) {
             return match found.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
@@ -472,7 +533,7 @@ impl<'t> Index<'t> {
             && let Some(found) = self.wiki_name.get(&key)
         {
             return match found.as_slice() {
-                [one] => Outcome::Found((*one).to_owned()),
+                [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
@@ -505,17 +566,12 @@ impl<'t> Index<'t> {
         })
     }
 
-    fn orphans(&self, linked: &BTreeSet<String>) -> Vec<Diagnostic> {
+    fn orphans(&self, linked: &BTreeSet<&str>) -> Vec<Diagnostic> {
         let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
-        docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
-            .map(|p| Diagnostic {
-                path: p.clone(),
-                line: 1,
-                column: 1,
-                severity: Severity::Warning,
-                code: "orphan-doc",
-                message: format!("no other doc or skill links to `{p}`"),
-                help: Some("link to it from a related doc or an index page, or remove it".to_owned()),
+        docs.filter(|p| !linked.contains(p.as_str()) && !self.reached_without_link(p))
+            .map(|p| {
+                Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
+                    .with_help("link to it from a related doc or an index page, or remove it")
             })
             .collect()
     }
@@ -547,6 +603,11 @@ fn ambiguous(shown: &str, many: &[&str]) -> Problem {
         format!("wiki link `{shown}` is ambiguous: it matches {}", listed.join(", ")),
         Some(format!("write more of the path, for example `[[{}]]`", wiki_display(many[0]))),
     )
+}
+
+/// `s` in lowercase, borrowed when it already is.
+fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.chars().any(char::is_uppercase) { Cow::Owned(s.to_lowercase()) } else { Cow::Borrowed(s) }
 }
 
 /// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
@@ -693,11 +754,16 @@ fn rewrite_leaf(target: &str, suggestion: &Suggestion) -> String {
 /// The candidate closest to `want` by edit distance, when it is close enough to be a typo:
 /// at most a third of `want`'s length, and at most 3 edits. Ties go to the first candidate
 /// in iteration order (callers iterate sorted sets, so the answer is deterministic).
-fn closest<'c>(want: &str, candidates: impl Iterator<Item = (String, &'c str)>) -> Option<&'c str> {
+fn closest<'c, K: AsRef<str>>(want: &str, candidates: impl Iterator<Item = (K, &'c str)>) -> Option<&'c str> {
     let limit = (want.chars().count() / 3).clamp(1, 3);
     let mut best: Option<(usize, &str)> = None;
     for (key, value) in candidates {
-        let Some(d) = levenshtein(want, &key, limit) else { continue };
+        let key = key.as_ref();
+        // A character is at most 4 bytes: a larger length gap cannot be within the limit.
+        if key.len().abs_diff(want.len()) > 4 * limit {
+            continue;
+        }
+        let Some(d) = levenshtein(want, key, limit) else { continue };
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, value));
         }
@@ -708,35 +774,43 @@ fn closest<'c>(want: &str, candidates: impl Iterator<Item = (String, &'c str)>) 
 /// Edit distance between `a` and `b` counting a swap of two neighbours as one edit (optimal
 /// string alignment, since transpositions are the commonest typo), or `None` above `limit`.
 fn levenshtein(a: &str, b: &str, limit: usize) -> Option<usize> {
+    if a.is_ascii() && b.is_ascii() {
+        return osa(a.as_bytes(), b.as_bytes(), limit);
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    osa(&a, &b, limit)
+}
+
+/// Optimal string alignment distance over three rolling rows, stopping once a whole row exceeds
+/// `limit` (did-you-mean runs it over many candidates).
+fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let width = b.len() + 1;
-    let mut rows = vec![0usize; width * (a.len() + 1)];
-    for (j, cell) in rows.iter_mut().take(width).enumerate() {
-        *cell = j;
-    }
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = vec![0; b.len() + 1];
     for i in 1..=a.len() {
-        rows[i * width] = i;
+        cur[0] = i;
         let mut row_min = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[(i - 1) * width + j - 1] + cost)
-                .min(rows[(i - 1) * width + j] + 1)
-                .min(rows[i * width + j - 1] + 1);
+            let mut d = (prev[j - 1] + cost).min(prev[j] + 1).min(cur[j - 1] + 1);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(rows[(i - 2) * width + j - 2] + 1);
+                d = d.min(before[j - 2] + 1);
             }
-            rows[i * width + j] = d;
+            cur[j] = d;
             row_min = row_min.min(d);
         }
         if row_min > limit {
             return None;
         }
+        // Rotate: before <- prev <- cur.
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
     }
-    Some(rows[a.len() * width + b.len()]).filter(|d| *d <= limit)
+    Some(prev[b.len()]).filter(|d| *d <= limit)
 }
 
 /// Decodes `%XX` escapes once. Invalid escapes stay as written; a result that is not UTF-8

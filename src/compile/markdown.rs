@@ -174,11 +174,21 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                     }
                 }
             }
-            Event::Start(Tag::BlockQuote(_) | Tag::List(_) | Tag::FootnoteDefinition(_) | Tag::Table(_)) => {
-                acc.block_depth += 1
-            }
+            // The first paragraph is a top-level one: not a quote, list item, footnote, table cell
+            // or definition.
+            Event::Start(
+                Tag::BlockQuote(_)
+                | Tag::List(_)
+                | Tag::FootnoteDefinition(_)
+                | Tag::Table(_)
+                | Tag::DefinitionList,
+            ) => acc.block_depth += 1,
             Event::End(
-                TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::FootnoteDefinition | TagEnd::Table,
+                TagEnd::BlockQuote(_)
+                | TagEnd::List(_)
+                | TagEnd::FootnoteDefinition
+                | TagEnd::Table
+                | TagEnd::DefinitionList,
             ) => acc.block_depth = acc.block_depth.saturating_sub(1),
             Event::Start(Tag::Link { link_type, dest_url, id, .. })
             | Event::Start(Tag::Image { link_type, dest_url, id, .. }) => {

@@ -185,6 +185,19 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     out
 }
 
+/// An index page as JSON, with `next_uri`: the same URI and filters with the next cursor, so a
+/// client that only reads resources can follow the pages.
+fn index_json<T: serde::Serialize>(base: &str, params: &[(String, String)], page: &Page<T>) -> String {
+    let mut value = serde_json::to_value(page).expect("query records always serialize");
+    if let Some(cursor) = &page.next_cursor {
+        let mut pairs: Vec<(&str, &str)> =
+            params.iter().filter(|(k, _)| k != "cursor").map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        pairs.push(("cursor", cursor));
+        value["next_uri"] = serde_json::Value::String(format!("{base}{}", uri::query_string(&pairs)));
+    }
+    json(&value)
+}
+
 pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
     let target = uri::parse(raw).map_err(uri_error)?;
     selection.check_order()?;
@@ -207,11 +220,13 @@ pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<Re
         }
         Target::SkillsIndex(params) => {
             generated_only(selection)?;
-            Ok(ReadResult::generated(raw, "application/json", json(&query.skills_index(&params)?)))
+            let page = query.skills_index(&params)?;
+            Ok(ReadResult::generated(raw, "application/json", index_json(uri::SKILLS_INDEX, &params, &page)))
         }
         Target::DocsIndex(params) => {
             generated_only(selection)?;
-            Ok(ReadResult::generated(raw, "application/json", json(&query.docs_index(&params)?)))
+            let page = query.docs_index(&params)?;
+            Ok(ReadResult::generated(raw, "application/json", index_json(uri::DOCS_INDEX, &params, &page)))
         }
         Target::SkillDetail { skill_id } => {
             generated_only(selection)?;

@@ -14,6 +14,8 @@ pub const MAX_QUERY_CHARS: usize = 1000;
 const MAX_TERMS: usize = 32;
 /// Target length of a snippet, in bytes.
 const SNIPPET_BYTES: usize = 220;
+/// How much of a document is scanned for the snippet window.
+const SNIPPET_SCAN_BYTES: usize = 48 * 1024;
 
 /// A search request. Filters are optional and all must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -209,7 +211,73 @@ fn matches(term: &str, terms: &[String]) -> bool {
 
 /// The best window of `text` for `terms` (the one with the most distinct terms, earliest on ties),
 /// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
+///
+/// Tokenizing a whole long document for every hit would dominate search time, so the likely
+/// region is found first by plain substring search on an ASCII-lowercased copy (offsets are
+/// preserved), and only that region is tokenized. When the fast search finds nothing the
+/// tokenizer can confirm (a match only Unicode case folding reveals), the first 48 KiB are
+/// tokenized instead.
 fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
+    if let Some((a, b)) = locate(text, terms)
+        && let Some(found) = snippet_in(text, a, b, terms)
+    {
+        return Some(found);
+    }
+    let mut scan = text.len().min(SNIPPET_SCAN_BYTES);
+    while !text.is_char_boundary(scan) {
+        scan -= 1;
+    }
+    snippet_in(text, 0, scan, terms)
+}
+
+/// The region of `text` most likely to hold the best window: around the substring occurrence of
+/// query terms (at word starts) with the most distinct terms nearby.
+fn locate(text: &str, terms: &[String]) -> Option<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    for (i, term) in terms.iter().enumerate() {
+        // Stems are prefixes of their words, except `-ies` → `-y`: search without the `y`.
+        let probe = match term.strip_suffix('y') {
+            Some(p) if p.len() >= 3 => p,
+            _ => term.as_str(),
+        };
+        let ascii = probe.is_ascii();
+        hits.extend(
+            lower
+                .match_indices(probe)
+                .filter(|(pos, _)| !ascii || *pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric())
+                .take(64)
+                .map(|(pos, _)| (pos, i)),
+        );
+    }
+    hits.sort_unstable();
+    let mut best = (0u32, *hits.first()?);
+    for (k, &(pos, _)) in hits.iter().enumerate() {
+        let seen = hits[k..]
+            .iter()
+            .take_while(|h| h.0 < pos + SNIPPET_BYTES / 2)
+            .fold(0u64, |acc, h| acc | 1 << (h.1 % 64));
+        if seen.count_ones() > best.0 {
+            best = (seen.count_ones(), hits[k]);
+        }
+    }
+    let pos = best.1.0;
+    let mut a = pos.saturating_sub(SNIPPET_BYTES);
+    while !text.is_char_boundary(a) {
+        a -= 1;
+    }
+    let mut b = (pos + 2 * SNIPPET_BYTES).min(text.len());
+    while !text.is_char_boundary(b) {
+        b += 1;
+    }
+    Some((a, b))
+}
+
+/// [`snippet`] over `text[a..b]`, with offsets and ellipses relative to the whole `text`.
+fn snippet_in(full: &str, a: usize, b: usize, terms: &[String]) -> Option<(String, usize)> {
+    let full_len = full.len();
+    let text = &full[a..b];
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
     let all = (1u64 << terms.len().min(63)) - 1;
     tokenize_until(text, true, |start, end, term| {
@@ -243,7 +311,7 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
         start -= 1;
     }
     // Start at a word boundary so the snippet does not open mid-word.
-    if start > 0
+    if a + start > 0
         && let Some(space) = text[start..first.0].find(char::is_whitespace)
     {
         start += space + 1;
@@ -254,7 +322,7 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     }
     // End at a word boundary after the first match, so the snippet does not close mid-word.
     let keep = start.max(first.1);
-    if end < text.len()
+    if a + end < full_len
         && keep < end
         && let Some(space) = text[keep..end].rfind(char::is_whitespace)
     {
@@ -262,14 +330,14 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     }
     let end = end.max(first.1);
     let mut out = String::new();
-    if start > 0 {
+    if a + start > 0 {
         out.push('…');
     }
     out.push_str(&mark(&text[start..end], terms));
-    if end < text.len() {
+    if a + end < full_len {
         out.push('…');
     }
-    Some((out, first.0))
+    Some((out, a + first.0))
 }
 
 /// Marks every token of `text` matching a query term as `**token**` and collapses whitespace.
@@ -287,4 +355,35 @@ fn mark(text: &str, terms: &[String]) -> String {
     });
     out.push_str(&text[at..]);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(text: &str, query: &str, expected: &str) {
+        let got = snippet(text, &query_terms(query)).map(|(s, at)| format!("{at} {s}"));
+        assert_eq!(got.as_deref().unwrap_or("none"), expected);
+    }
+
+    #[test]
+    fn snippets_find_and_mark_the_best_window() {
+        check(
+            "Install the binary.\nThen configure menus.\n",
+            "configure menus",
+            "25 Install the binary. Then **configure** **menus**.",
+        );
+        check("Taxonomies group content.", "taxonomy", "0 **Taxonomies** group content.");
+        check("alpha beta", "gamma", "none");
+        // Deep inside a long document, found by the fast locator, with ellipses on both sides.
+        let long = format!("{}needle in a haystack{}", "hay ".repeat(30_000), " hay".repeat(100));
+        let got = snippet(&long, &query_terms("needle")).unwrap();
+        assert_eq!(got.1, 120_000);
+        assert!(got.0.starts_with('…') && got.0.ends_with('…') && got.0.contains("**needle**"), "{}", got.0);
+        // Only Unicode case folding reveals this match: the tokenizer fallback finds it.
+        check("Die ÉCOLE ist hier.", "école", "4 Die **ÉCOLE** ist hier.");
+        // CJK terms are found without word boundaries.
+        check("日本語の文書を検索できます。", "文書", "12 日本語の**文書**を検索できます。");
+    }
 }

@@ -349,6 +349,11 @@ fn read_serves_exact_bytes_of_every_family() {
     .unwrap();
     assert_eq!(index["items"][0]["path"], "guides/big.md");
     assert!(index["next_cursor"].is_string());
+    // `next_uri` reads the next page with the same filters.
+    let next = q.read(index["next_uri"].as_str().unwrap(), &none).unwrap();
+    let next: serde_json::Value = serde_json::from_str(next.text().unwrap()).unwrap();
+    assert_eq!(next["items"][0]["path"], "guides/install.md");
+    assert!(next.get("next_uri").is_none(), "the last page has no next_uri");
 }
 
 #[test]

@@ -1,17 +1,16 @@
-//! `completion/complete` for every variable of every resource template (DESIGN §6): values come
-//! from the catalog, scoped by already resolved variables where the design says (`file` by
-//! `skill_path`, `ref_id` by `skill_id`, `section` and `lines` by `path`), ranked (exact, then
-//! prefix, then substring; shorter and then lexically smaller first), at most 100 with
-//! `total`/`hasMore`. Free-form variables (`q`, `cursor`, `limit`, `updated_since`) complete to
-//! nothing. No IO.
+//! `completion/complete` for every variable of every resource template (DESIGN §6). The query
+//! layer answers the catalog vocabularies (ids, paths, files, ref ids, sections, tags,
+//! capabilities, categories), scoped by already chosen variables; this module adds `lines` (each
+//! section's range of the doc named by `path`) and `prefix` (doc directories), ranked exact, then
+//! prefix, then substring, at most 100 with `total`/`hasMore`. Free-form variables (`q`,
+//! `cursor`, `limit`, `updated_since`) complete to nothing. No IO.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CompleteRequestParams, CompletionInfo};
 
 use super::{State, errors, templates};
-use crate::catalog::Catalog;
 
 /// Answers one completion request.
 pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result<CompletionInfo, McpError> {
@@ -33,70 +32,44 @@ pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result
             family.variables.join(", ")
         )));
     }
-    let context = |key: &str| -> Option<String> {
-        request.context.as_ref().and_then(|c| c.arguments.as_ref()).and_then(|a| a.get(key)).cloned()
-    };
-    let catalog = state.content.catalog();
-    let candidates = candidates(catalog, family.template, name, &context);
-    Ok(rank(candidates, &request.argument.value))
-}
-
-fn candidates(
-    catalog: &Catalog,
-    template: &str,
-    variable: &str,
-    context: &dyn Fn(&str) -> Option<String>,
-) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    match variable {
-        "skill_id" => out.extend(catalog.skills.iter().map(|s| s.name.clone())),
-        "skill_path" => out.extend(catalog.skills.iter().map(|s| s.path.clone())),
-        "file" => {
-            let scope = context("skill_path");
-            for skill in catalog.skills.iter().filter(|s| scope.as_deref().is_none_or(|p| p == s.path)) {
-                out.insert("SKILL.md".to_owned());
-                out.extend(skill.files.iter().map(|f| f.rel_path.clone()));
+    let context: BTreeMap<String, String> = request
+        .context
+        .as_ref()
+        .and_then(|c| c.arguments.as_ref())
+        .map(|a| a.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    let query = state.content.query();
+    let typed = request.argument.value.as_str();
+    if crate::query::COMPLETION_ARGUMENTS.contains(&name) {
+        let done =
+            query.complete(name, typed, &context).map_err(|e| errors::bad_completion(&e.to_string()))?;
+        let total = Some(u32::try_from(done.total).unwrap_or(u32::MAX));
+        return CompletionInfo::with_pagination(done.values, total, done.has_more)
+            .map_err(|e| McpError::internal_error(e, None));
+    }
+    // Variables the query layer has no vocabulary for.
+    let mut candidates = BTreeSet::new();
+    match name {
+        // Line ranges worth reading: each section's range in the doc named by `path`.
+        "lines" => {
+            if let Some(doc) = context.get("path").and_then(|p| query.doc(p)) {
+                candidates.extend(doc.outline.iter().map(|s| format!("{}-{}", s.line_start, s.line_end)));
             }
         }
-        "ref_id" => {
-            let scope = context("skill_id");
-            for skill in catalog.skills.iter().filter(|s| scope.as_deref().is_none_or(|id| id == s.name)) {
-                out.extend(skill.files.iter().map(|f| f.ref_id.clone()));
-            }
-        }
-        "path" => out.extend(catalog.docs.iter().map(|d| d.path.clone())),
-        "section" | "lines" => {
-            let Some(doc) = context("path").and_then(|p| catalog.doc(&p).cloned()) else {
-                // Without a path there is no meaningful scope: sections are per doc.
-                return out;
-            };
-            for section in &doc.outline {
-                out.insert(if variable == "section" {
-                    section.id.clone()
-                } else {
-                    format!("{}-{}", section.line_start, section.line_end)
-                });
-            }
-        }
-        "tag" if template.contains("skills_index") => {
-            out.extend(catalog.skills.iter().flat_map(|s| s.tags.iter().cloned()));
-        }
-        "tag" => out.extend(catalog.docs.iter().flat_map(|d| d.tags.iter().cloned())),
-        "capability" => out.extend(catalog.skills.iter().flat_map(|s| s.capabilities.iter().cloned())),
-        "category" => out.extend(catalog.docs.iter().filter_map(|d| d.category.clone())),
+        // Directory prefixes of doc paths.
         "prefix" => {
-            for doc in &catalog.docs {
+            for doc in &query.catalog().docs {
                 let mut end = 0;
                 while let Some(i) = doc.path[end..].find('/') {
                     end += i + 1;
-                    out.insert(doc.path[..end].to_owned());
+                    candidates.insert(doc.path[..end].to_owned());
                 }
             }
         }
         // q, cursor, limit, updated_since: free-form, nothing to suggest.
         _ => {}
     }
-    out
+    Ok(rank(candidates, typed))
 }
 
 /// Ranks candidates against what the user typed and keeps at most 100.

@@ -13,11 +13,7 @@ pub(crate) fn repair(method: &str, params: Value, hint: &str) -> Value {
 
 /// Unknown resource URI: `resource_not_found` (`-32602` for 2026-07-28 peers, `-32002` for legacy
 /// sessions; rmcp rewrites the code per peer) with `data.uri`.
-pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>) -> McpError {
-    let message = match suggestion {
-        Some(s) => format!("no resource `{uri}`; did you mean `{s}`?"),
-        None => format!("no resource `{uri}`"),
-    };
+pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>, message: &str) -> McpError {
     let next = match suggestion {
         Some(s) => repair("resources/read", json!({ "uri": s }), "read the suggested URI"),
         None => repair(
@@ -26,18 +22,37 @@ pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>) -> McpErro
             "search the catalog, or call resources/list to see every URI",
         ),
     };
-    McpError::resource_not_found(message, Some(json!({ "uri": uri, "repair": next })))
+    McpError::resource_not_found(message.to_owned(), Some(json!({ "uri": uri, "repair": next })))
 }
 
-/// A URI that names no resource because it is malformed or attempts traversal: `-32602`.
-pub(crate) fn bad_uri(uri: &str, why: &str) -> McpError {
-    McpError::invalid_params(
-        format!("invalid resource URI `{}`: {why}", printable(uri)),
-        Some(json!({
-            "uri": uri,
-            "repair": repair("resources/templates/list", json!({}), "build the URI from a listed template"),
-        })),
-    )
+/// A read whose URI is malformed, attempts traversal, or selects what does not exist: `-32602`.
+pub(crate) fn invalid_read(uri: &str, param: &str, message: &str, hint: &str) -> McpError {
+    let next = match param {
+        // Sections and line ranges are listed by the entry's detail record.
+        "section" | "lines" | "start_line" | "end_line" => repair(
+            "tools/call",
+            json!({ "name": "get_pattern_by_id", "arguments": { "id": strip_query(uri) } }),
+            hint,
+        ),
+        // An index page: the same URI without the offending parameter is a valid read.
+        "cursor" | "limit" if uri.contains('?') => {
+            repair("resources/read", json!({ "uri": without_param(uri, param) }), hint)
+        }
+        _ => repair("resources/templates/list", json!({}), hint),
+    };
+    McpError::invalid_params(message.to_owned(), Some(json!({ "uri": uri, "param": param, "repair": next })))
+}
+
+/// `uri` with every `param=…` pair of its query string removed.
+fn without_param(uri: &str, param: &str) -> String {
+    let Some((base, query)) = uri.split_once('?') else { return uri.to_owned() };
+    let kept: Vec<&str> =
+        query.split('&').filter(|pair| !pair.is_empty() && pair.split('=').next() != Some(param)).collect();
+    if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) }
+}
+
+fn strip_query(uri: &str) -> &str {
+    uri.split_once('?').map_or(uri, |(base, _)| base)
 }
 
 /// A cursor this server did not issue (or issued for another catalog): `-32602`.
@@ -74,15 +89,18 @@ pub(crate) fn not_a_skill(uri: &str, suggestion: Option<&str>) -> McpError {
     McpError::invalid_params(message, Some(json!({ "uri": uri, "repair": next })))
 }
 
-/// `resources/directory/read` on a URI that is not a skill directory.
-pub(crate) fn not_a_directory(uri: &str) -> McpError {
-    McpError::invalid_params(
-        format!("`{}` is not a directory of a served skill", printable(uri)),
-        Some(json!({
-            "uri": uri,
-            "repair": repair("skills/list", json!({}), "skill directories are the skill URIs without `/SKILL.md`"),
-        })),
-    )
+/// `resources/directory/read` on a URI that is not a skill directory, or with a bad cursor.
+pub(crate) fn not_a_directory(uri: &str, message: &str, bad_cursor: bool) -> McpError {
+    let next = if bad_cursor {
+        repair(
+            "resources/directory/read",
+            json!({ "uri": uri }),
+            "start again from the first page (omit `cursor`)",
+        )
+    } else {
+        repair("skills/list", json!({}), "skill directories are the skill URIs without `/SKILL.md`")
+    };
+    McpError::invalid_params(message.to_owned(), Some(json!({ "uri": uri, "repair": next })))
 }
 
 /// `completion/complete` for a template or argument this server does not define.
@@ -129,7 +147,7 @@ pub(crate) fn unknown_method(method: &str) -> McpError {
 
 /// The last path segment of a URI without its extension, as a search query.
 fn last_segment(uri: &str) -> String {
-    let tail = uri.rsplit(['/', ':']).find(|s| !s.is_empty()).unwrap_or(uri);
+    let tail = uri.trim_end_matches("/SKILL.md").rsplit(['/', ':']).find(|s| !s.is_empty()).unwrap_or(uri);
     let tail = tail.split(['?', '#']).next().unwrap_or(tail);
     let stem = tail.rsplit_once('.').map_or(tail, |(stem, _)| stem);
     stem.replace(['-', '_'], " ").chars().take(100).collect()
@@ -151,8 +169,16 @@ mod tests {
     #[test]
     fn search_hint_uses_the_last_segment() {
         assert_eq!(last_segment("resource://docs/guides/getting-started.md"), "getting started");
-        assert_eq!(last_segment("skill://pdff/SKILL.md"), "SKILL");
+        assert_eq!(last_segment("skill://pdff/SKILL.md"), "pdff");
         assert_eq!(last_segment("resource://docs/a.md?section=x"), "a");
+    }
+
+    #[test]
+    fn repairs_drop_the_offending_parameter() {
+        let index = "resource://catalog/docs_index";
+        assert_eq!(without_param(&format!("{index}?q=x&cursor=zz"), "cursor"), format!("{index}?q=x"));
+        assert_eq!(without_param(&format!("{index}?cursor=zz"), "cursor"), index);
+        assert_eq!(without_param("resource://catalog/about", "cursor"), "resource://catalog/about");
     }
 
     #[test]

@@ -10,21 +10,23 @@ use rmcp::model::{
     CustomRequest, CustomResult, DiscoverResult, GetSkillRequestParams, GetSkillResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, SubscriptionFilter,
-    Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::resources::{RESOURCE_PAGE, page};
+use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
-use super::{FolioServer, completion, errors, skills, tools};
+use super::{FolioServer, completion, content, errors, skills, tools};
+use crate::query::{ListParams, QueryError};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
 /// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
+/// `initialize` is not here: a well-formed one still works for legacy clients, but for a
+/// 2026-07-28 peer it is a removed method and must stay `-32601` / 404 (SEP-2575).
 const KNOWN_METHODS: &[&str] = &[
     "server/discover",
-    "initialize",
     "resources/list",
     "resources/templates/list",
     "resources/read",
@@ -54,13 +56,20 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let st = &self.state;
-        let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.resources, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("resources/list"))?;
-        let mut out = ListResourcesResult::with_all_items(items.to_vec())
-            .with_ttl_ms(st.ttl_ms)
-            .with_cache_scope(CacheScope::Public);
-        out.next_cursor = next;
+        let params = ListParams {
+            cursor: request.and_then(|r| r.cursor),
+            limit: Some(RESOURCE_PAGE),
+            ..ListParams::default()
+        };
+        let listing = st.content.query().list(&params).map_err(|e| match e {
+            QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
+            other => McpError::internal_error(other.to_string(), None),
+        })?;
+        let mut out =
+            ListResourcesResult::with_all_items(listing.items.iter().map(resources::resource).collect())
+                .with_ttl_ms(st.ttl_ms)
+                .with_cache_scope(CacheScope::Public);
+        out.next_cursor = listing.next_cursor;
         out.meta = st.meta();
         Ok(out)
     }
@@ -88,8 +97,11 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let st = &self.state;
-        let read = st.content.read(&request.uri).map_err(|e| e.into_mcp(&request.uri))?;
-        let mut out = ReadResourceResult::new(vec![read.to_contents()])
+        let read = st
+            .content
+            .read(&request.uri)
+            .map_err(|e| content::read_error(st.content.query(), &request.uri, &e))?;
+        let mut out = ReadResourceResult::new(vec![content::to_contents(st.content.query(), &read)])
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();
@@ -157,7 +169,7 @@ impl ServerHandler for FolioServer {
     ) -> Result<ListSkillsResult, McpError> {
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.skills, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
+        let (items, next) = page(&st.skills().list, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
             .ok_or_else(|| errors::bad_cursor("skills/list"))?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
@@ -174,10 +186,12 @@ impl ServerHandler for FolioServer {
     ) -> Result<GetSkillResult, McpError> {
         let st = &self.state;
         // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
-        let Some(&i) = st.skill_index.get(&request.uri) else {
-            return Err(errors::not_a_skill(&request.uri, skills::suggest(&st.skills, &request.uri)));
+        let skills = st.skills();
+        let Some(&i) = skills.by_uri.get(&request.uri) else {
+            let suggestion = skills::suggest(st.content.query(), &request.uri);
+            return Err(errors::not_a_skill(&request.uri, suggestion.as_deref()));
         };
-        let mut out = GetSkillResult::new(st.skills[i].clone())
+        let mut out = GetSkillResult::new(skills.list[i].clone())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();
@@ -190,12 +204,25 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         let st = &self.state;
-        let Some(children) = st.directories.get(&request.uri) else {
-            return Err(errors::not_a_directory(&request.uri));
-        };
-        let (items, next) = page(children, request.cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("resources/directory/read"))?;
-        let mut out = ReadResourceDirectoryResult::with_all_items(items.to_vec())
+        let listing = st
+            .content
+            .query()
+            .directory(&request.uri, request.cursor.as_deref(), Some(RESOURCE_PAGE))
+            .map_err(|e| {
+                let bad_cursor = matches!(e, QueryError::InvalidParams { param: "cursor", .. });
+                errors::not_a_directory(&request.uri, &e.to_string(), bad_cursor)
+            })?;
+        let items: Vec<Resource> = listing
+            .items
+            .iter()
+            .map(|child| match resources::record_of(st.content.query(), &child.uri) {
+                // Files carry the same record resources/list gives them.
+                Some(record) if !child.is_directory => resources::resource(&record),
+                _ => Resource::new(child.uri.clone(), child.name.clone()).with_mime_type(child.mime.clone()),
+            })
+            .collect();
+        let next = listing.next_cursor;
+        let mut out = ReadResourceDirectoryResult::with_all_items(items)
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.next_cursor = next;

@@ -5,14 +5,13 @@
 //! `annotations` (audience, priority for triage, `lastModified` from frontmatter dates, never the
 //! clock) and `_meta` under our `dev.folio/` prefix. No IO, no per-request work beyond slicing.
 
-use std::collections::BTreeMap;
-
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{Annotations, MetaObject, Resource, Role};
 use serde_json::json;
 
-use crate::catalog::{Catalog, Entry, EntryKind, uri};
+use crate::catalog::uri;
+use crate::query::{Kind, Query, Record};
 
 /// Page size of `resources/list` and `resources/directory/read`.
 pub(crate) const RESOURCE_PAGE: usize = 500;
@@ -27,115 +26,44 @@ const PRIORITY_SKILL_DOCUMENT: f32 = 0.7;
 const PRIORITY_DOC: f32 = 0.5;
 const PRIORITY_SKILL_FILE: f32 = 0.3;
 
-/// Every concrete resource exactly once: the catalog singletons, then every entry (docs and skill
-/// files under their canonical URIs) in the catalog's URI order.
-pub(crate) fn list(catalog: &Catalog) -> Vec<Resource> {
-    let mut out = Vec::with_capacity(catalog.entries.len() + 3);
-    out.push(
-        Resource::new(uri::ABOUT, "about")
-            .with_title("About this catalog")
-            .with_description(
-                "What this server serves, its counts and catalog hash, the discovery order and the fallback tools.",
-            )
-            .with_mime_type("text/markdown")
-            .with_annotations(annotations(PRIORITY_ABOUT, None)),
-    );
-    out.push(
-        Resource::new(uri::SKILLS_INDEX, "skills_index")
-            .with_title("Skills index")
-            .with_description(
-                "One summary record per skill (id, name, description, tags, capabilities, follow-up URIs). \
-                 Filter with ?q=,tag=,capability=; page with ?cursor=,limit=.",
-            )
-            .with_mime_type("application/json")
-            .with_annotations(annotations(PRIORITY_INDEX, None)),
-    );
-    out.push(
-        Resource::new(uri::DOCS_INDEX, "docs_index")
-            .with_title("Docs index")
-            .with_description(
-                "One summary record per doc. Filter with ?q=,tag=,category=,prefix=,updated_since=; \
-                 page with ?cursor=,limit=.",
-            )
-            .with_mime_type("application/json")
-            .with_annotations(annotations(PRIORITY_INDEX, None)),
-    );
-    let mut by_entry: Vec<Option<Described<'_>>> = vec![None; catalog.entries.len()];
-    for doc in &catalog.docs {
-        if let Some(slot) = by_entry.get_mut(doc.entry as usize) {
-            *slot = Some(Described {
-                name: &doc.path,
-                title: Some(&doc.title),
-                description: Some(&doc.description),
-                updated: doc.updated.as_deref(),
-                ref_id: None,
-            });
-        }
-    }
-    for skill in &catalog.skills {
-        if let Some(slot) = by_entry.get_mut(skill.document as usize) {
-            *slot = Some(Described {
-                name: &skill.name,
-                title: Some(&skill.title),
-                description: Some(&skill.description),
-                updated: skill.updated.as_deref(),
-                ref_id: None,
-            });
-        }
-        for file in &skill.files {
-            if let Some(slot) = by_entry.get_mut(file.entry as usize) {
-                *slot = Some(Described {
-                    name: file.rel_path.rsplit('/').next().unwrap_or(&file.rel_path),
-                    title: file.title.as_deref(),
-                    description: file.description.as_deref(),
-                    updated: None,
-                    ref_id: Some(&file.ref_id),
-                });
-            }
-        }
-    }
-    for (entry, described) in catalog.entries.iter().zip(by_entry) {
-        out.push(record(entry, described.as_ref()));
-    }
-    out
+/// The query layer's record of the entry with this canonical URI.
+pub(crate) fn record_of(query: &Query, uri: &str) -> Option<Record> {
+    let idx = query.catalog().entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok()?;
+    query.record(idx)
 }
 
-/// What the catalog says about an entry beyond its bytes.
-#[derive(Clone, Copy)]
-struct Described<'a> {
-    name: &'a str,
-    title: Option<&'a str>,
-    description: Option<&'a str>,
-    updated: Option<&'a str>,
-    ref_id: Option<&'a str>,
-}
-
-fn record(entry: &Entry, described: Option<&Described<'_>>) -> Resource {
-    let fallback_name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
-    let name = described.map_or(fallback_name, |d| d.name);
-    let mut res =
-        Resource::new(entry.uri.clone(), name).with_mime_type(entry.mime.clone()).with_size(entry.size);
-    if let Some(d) = described {
-        if let Some(title) = d.title.filter(|t| !t.is_empty()) {
-            res = res.with_title(title);
-        }
-        if let Some(description) = d.description.filter(|t| !t.is_empty()) {
-            res = res.with_description(description);
-        }
+/// The MCP record of one query-layer record: the same for `resources/list`,
+/// `resources/directory/read` and the `list_resources` tool.
+pub(crate) fn resource(record: &Record) -> Resource {
+    let mut res = Resource::new(record.uri.clone(), record.name.clone()).with_mime_type(record.mime.clone());
+    if !record.title.is_empty() {
+        res = res.with_title(record.title.clone());
     }
-    let priority = match entry.kind {
-        EntryKind::Doc => PRIORITY_DOC,
-        EntryKind::SkillDocument => PRIORITY_SKILL_DOCUMENT,
-        EntryKind::SkillFile => PRIORITY_SKILL_FILE,
+    if !record.description.is_empty() {
+        res = res.with_description(record.description.clone());
+    }
+    if let Some(size) = record.size {
+        res = res.with_size(size);
+    }
+    let priority = match record.kind {
+        Kind::Catalog if record.uri == uri::ABOUT => PRIORITY_ABOUT,
+        Kind::Catalog => PRIORITY_INDEX,
+        Kind::Doc => PRIORITY_DOC,
+        Kind::Skill => PRIORITY_SKILL_DOCUMENT,
+        Kind::SkillFile => PRIORITY_SKILL_FILE,
     };
-    res = res.with_annotations(annotations(priority, described.and_then(|d| d.updated)));
+    res = res.with_annotations(annotations(priority, record.updated.as_deref()));
     let mut meta = MetaObject::new();
-    meta.insert("dev.folio/blake3".to_owned(), json!(entry.blake3));
-    meta.insert("dev.folio/path".to_owned(), json!(entry.path));
-    if let Some(ref_id) = described.and_then(|d| d.ref_id) {
-        meta.insert("dev.folio/ref_id".to_owned(), json!(ref_id));
+    if let Some(b) = &record.blake3 {
+        meta.insert("dev.folio/blake3".to_owned(), json!(b));
     }
-    res.with_meta(meta)
+    if let Some(p) = &record.path {
+        meta.insert("dev.folio/path".to_owned(), json!(p));
+    }
+    if let Some(r) = &record.ref_id {
+        meta.insert("dev.folio/ref_id".to_owned(), json!(r));
+    }
+    if meta.is_empty() { res } else { res.with_meta(meta) }
 }
 
 fn annotations(priority: f32, updated: Option<&str>) -> Annotations {
@@ -183,15 +111,6 @@ pub(crate) fn page<'a, T>(
     let end = (start + page_size).min(items.len());
     let next = (end < items.len()).then(|| encode_cursor(tag, end));
     Some((&items[start..end], next))
-}
-
-/// Index of a resource URI among the listed resources, by exact match.
-pub(crate) fn find<'a>(
-    index: &BTreeMap<String, usize>,
-    items: &'a [Resource],
-    uri: &str,
-) -> Option<&'a Resource> {
-    index.get(uri).map(|&i| &items[i])
 }
 
 #[cfg(test)]

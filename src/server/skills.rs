@@ -1,5 +1,5 @@
-//! The Skills extension (SEP-2640): the `skills/list` / `skills/get` entries and the directory tree
-//! `resources/directory/read` walks, all precomputed from the catalog when it is opened.
+//! The Skills extension (SEP-2640): the `skills/list` / `skills/get` entries, precomputed from the
+//! catalog when it is opened (`resources/directory/read` is answered by the query layer).
 //!
 //! Each entry's frontmatter is the compiled frontmatter object verbatim, and its manifest lists
 //! SKILL.md plus every other file of the skill with the `sha256:` digest and size of the exact
@@ -7,26 +7,37 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rmcp::model::{
-    DIRECTORY_MIME_TYPE, Resource, Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest,
-};
+use rmcp::model::{Skill, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 
-use crate::catalog::{Catalog, Entry, uri};
+use crate::catalog::{Catalog, Entry};
+use crate::query::{Query, QueryError};
 
 /// Page size of `skills/list`: entries are atomic (a manifest is never split across pages).
 pub(crate) const SKILL_PAGE: usize = 100;
 
-/// Builds the SEP-2640 entry of every skill and the direct children of every skill directory.
+/// The SEP-2640 entries and their index by exact SKILL.md URI.
+pub(crate) struct Skills {
+    /// Every valid skill entry, in skill-path order.
+    pub(crate) list: Vec<Skill>,
+    /// Index into `list` by the exact SKILL.md URI.
+    pub(crate) by_uri: BTreeMap<String, usize>,
+}
+
+impl Skills {
+    /// Builds every entry from the catalog.
+    pub(crate) fn build(catalog: &Catalog) -> Skills {
+        let list = build(catalog);
+        let by_uri = list.iter().enumerate().map(|(i, s)| (s.uri.clone(), i)).collect();
+        Skills { list, by_uri }
+    }
+}
+
+/// Builds the SEP-2640 entry of every skill.
 ///
 /// A skill whose entry breaks a structural rule of the extension (which `folio check` should have
 /// reported) is left out of the extension with a warning on stderr; its files stay readable.
-pub(crate) fn build(
-    catalog: &Catalog,
-    resources: &[Resource],
-    resource_index: &BTreeMap<String, usize>,
-) -> (Vec<Skill>, BTreeMap<String, Vec<Resource>>) {
+pub(crate) fn build(catalog: &Catalog) -> Vec<Skill> {
     let mut skills = Vec::with_capacity(catalog.skills.len());
-    let mut directories: BTreeMap<String, BTreeMap<String, Resource>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for skill in &catalog.skills {
         let Some(document) = catalog.entries.get(skill.document as usize) else {
@@ -48,36 +59,9 @@ pub(crate) fn build(
             tracing::warn!(skill = %skill.path, "skill URI listed twice; second one dropped");
             continue;
         }
-        // Directory tree: every file's parent chain up to the skill root.
-        let root = uri::skill_dir(&skill.path);
-        let files = std::iter::once(("SKILL.md", skill.document))
-            .chain(skill.files.iter().map(|f| (f.rel_path.as_str(), f.entry)));
-        for (rel, entry_idx) in files {
-            let Some(file_uri) = catalog.entries.get(entry_idx as usize).map(|e| &e.uri) else {
-                continue;
-            };
-            let Some(record) = resource_index.get(file_uri).map(|&i| resources[i].clone()) else {
-                continue;
-            };
-            let mut parent = root.clone();
-            let mut segments = rel.split('/').peekable();
-            while let Some(segment) = segments.next() {
-                let children = directories.entry(parent.clone()).or_default();
-                if segments.peek().is_none() {
-                    children.insert(record.uri.clone(), record.clone());
-                } else {
-                    let child = format!("{parent}/{}", uri::encode_component(segment));
-                    children.entry(child.clone()).or_insert_with(|| {
-                        Resource::new(child.clone(), segment).with_mime_type(DIRECTORY_MIME_TYPE)
-                    });
-                    parent = child;
-                }
-            }
-        }
         skills.push(entry);
     }
-    let directories = directories.into_iter().map(|(k, v)| (k, v.into_values().collect())).collect();
-    (skills, directories)
+    skills
 }
 
 fn manifest_file(entry: &Entry) -> SkillResource {
@@ -105,16 +89,18 @@ fn frontmatter(skill: &crate::catalog::Skill) -> SkillFrontmatter {
     out
 }
 
-/// The skill a `skill://…/SKILL.md` URI probably meant, for "did you mean" hints: the served skill
-/// with the same final segment or the closest name.
-pub(crate) fn suggest<'a>(skills: &'a [Skill], uri: &str) -> Option<&'a str> {
-    let wanted = rmcp::model::skill_name_from_uri(uri)
-        .or_else(|| uri.trim_end_matches('/').rsplit('/').next())?
-        .to_ascii_lowercase();
-    skills
-        .iter()
-        .map(|s| (super::content::edit_distance(&wanted, s.name()), s))
-        .filter(|(d, s)| *d <= (s.name().len() / 3).max(2))
-        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.uri.cmp(&b.1.uri)))
-        .map(|(_, s)| s.uri.as_str())
+/// The served skill a `skill://…/SKILL.md` URI probably meant, for "did you mean" hints: the
+/// query layer's suggestion for the URI's final segment.
+pub(crate) fn suggest(query: &Query, uri: &str) -> Option<String> {
+    let name =
+        rmcp::model::skill_name_from_uri(uri).or_else(|| uri.trim_end_matches('/').rsplit('/').next())?;
+    match query.skill_detail(name) {
+        Ok(detail) => Some(detail.uri),
+        Err(QueryError::NotFound { suggestions, .. }) => suggestions
+            .iter()
+            .find_map(|s| query.skill(s).map(|_| s))
+            .and_then(|id| query.skill_detail(id).ok())
+            .map(|d| d.uri),
+        Err(_) => None,
+    }
 }

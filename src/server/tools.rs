@@ -15,8 +15,10 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::content::{ListFilter, ReadError, SearchFilter};
-use super::{State, errors};
+use base64::Engine as _;
+
+use super::{State, content, errors, resources, templates};
+use crate::query::{Kind, ListParams, QueryError, ReadContent, SearchParams, Selection, Sort};
 
 /// The tools, sorted by name (`tools/list` is deterministic).
 pub(crate) fn list() -> Vec<Tool> {
@@ -46,7 +48,7 @@ pub(crate) fn list() -> Vec<Tool> {
             "list_resources",
             "List catalog URIs with title and size, filtered and paginated, plus the URI templates (first page).",
             json!({
-                "kind": {"enum": ["skill", "doc", "catalog", "all"]},
+                "kind": {"enum": ["skill", "skill_file", "doc", "catalog", "all"]},
                 "prefix": {"type": "string", "description": "Path prefix, e.g. guides/."},
                 "tag": {"type": "string"},
                 "category": {"type": "string"},
@@ -85,7 +87,7 @@ pub(crate) fn list() -> Vec<Tool> {
             "Ranked full-text search over skills and docs: uri, kind, title, snippet, score, size.",
             json!({
                 "query": {"type": "string"},
-                "kind": {"enum": ["skill", "doc", "all"]},
+                "kind": {"enum": ["skill", "skill_file", "doc", "all"]},
                 "tag": {"type": "string"},
                 "capability": {"type": "string"},
                 "category": {"type": "string"},
@@ -133,7 +135,7 @@ pub(crate) fn call(state: &State, name: &str, args: JsonObject) -> Result<CallTo
         "get_skill_document_by_id" => parse(args).and_then(|a| get_skill_document_by_id(state, a)),
         _ => return Err(errors::unknown_tool(name)),
     };
-    Ok(res.unwrap_or_else(|failure| failure.into_result()))
+    Ok(res.unwrap_or_else(Failure::into_result))
 }
 
 /// A failure the caller can fix: one sentence for the model plus a structured next step.
@@ -147,6 +149,12 @@ impl Failure {
         Failure { message: message.into(), repair }
     }
 
+    /// From a query-layer error, with the tool and argument a suggestion would go to.
+    fn query(err: &QueryError, tool: &str, argument: &str) -> Self {
+        let (message, repair) = content::tool_failure(err, tool, argument);
+        Failure { message, repair }
+    }
+
     fn into_result(self) -> CallToolResult {
         let mut out = CallToolResult::error(vec![ContentBlock::text(self.message.clone())]);
         out.structured_content = Some(json!({ "error": self.message, "repair": self.repair }));
@@ -154,14 +162,10 @@ impl Failure {
     }
 }
 
-fn search_repair(query: &str) -> Value {
-    json!({ "tool": "search_patterns", "arguments": { "query": query } })
-}
-
 fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, Failure> {
     serde_json::from_value(Value::Object(args)).map_err(|e| {
         Failure::new(
-            format!("invalid arguments: {e}. See this tool's inputSchema in tools/list."),
+            format!("Invalid arguments: {e}. See this tool's inputSchema in tools/list."),
             json!({ "method": "tools/list" }),
         )
     })
@@ -177,58 +181,59 @@ struct ListArgs {
     updated_since: Option<String>,
     sort: Option<String>,
     cursor: Option<String>,
-    limit: Option<u32>,
+    limit: Option<usize>,
 }
 
 fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure> {
-    let filter = ListFilter {
-        kind: a.kind,
+    let query = state.content.query();
+    let fail = |e: QueryError| Failure::query(&e, "list_resources", "prefix");
+    let params = ListParams {
+        kind: Kind::parse_filter(a.kind.as_deref().unwrap_or("all")).map_err(fail)?,
         prefix: a.prefix,
         tag: a.tag,
         category: a.category,
+        capability: None,
         updated_since: a.updated_since,
-        sort: a.sort,
+        sort: Sort::parse(a.sort.as_deref().unwrap_or("path")).map_err(fail)?,
         cursor: a.cursor.clone(),
-        limit: a.limit,
+        limit: Some(a.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(500)),
     };
-    let listing = state.content.list(&filter).map_err(|e| {
-        Failure::new(
-            format!("{e}. Omit the argument or fix it."),
-            json!({ "tool": "list_resources", "arguments": {} }),
-        )
-    })?;
+    let page = query.list(&params).map_err(fail)?;
     let mut text = String::new();
-    let mut records = Vec::with_capacity(listing.uris.len());
-    for uri in &listing.uris {
-        let Some(record) = super::resources::find(&state.resource_index, &state.resources, uri) else {
-            continue;
-        };
-        text.push_str(uri);
-        if let Some(title) = &record.title {
+    let mut records = Vec::with_capacity(page.items.len());
+    for record in &page.items {
+        text.push_str(&record.uri);
+        if !record.title.is_empty() {
             text.push_str(" — ");
-            text.push_str(title);
+            text.push_str(&record.title);
         }
         text.push('\n');
-        records.push(serde_json::to_value(record).unwrap_or(Value::Null));
+        records.push(serde_json::to_value(resources::resource(record)).unwrap_or(Value::Null));
     }
     let mut out = json!({ "resources": records });
     if a.cursor.is_none() {
         out["templates"] = json!(
-            super::templates::FAMILIES
+            templates::FAMILIES
                 .iter()
                 .map(|f| json!({ "uriTemplate": f.template, "description": f.description }))
                 .collect::<Vec<_>>()
         );
     }
-    if let Some(next) = &listing.next_cursor {
+    if let Some(next) = &page.next_cursor {
         out["next_cursor"] = json!(next);
-        text.push_str(&format!("More: call list_resources with cursor \"{next}\".\n"));
+        text.push_str(&format!(
+            "More ({} in all): call list_resources with cursor \"{next}\".\n",
+            page.total
+        ));
     }
     if records.is_empty() {
         text.push_str("No resources match these filters.\n");
     }
     Ok(structured(out, text))
 }
+
+/// Default page of `list_resources` (the query layer's default is for the indexes).
+const DEFAULT_LIST_LIMIT: usize = 100;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -240,76 +245,41 @@ struct ReadArgs {
 }
 
 fn read_resource(state: &State, a: ReadArgs) -> Result<CallToolResult, Failure> {
-    let lines = match (a.start_line, a.end_line) {
-        (None, None) => None,
-        (start, end) => Some((start.unwrap_or(1), end.unwrap_or(u32::MAX))),
-    };
+    let selection = Selection { section: a.section, start_line: a.start_line, end_line: a.end_line };
     let read = state
         .content
-        .read_selected(&a.uri, a.section.as_deref(), lines)
-        .map_err(|e| read_failure(&a.uri, e))?;
+        .read_selected(&a.uri, &selection)
+        .map_err(|e| Failure::query(&e, "read_resource", "uri"))?;
     let mut out = json!({
         "uri": read.uri,
         "mime_type": read.mime,
         "truncated": read.truncated,
+        "total_lines": read.total_lines,
+        "blake3": read.blake3,
     });
-    let text = match &read.body {
-        super::content::Body::Text(t) => {
+    let text = match &read.content {
+        ReadContent::Text(t) => {
             out["text"] = json!(t);
             t.clone()
         }
-        super::content::Body::Blob(b) => {
-            use base64::Engine as _;
-            out["blob"] = json!(base64::engine::general_purpose::STANDARD.encode(b));
+        ReadContent::Blob(b) => {
+            out["blob"] = json!(base64::engine::general_purpose::STANDARD.encode(&b[..]));
             format!(
-                "{} is binary ({}, {} bytes); the base64 bytes are in structuredContent.blob.",
+                "{} is binary ({}, {} bytes); its base64 bytes are in structuredContent.blob.",
                 read.uri,
                 read.mime,
                 b.len()
             )
         }
     };
-    if let Some(n) = read.total_lines {
-        out["total_lines"] = json!(n);
-    }
     if let Some((start, end)) = read.range {
         out["start_line"] = json!(start);
         out["end_line"] = json!(end);
-    }
-    if let Some(b) = &read.blake3 {
-        out["blake3"] = json!(b);
     }
     if let Some(next) = &read.next {
         out["next"] = json!(next);
     }
     Ok(structured(out, text))
-}
-
-pub(crate) fn read_failure(uri: &str, e: ReadError) -> Failure {
-    match e {
-        ReadError::NotFound { suggestion: Some(s) } => Failure::new(
-            format!(
-                "No resource `{}`. Did you mean `{s}`? Call read_resource with that uri.",
-                errors::printable(uri)
-            ),
-            json!({ "tool": "read_resource", "arguments": { "uri": s } }),
-        ),
-        ReadError::NotFound { suggestion: None } => Failure::new(
-            format!(
-                "No resource `{}`. Call search_patterns or list_resources to see what exists.",
-                errors::printable(uri)
-            ),
-            search_repair(&uri.rsplit('/').next().unwrap_or(uri).replace(['-', '_', '.'], " ")),
-        ),
-        ReadError::BadUri(why) => Failure::new(
-            format!("Invalid uri `{}`: {why}. Use a uri from list_resources.", errors::printable(uri)),
-            json!({ "tool": "list_resources", "arguments": {} }),
-        ),
-        ReadError::BadSelection { message, detail_uri } => Failure::new(
-            format!("{message}. Call get_pattern_by_id for the outline (section ids and line ranges)."),
-            json!({ "tool": "get_pattern_by_id", "arguments": { "id": detail_uri } }),
-        ),
-    }
 }
 
 #[derive(Deserialize)]
@@ -320,41 +290,40 @@ struct SearchArgs {
     tag: Option<String>,
     capability: Option<String>,
     category: Option<String>,
-    limit: Option<u32>,
+    limit: Option<usize>,
     cursor: Option<String>,
 }
 
 fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failure> {
-    let filter = SearchFilter {
+    let fail = |e: QueryError| Failure::query(&e, "search_patterns", "query");
+    let params = SearchParams {
         query: a.query.clone(),
-        kind: a.kind,
+        kind: match a.kind.as_deref() {
+            None | Some("all") => None,
+            Some(k) => Kind::parse_filter(k).map_err(fail)?,
+        },
         tag: a.tag,
         capability: a.capability,
         category: a.category,
-        limit: a.limit,
+        limit: Some(a.limit.unwrap_or(10).min(50)),
         cursor: a.cursor,
     };
-    let found = state.content.search(&filter).map_err(|e| {
-        Failure::new(format!("{e}."), json!({ "tool": "search_patterns", "arguments": { "query": a.query } }))
-    })?;
+    let page = state.content.query().search(&params).map_err(fail)?;
     let mut text = String::new();
-    for (i, hit) in found.hits.iter().enumerate() {
-        let title = hit.get("title").and_then(Value::as_str).unwrap_or("");
-        let uri = hit.get("uri").and_then(Value::as_str).unwrap_or("");
-        let snippet = hit.get("snippet").and_then(Value::as_str).unwrap_or("");
-        text.push_str(&format!("{}. {title} — {uri}\n", i + 1));
-        if !snippet.is_empty() {
-            text.push_str(&format!("   {snippet}\n"));
+    for (i, hit) in page.items.iter().enumerate() {
+        text.push_str(&format!("{}. {} — {}\n", i + 1, hit.title, hit.uri));
+        if !hit.snippet.is_empty() {
+            text.push_str(&format!("   {}\n", hit.snippet));
         }
     }
-    if found.hits.is_empty() {
+    if page.items.is_empty() {
         text.push_str(&format!(
             "No match for `{}`. Try fewer or other words, or call list_resources.\n",
             errors::printable(&a.query)
         ));
     }
-    let mut out = json!({ "hits": found.hits });
-    if let Some(next) = found.next_cursor {
+    let mut out = json!({ "hits": page.items, "total": page.total });
+    if let Some(next) = page.next_cursor {
         text.push_str(&format!("More: call search_patterns with cursor \"{next}\".\n"));
         out["next_cursor"] = json!(next);
     }
@@ -368,28 +337,12 @@ struct PatternArgs {
 }
 
 fn get_pattern_by_id(state: &State, a: PatternArgs) -> Result<CallToolResult, Failure> {
-    let detail_uri = state.content.resolve_detail(&a.id).map_err(|suggestion| {
-        let message = match &suggestion {
-            Some(s) => format!(
-                "No skill or doc `{}`. Did you mean `{s}`? Call search_patterns or list_resources to see what exists.",
-                errors::printable(&a.id)
-            ),
-            None => format!(
-                "No skill or doc `{}`. Call search_patterns or list_resources to see what exists.",
-                errors::printable(&a.id)
-            ),
-        };
-        let repair = match suggestion {
-            Some(s) => json!({ "tool": "get_pattern_by_id", "arguments": { "id": s } }),
-            None => search_repair(&a.id),
-        };
-        Failure::new(message, repair)
-    })?;
-    let read = state.content.read(&detail_uri).map_err(|e| read_failure(&detail_uri, e))?;
-    let text = read.text().unwrap_or_default().to_owned();
-    let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let detail =
+        state.content.query().detail(&a.id).map_err(|e| Failure::query(&e, "get_pattern_by_id", "id"))?;
+    // The exact text `resources/read` returns for the detail URI.
+    let text = detail.to_json();
     let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
-    out.structured_content = Some(value);
+    out.structured_content = serde_json::to_value(&detail).ok();
     Ok(out)
 }
 
@@ -401,34 +354,21 @@ struct SkillDocArgs {
 }
 
 fn get_skill_document_by_id(state: &State, a: SkillDocArgs) -> Result<CallToolResult, Failure> {
-    let Some(skill) = state.content.skill(&a.skill_id) else {
-        let suggestion = state.content.suggest_skill(&a.skill_id);
-        let message = match &suggestion {
-            Some(s) => format!(
-                "No skill `{}`. Did you mean `{s}`? Call search_patterns or list_resources to see what exists.",
-                errors::printable(&a.skill_id)
-            ),
-            None => format!(
-                "No skill `{}`. Call search_patterns or list_resources to see what exists.",
-                errors::printable(&a.skill_id)
-            ),
-        };
-        let repair = match suggestion {
-            Some(s) => json!({ "tool": "get_skill_document_by_id", "arguments": { "skill_id": s } }),
-            None => search_repair(&a.skill_id),
-        };
-        return Err(Failure::new(message, repair));
-    };
-    let uri = state.content.skill_document_uri(skill);
-    let read =
-        state.content.read_selected(&uri, a.section.as_deref(), None).map_err(|e| read_failure(&uri, e))?;
+    let query = state.content.query();
+    let detail = query
+        .skill_detail(&a.skill_id)
+        .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
+    let selection = Selection { section: a.section, ..Selection::default() };
+    let read = state
+        .content
+        .read_selected(&detail.uri, &selection)
+        .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
     let text = read.text().unwrap_or_default().to_owned();
-    let files = state.content.skill_files(skill);
     let out = json!({
-        "skill_id": skill.name,
-        "uri": uri,
+        "skill_id": detail.id,
+        "uri": detail.uri,
         "text": text,
-        "files": files,
+        "files": detail.files,
     });
     let mut res = CallToolResult::success(vec![ContentBlock::text(text)]);
     res.structured_content = Some(out);

@@ -33,11 +33,13 @@ pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Serves `catalog.msgpack` bytes over stdio until stdin closes: the whole server for a binary
-/// that embeds its own catalog (`include_bytes!`). Builds its own Tokio runtime; logs go to stderr.
+/// that embeds its own catalog (`include_bytes!`; bodies are served from those bytes without a
+/// copy). Builds its own Tokio runtime; logs, if the caller installs a subscriber, go where it
+/// says (never stdout: that is the protocol).
 ///
 /// Fails when the bytes are not a valid catalog or stdio cannot be used.
-pub fn serve_stdio(catalog_bytes: &[u8]) -> Result<(), ServeError> {
-    let server = FolioServer::from_bytes(catalog_bytes)?;
+pub fn serve_stdio(catalog_bytes: &'static [u8]) -> Result<(), ServeError> {
+    let server = FolioServer::from_static(catalog_bytes)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let res = runtime.block_on(run_stdio(server));
     // A read on a terminal stdin cannot be cancelled; don't let it hold the process open.
@@ -121,10 +123,22 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for LifecycleGuard<T> {
     }
 }
 
+/// Browser origins always accepted: pages served from this machine (any port). Any other present
+/// `Origin` is refused with 403 unless `--allow-origin` names it; requests without `Origin`
+/// (every non-browser client) pass.
+pub const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
 /// Options of the Streamable HTTP transport.
 #[derive(Debug, Clone, Default)]
 pub struct HttpOptions {
-    /// Browser origins allowed besides none (e.g. `http://localhost:3000`); any other `Origin` → 403.
+    /// Browser origins allowed besides [`LOOPBACK_ORIGINS`] (e.g. `https://app.example.com`).
     pub allow_origins: Vec<String>,
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
     pub allow_hosts: Vec<String>,
@@ -141,7 +155,9 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(options.allow_origins.iter().cloned())
+        .with_allowed_origins(
+            LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).chain(options.allow_origins.iter().cloned()),
+        )
         .enforce_origin_validation()
         .with_max_request_body_bytes(MAX_BODY_BYTES);
     let token = config.cancellation_token.clone();

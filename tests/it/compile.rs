@@ -318,7 +318,7 @@ fn bom_crlf_and_empty_frontmatter_compile_with_exact_bytes() {
     assert_eq!(crlf.title, "Crlf");
     assert_eq!(crlf.tags, ["a"]);
     let entry = &catalog.entries[crlf.entry as usize];
-    assert_eq!(entry.bytes, bom_crlf, "bodies are the exact bytes");
+    assert_eq!(entry.bytes.as_slice(), bom_crlf, "bodies are the exact bytes");
     assert_eq!(entry.blake3, blake3::hash(bom_crlf).to_hex().to_string());
     assert_eq!(entry.total_lines, 7);
     let empty = catalog.doc("empty.md").unwrap();
@@ -496,10 +496,19 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     let err = folio::error::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()), "{err}");
     assert!(err.contains("corrupted or was modified") && !err.contains('\n'), "{err}");
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
+    assert_eq!(out.code, Some(2), "a tampered catalog is an operational failure");
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
+    assert!(out.stderr.contains("out/catalog.msgpack"), "names the file: {}", out.stderr);
+    assert!(out.stdout.is_empty(), "nothing is served from it: {}", out.stdout);
 
     std::fs::write(&path, &msgpack[..msgpack.len() / 2]).unwrap();
     let err = folio::error::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()) && !err.contains('\n'), "{err}");
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
+    assert_eq!(out.code, Some(2));
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
+    assert!(out.stderr.contains("out/catalog.msgpack"), "names the file: {}", out.stderr);
 }
 
 #[test]

@@ -70,6 +70,32 @@ fn every_link_code_points_at_the_link_target() {
 }
 
 #[test]
+fn markdown_files_of_a_skill_are_checked_too() {
+    let tree = Tree::new();
+    tree.file(
+        "content/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n\nSee [fields](references/api.md#felds).\n",
+    )
+    .file(
+        "content/skills/pdf/references/api.md",
+        "---\ntitle: API\n---\n# API\n\n## Fields\n\n[shared](../../shared/x.md) [ok](../scripts/fill.py)\n",
+    )
+    .file("content/skills/pdf/scripts/fill.py", "print()\n")
+    // A template the skill copies into its output: its links are not meant to resolve here.
+    .file("content/skills/pdf/assets/report.template.md", "See [details](references/details.md).\n");
+    assert_eq!(
+        link_report(tree.path(), "content"),
+        [
+            "content/skills/pdf/SKILL.md:7:14: warning[broken-anchor]: `skills/pdf/references/api.md` has no \
+             heading with id `felds` (help: did you mean `#fields`?)",
+            "content/skills/pdf/references/api.md:8:10: error[broken-link]: link `../../shared/x.md` leaves the \
+             skill directory `skills/pdf` (help: a skill is installed on its own: copy the file into \
+             `skills/pdf` or link to it by URL)",
+        ]
+    );
+}
+
+#[test]
 fn ignore_links_in_folio_toml_leaves_targets_unchecked() {
     let tree = Tree::new();
     tree.file("content/folio.toml", "[check]\nignore_links = [\"g\", \"/api/*\"]\n")

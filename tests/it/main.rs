@@ -5,5 +5,7 @@ mod bench_corpus;
 mod cli_browse;
 mod compile;
 mod links;
+mod mcp;
+mod mcp_http;
 mod query;
 mod support;

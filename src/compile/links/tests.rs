@@ -1,4 +1,5 @@
 use super::*;
+use crate::compile::diagnostic::Severity;
 use crate::compile::markdown::analyze;
 
 /// Builds a tree from a fixture (`//- path` lines start files; markdown files are analysed, any
@@ -267,6 +268,36 @@ fn case_only_differences_are_case_mismatch_in_docs_and_skills() {
 }
 
 #[test]
+fn hugo_trees_look_pages_up_like_get_page() {
+    let hugo = "
+//- docs/templates/intro.md
+[1](/methods/site/language/) [2](methods/site/language/) [3](../methods/site/Language.md) [4](img/Logo.png)
+//- docs/_index.md
+//- docs/methods/site/Language.md
+//- docs/templates/img/logo.png
+";
+    check_resolved(
+        hugo,
+        "
+/methods/site/language/ -> uri:docs/methods/site/Language.md
+methods/site/language/ -> uri:docs/methods/site/Language.md
+../methods/site/Language.md -> uri:docs/methods/site/Language.md
+img/Logo.png -> -
+",
+    );
+    // Files other than pages keep their case.
+    check(
+        hugo,
+        "docs/templates/intro.md:1:95: error[case-mismatch]: link `img/Logo.png` matches `docs/templates/img/logo.png` only when case is ignored; servers and unpacked skills compare case (help: did you mean `img/logo.png`?)",
+    );
+    // Without an `_index.md` the tree is not Hugo's: no fallback, case counts.
+    check(
+        "//- docs/templates/intro.md\n[2](methods/site/language/)\n//- docs/methods/site/language.md",
+        "docs/templates/intro.md:1:5: error[broken-link]: link `methods/site/language/` matches no file: no `docs/templates/methods/site/language.md`, `docs/templates/methods/site/language/index.md` or `docs/templates/methods/site/language/_index.md`",
+    );
+}
+
+#[test]
 fn skill_links_must_stay_in_the_skill() {
     check_resolved(
         "//- skills/pdf/SKILL.md\n[1](reference.md) [2](./scripts/fill.py) [3](references/)\n//- skills/pdf/reference.md\n//- skills/pdf/scripts/fill.py\n//- skills/pdf/references/index.md",
@@ -285,6 +316,15 @@ fn skill_links_must_stay_in_the_skill() {
         "//- skills/api/SKILL.md\n//- skills/api/python/README.md\n[x](../../shared/errors.md)\n[y](../shared/errors.md)\n//- skills/api/shared/errors.md",
         "skills/api/python/README.md:1:5: error[broken-link]: link `../../shared/errors.md` leaves the skill directory `skills/api` (help: a skill is installed on its own: copy the file into `skills/api` or link to it by URL)",
     );
+}
+
+#[test]
+fn links_to_directories_without_an_index_are_valid() {
+    check_resolved(
+        "//- skills/pdf/SKILL.md\n[1](scripts/) [2](./scripts) [3](examples/)\n//- skills/pdf/scripts/fill.py\n//- skills/pdf/examples/README.md",
+        "scripts/ -> -\n./scripts -> -\nexamples/ -> uri:skills/pdf/examples/README.md",
+    );
+    check("//- skills/pdf/SKILL.md\n[1](scripts/)\n//- skills/pdf/scripts/fill.py", "");
 }
 
 #[test]
@@ -448,4 +488,81 @@ fn levenshtein_respects_its_limit() {
     assert_eq!(levenshtein("", "ab", 2), Some(2));
     assert_eq!(levenshtein("日本", "日本語", 1), Some(1));
     assert_eq!(levenshtein("titel", "title", 1), Some(1));
+}
+
+#[test]
+fn random_targets_never_panic() {
+    const PARTS: &[&str] = &[
+        "..",
+        ".",
+        "",
+        "a",
+        "A",
+        "b.md",
+        "%2e%2e",
+        "%",
+        "%zz",
+        "#",
+        "?",
+        "日本",
+        " ",
+        "/",
+        "_index.md",
+        "x.html",
+        "g",
+    ];
+    let (run_res, _) =
+        run("//- docs/_index.md\n//- docs/a/b.md\n## B\n//- skills/s/SKILL.md\n//- skills/s/A/x.md");
+    assert!(run_res.diagnostics.iter().all(|d| d.code == "orphan-doc"));
+    let mut targets = Targets::default();
+    for path in ["docs/_index.md", "docs/a/b.md", "docs/A/index.md", "skills/s/SKILL.md", "skills/s/a/x.md"] {
+        targets.uri_by_path.insert(path.to_owned(), format!("uri:{path}"));
+        targets.anchors_by_path.insert(path.to_owned(), ["b".to_owned()].into());
+    }
+    let mut state: u64 = 7;
+    let mut links = Vec::new();
+    for _ in 0..2000 {
+        let mut target = String::new();
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1442695040888963407);
+        for i in 0..(state >> 61) {
+            target.push_str(PARTS[((state >> (8 * i)) % PARTS.len() as u64) as usize]);
+            target.push('/');
+        }
+        let prefix = ["", "/", "[[", "#"][(state % 4) as usize];
+        let md = analyze(&format!("[x]({prefix}{target}) [[{target}]]\n"), 1);
+        links.extend(md.links);
+    }
+    assert!(links.len() > 1000, "{} links", links.len());
+    let sources = [
+        LinkSource { path: "docs/a/b.md", origin: Origin::Doc, links: &links },
+        LinkSource {
+            path: "skills/s/SKILL.md",
+            origin: Origin::SkillDocument { skill_dir: "skills/s".into() },
+            links: &links,
+        },
+    ];
+    let res = resolve(&sources, &targets);
+    assert_eq!(res.links.iter().map(Vec::len).collect::<Vec<_>>(), [links.len(), links.len()]);
+    assert!(res.diagnostics.iter().all(|d| d.line >= 1 && d.column >= 1 && !d.message.is_empty()));
+}
+
+#[test]
+fn many_sources_resolve_in_order_across_threads() {
+    let mut fixture = String::from("//- docs/README.md\n[first](p000.md)\n");
+    for i in 0..300 {
+        fixture.push_str(&format!("//- docs/p{i:03}.md\n[next](p{:03}.md) [gone](gone{i}.md)\n", i + 1));
+    }
+    let (res, order) = run(&fixture);
+    assert_eq!(res.links.len(), order.len());
+    for (links, path) in res.links.iter().zip(&order) {
+        let Some(i) = path.strip_prefix("docs/p").and_then(|p| p.strip_suffix(".md")) else { continue };
+        let next = format!("uri:docs/p{:03}.md", i.parse::<u32>().unwrap() + 1);
+        let expected = if i == "299" { None } else { Some(next.as_str()) };
+        assert_eq!(links[0].resolved.as_deref(), expected, "{path}");
+    }
+    let broken: Vec<_> =
+        res.diagnostics.iter().filter(|d| d.code == "broken-link").map(|d| d.path.as_str()).collect();
+    assert_eq!(broken.len(), 301);
+    assert!(broken.windows(2).all(|w| w[0] <= w[1]), "diagnostics come in source order");
+    assert!(res.diagnostics.iter().all(|d| d.code != "orphan-doc"));
 }

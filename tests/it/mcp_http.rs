@@ -1,0 +1,525 @@
+//! Streamable HTTP at `/mcp` on a real socket (127.0.0.1:0) with a raw HTTP/1.1 client: exact
+//! statuses and headers for the transport rules (brief #21), bearer tokens, body limits,
+//! misbehaving clients, graceful shutdown, and the real binary bound on loopback by default.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use folio::server::HttpOptions;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+
+use super::mcp::{V_MODERN, modern_meta, server};
+
+struct Running {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), folio::server::ServeError>>,
+}
+
+impl Running {
+    async fn start(options: HttpOptions) -> Running {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            folio::server::serve_http(listener, server(), &options, async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        Running { addr, stop: Some(stop), task }
+    }
+
+    /// Stops the server and waits (bounded) for the graceful drain to finish.
+    async fn shutdown(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("graceful shutdown finishes")
+            .unwrap()
+            .expect("server ran cleanly");
+    }
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.body))
+    }
+}
+
+/// One HTTP/1.1 exchange on a fresh connection (`Connection: close`), read to the end.
+async fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: 127.0.0.1:{}\r\n", addr.port()));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The server may answer (413) before reading the whole body; a failed write is fine then.
+    let _ = stream.write_all(body).await;
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
+        .await
+        .expect("reply within 20 s")
+        .unwrap();
+    parse_reply(&raw)
+}
+
+fn parse_reply(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    Reply { status, headers, body }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A modern JSON-RPC POST with the standard headers for `method`.
+async fn rpc(addr: SocketAddr, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
+    let mut params = params;
+    params["_meta"] = modern_meta();
+    let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", V_MODERN),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = &name
+        && matches!(method, "tools/call" | "resources/read")
+    {
+        headers.push(("Mcp-Name", name.as_str()));
+    }
+    for (k, v) in extra {
+        headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
+        headers.push((k, v));
+    }
+    exchange(addr, "POST", "/mcp", &headers, body.as_bytes()).await
+}
+
+// brief #21
+#[tokio::test]
+async fn http_serves_modern_requests_statelessly_as_json() {
+    let srv = Running::start(HttpOptions::default()).await;
+    let r = rpc(srv.addr, "server/discover", json!({}), &[]).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.header("content-type").unwrap().starts_with("application/json"));
+    assert!(r.header("mcp-session-id").is_none(), "never a session id");
+    let v = r.json();
+    assert_eq!(v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "folio");
+    assert_eq!(v["result"]["cacheScope"], "public");
+    let r = rpc(srv.addr, "resources/read", json!({ "uri": "resource://catalog/about" }), &[]).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.json()["result"]["contents"][0]["text"].as_str().unwrap().starts_with("# "));
+    let r = rpc(
+        srv.addr,
+        "tools/call",
+        json!({ "name": "search_patterns", "arguments": { "query": "hugo" } }),
+        &[],
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["isError"], json!(false));
+    // Unknown resource: a JSON-RPC error in a 200 (not a transport error).
+    let r = rpc(srv.addr, "resources/read", json!({ "uri": "resource://docs/none.md" }), &[]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["error"]["code"], json!(-32602));
+    // Unknown tool: -32602 in a 200, never a 404.
+    let r = rpc(srv.addr, "tools/call", json!({ "name": "nope", "arguments": {} }), &[]).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["error"]["code"], json!(-32602));
+    // Malformed params on a known method: -32602, not a 404.
+    let r = rpc(srv.addr, "skills/get", json!({}), &[]).await;
+    assert_eq!(r.json()["error"]["code"], json!(-32602), "{r:?}");
+    srv.shutdown().await;
+}
+
+// brief #21
+#[tokio::test]
+async fn http_transport_rules_give_exact_statuses() {
+    let srv = Running::start(HttpOptions::default()).await;
+    let a = srv.addr;
+    // Foreign Host (DNS rebinding) and foreign Origin → 403.
+    assert_eq!(rpc(a, "server/discover", json!({}), &[("Host", "evil.example.com")]).await.status, 403);
+    assert_eq!(rpc(a, "server/discover", json!({}), &[("Origin", "https://evil.example")]).await.status, 403);
+    assert_eq!(
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://localhost.evil.example")]).await.status,
+        403
+    );
+    assert_eq!(rpc(a, "server/discover", json!({}), &[("Origin", "null")]).await.status, 403);
+    // Pages on this machine are not foreign.
+    assert_eq!(
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://localhost:3000")]).await.status,
+        200
+    );
+    assert_eq!(
+        rpc(a, "server/discover", json!({}), &[("Origin", "http://127.0.0.1:8080")]).await.status,
+        200
+    );
+    // GET and DELETE → 405.
+    let get = exchange(a, "GET", "/mcp", &[("Accept", "text/event-stream")], b"").await;
+    assert_eq!(get.status, 405);
+    assert!(get.header("allow").is_some_and(|v| v.contains("POST")), "{get:?}");
+    assert_eq!(exchange(a, "DELETE", "/mcp", &[], b"").await.status, 405);
+    // A notification → 202 with an empty body.
+    let body = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1, "_meta": modern_meta() } });
+    let r = exchange(
+        a,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", V_MODERN),
+            ("Mcp-Method", "notifications/cancelled"),
+        ],
+        body.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{r:?}");
+    assert!(r.body.is_empty());
+    // Missing or mismatched Mcp-Method / Mcp-Name → 400 with -32020.
+    let body =
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": modern_meta() } })
+            .to_string();
+    let r = exchange(
+        a,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", V_MODERN),
+        ],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.json()["error"]["code"], json!(-32020));
+    let r = rpc(a, "tools/list", json!({}), &[("Mcp-Method", "resources/list")]).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], json!(-32020));
+    let r = rpc(
+        a,
+        "resources/read",
+        json!({ "uri": "resource://catalog/about" }),
+        &[("Mcp-Name", "resource://x")],
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], json!(-32020));
+    // Unknown method → 404 with -32601.
+    let r = rpc(a, "resources/delete", json!({}), &[]).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["error"]["code"], json!(-32601));
+    // Unsupported protocol version → 400 with -32022.
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    let body =
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": meta } }).to_string();
+    let r = exchange(
+        a,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "1900-01-01"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.json()["error"]["code"], json!(-32022));
+    // Missing clientCapabilities → 400 with -32602.
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": { "io.modelcontextprotocol/protocolVersion": V_MODERN } } }).to_string();
+    let r = exchange(
+        a,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", V_MODERN),
+            ("Mcp-Method", "tools/list"),
+        ],
+        body.as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.json()["error"]["code"], json!(-32602));
+    // Bodies over the limit → 413; the server keeps serving.
+    let huge = vec![b' '; folio::server::transport::MAX_BODY_BYTES + 1024];
+    let r = exchange(
+        a,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", V_MODERN),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &huge,
+    )
+    .await;
+    assert_eq!(r.status, 413, "{r:?}");
+    // Health.
+    let h = exchange(a, "GET", "/healthz", &[], b"").await;
+    assert_eq!(h.status, 200);
+    assert_eq!(h.json()["status"], "ok");
+    assert_eq!(h.json()["name"], "folio");
+    assert_eq!(rpc(a, "tools/list", json!({}), &[]).await.status, 200);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn allow_origin_widens_origin_validation() {
+    let srv = Running::start(HttpOptions {
+        allow_origins: vec!["https://app.example.com".into()],
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "https://app.example.com")]).await.status,
+        200
+    );
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Origin", "https://other.example.com")]).await.status,
+        403
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn allow_host_widens_the_host_allow_list() {
+    let srv =
+        Running::start(HttpOptions { allow_hosts: vec!["docs.example.com".into()], ..Default::default() })
+            .await;
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Host", "docs.example.com")]).await.status,
+        200
+    );
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Host", "evil.example.com")]).await.status,
+        403
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn bearer_token_is_required_when_configured() {
+    let srv = Running::start(HttpOptions { bearer_token: Some("s3cret".into()), ..Default::default() }).await;
+    let r = rpc(srv.addr, "server/discover", json!({}), &[]).await;
+    assert_eq!(r.status, 401);
+    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Authorization", "Bearer wrong")]).await.status,
+        401
+    );
+    assert_eq!(
+        rpc(srv.addr, "server/discover", json!({}), &[("Authorization", "Bearer s3cret")]).await.status,
+        200
+    );
+    // Health stays open for load balancers.
+    assert_eq!(exchange(srv.addr, "GET", "/healthz", &[], b"").await.status, 200);
+    srv.shutdown().await;
+}
+
+/// Sends a listen request and returns the open stream after reading its head and first event.
+async fn open_listen(addr: SocketAddr) -> (BufReader<TcpStream>, Vec<(String, String)>, Value) {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+        "params": { "_meta": modern_meta(), "notifications": { "resourcesListChanged": true } },
+    })
+    .to_string();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V_MODERN}\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        addr.port(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut headers = Vec::new();
+    let mut first_event = None;
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let mut line = String::new();
+        reader.read_line(&mut line).await.unwrap();
+        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+        loop {
+            line.clear();
+            reader.read_line(&mut line).await.unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            let (k, v) = line.split_once(':').unwrap();
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+        while first_event.is_none() {
+            line.clear();
+            assert!(reader.read_line(&mut line).await.unwrap() > 0, "stream ended before the ack");
+            if let Some(data) = line.trim_end().split_once("data:").map(|(_, d)| d.trim())
+                && !data.is_empty()
+            {
+                first_event = Some(serde_json::from_str::<Value>(data).unwrap());
+            }
+        }
+    })
+    .await
+    .expect("ack within 20 s");
+    (reader, headers, first_event.unwrap())
+}
+
+// brief #19 (HTTP), #21 (SSE header), graceful shutdown with an open stream
+#[tokio::test]
+async fn listen_streams_the_ack_and_shutdown_ends_open_streams() {
+    let srv = Running::start(HttpOptions::default()).await;
+    let (mut reader, headers, ack) = open_listen(srv.addr).await;
+    let header = |k: &str| headers.iter().find(|(h, _)| h == k).map(|(_, v)| v.as_str());
+    assert!(header("content-type").unwrap().starts_with("text/event-stream"));
+    assert_eq!(header("x-accel-buffering"), Some("no"));
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(9));
+    assert_ne!(
+        ack["params"]["notifications"]["resourcesListChanged"],
+        json!(true),
+        "not declared, not accepted"
+    );
+    // Other requests are served while the stream is open.
+    assert_eq!(rpc(srv.addr, "tools/list", json!({}), &[]).await.status, 200);
+    // Shutdown completes although the stream is idle, and the stream ends.
+    srv.shutdown().await;
+    let mut rest = String::new();
+    tokio::time::timeout(Duration::from_secs(10), reader.read_to_string(&mut rest))
+        .await
+        .expect("stream closed by shutdown")
+        .ok();
+}
+
+#[tokio::test]
+async fn slow_and_disconnecting_clients_do_not_stop_the_server() {
+    let srv = Running::start(HttpOptions::default()).await;
+    // Half a request head, then gone.
+    let mut s = TcpStream::connect(srv.addr).await.unwrap();
+    s.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le").await.unwrap();
+    drop(s);
+    // A body promised but never sent, connection kept open (slow client).
+    let mut slow = TcpStream::connect(srv.addr).await.unwrap();
+    slow.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
+            srv.addr.port()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // A listen stream whose client disappears.
+    let (reader, _, _) = open_listen(srv.addr).await;
+    drop(reader);
+    // Garbage bytes.
+    let mut g = TcpStream::connect(srv.addr).await.unwrap();
+    g.write_all(b"\x00\xff\xfegarbage\r\n\r\n").await.unwrap();
+    let mut sink = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), g.read_to_end(&mut sink)).await;
+    // 32 concurrent clients are all served meanwhile.
+    let mut tasks = Vec::new();
+    for i in 0..32 {
+        let addr = srv.addr;
+        tasks.push(tokio::spawn(async move {
+            let uri = if i % 2 == 0 { "resource://catalog/about" } else { "resource://catalog/skills_index" };
+            rpc(addr, "resources/read", json!({ "uri": uri }), &[]).await.status
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), 200);
+    }
+    drop(slow);
+    srv.shutdown().await;
+}
+
+// brief #21 (loopback by default), graceful SIGTERM
+#[tokio::test]
+async fn the_binary_binds_loopback_by_default_and_stops_on_sigterm() {
+    let fx = super::mcp::fixture();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(["serve", "--http", "0", "--catalog"])
+        .arg(&fx.catalog_file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(20), stderr.read_line(&mut line))
+        .await
+        .expect("startup line")
+        .unwrap();
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
+    let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let addr: SocketAddr = authority.parse().unwrap();
+    assert!(addr.ip().is_loopback(), "bound to {addr}");
+    assert_eq!(rpc(addr, "server/discover", json!({}), &[]).await.status, 200);
+    let pid = child.id().unwrap().to_string();
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), child.wait()).await.expect("exits on SIGTERM").unwrap();
+    assert!(status.success(), "{status}");
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).await.unwrap();
+    assert!(rest.contains("shut down"), "{rest}");
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).await.unwrap();
+    assert!(stdout.is_empty(), "nothing on stdout in HTTP mode either");
+}
