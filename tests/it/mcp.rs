@@ -1614,7 +1614,6 @@ async fn serve_from_a_content_tree_and_its_refusals() {
         let out = cmd.output().unwrap();
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), out.stdout.is_empty())
     };
-    let root = fx.root.to_str().unwrap();
     // A bearer-token variable that is not set.
     let (code, stderr, _) =
         run(&["serve", "--http", "0", "--bearer-token-env", "FOLIO_TEST_NO_SUCH_VAR"], &[]);
