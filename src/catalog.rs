@@ -16,10 +16,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use codec::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (DESIGN §6).
 pub const DEFAULT_TTL_MS: u64 = 300_000;
@@ -199,13 +200,13 @@ pub struct Doc {
     /// Frontmatter `aliases`.
     pub aliases: Vec<String>,
     /// Every other frontmatter key, as JSON.
-    pub extra: BTreeMap<String, serde_json::Value>,
+    pub extra: Lazy<BTreeMap<String, serde_json::Value>>,
     /// Headings with ids and line ranges.
-    pub outline: Vec<Section>,
+    pub outline: Lazy<Vec<Section>>,
     /// Links out, in source order.
-    pub links: Vec<Link>,
+    pub links: Lazy<Vec<Link>>,
     /// Canonical URIs of the entries that link here, sorted and deduplicated.
-    pub backlinks: Vec<String>,
+    pub backlinks: Lazy<Vec<String>>,
 }
 
 /// A file of a skill, with its reference id.
@@ -251,17 +252,17 @@ pub struct Skill {
     /// Frontmatter `updated`/`last_updated` or `metadata.updated`, normalised like docs.
     pub updated: Option<String>,
     /// The whole frontmatter rendered as a JSON object, keys sorted (SEP-2640 `frontmatter`).
-    pub frontmatter: serde_json::Value,
+    pub frontmatter: Lazy<serde_json::Value>,
     /// Index into [`Catalog::entries`] of SKILL.md.
     pub document: u32,
     /// Every other file of the skill, sorted by `rel_path`.
     pub files: Vec<SkillFile>,
     /// Headings of SKILL.md.
-    pub outline: Vec<Section>,
+    pub outline: Lazy<Vec<Section>>,
     /// Links out of SKILL.md.
-    pub links: Vec<Link>,
+    pub links: Lazy<Vec<Link>>,
     /// Canonical URIs of the entries that link to this skill's SKILL.md.
-    pub backlinks: Vec<String>,
+    pub backlinks: Lazy<Vec<String>>,
 }
 
 impl Catalog {

@@ -1,7 +1,7 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
-//! # Layout (format version 4)
+//! # Layout (format version 5)
 //!
 //! `catalog.msgpack` is a msgpack map with named fields:
 //! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`
@@ -152,6 +152,149 @@ impl PartialEq<Vec<u8>> for Body {
 impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Body({} bytes)", self.len())
+    }
+}
+
+/// A record's heavy metadata (outline, links, backlinks, extra frontmatter): decoded only
+/// when a detail, section or search-snippet read first asks for it, then kept.
+///
+/// Opening a catalog decodes only what listing, search and resolve need; these fields stay the
+/// raw positional msgpack they were written as (one small copy per field, no per-string
+/// allocation) until first dereferenced. A catalog built in memory holds the value directly.
+/// In msgpack the field is a `bin` holding the value's own msgpack, so re-encoding a decoded
+/// catalog gives the same bytes; human-readable formats (JSON) see the plain value.
+///
+/// The raw bytes were verified with the rest of the body at open; should they still not
+/// decode (a forged `catalog_hash`, or a bug), the field reads as empty instead of panicking.
+pub struct Lazy<T> {
+    value: std::sync::OnceLock<T>,
+    raw: Option<Box<[u8]>>,
+}
+
+impl<T> Lazy<T> {
+    /// A field holding `value` (already decoded).
+    pub fn new(value: T) -> Self {
+        Lazy { value: std::sync::OnceLock::from(value), raw: None }
+    }
+
+    /// A field still in its msgpack form, decoded on first use.
+    fn from_raw(raw: Box<[u8]>) -> Self {
+        Lazy { value: std::sync::OnceLock::new(), raw: Some(raw) }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default> Lazy<T> {
+    /// The decoded value, decoding it now if this is its first use. An associated function,
+    /// not a method, so it never shadows a method of `T` (`extra.get(key)`).
+    pub fn force(this: &Self) -> &T {
+        this.value.get_or_init(|| match &this.raw {
+            Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
+            None => T::default(),
+        })
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default> Deref for Lazy<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        Lazy::force(self)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default> std::ops::DerefMut for Lazy<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Lazy::force(self);
+        // The value may change now: the raw form no longer describes it.
+        self.raw = None;
+        self.value.get_mut().expect("initialised just above")
+    }
+}
+
+// `for section in &doc.outline` keeps working as it did on a plain `Vec`.
+impl<'a, T: serde::de::DeserializeOwned + Default> IntoIterator for &'a Lazy<T>
+where
+    &'a T: IntoIterator,
+{
+    type Item = <&'a T as IntoIterator>::Item;
+    type IntoIter = <&'a T as IntoIterator>::IntoIter;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Lazy::force(self).into_iter()
+    }
+}
+
+impl<T> From<T> for Lazy<T> {
+    fn from(value: T) -> Self {
+        Lazy::new(value)
+    }
+}
+
+impl<T: Default> Default for Lazy<T> {
+    fn default() -> Self {
+        Lazy::new(T::default())
+    }
+}
+
+impl<T: Clone> Clone for Lazy<T> {
+    fn clone(&self) -> Self {
+        Lazy { value: self.value.clone(), raw: self.raw.clone() }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default + PartialEq> PartialEq for Lazy<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Lazy::force(self) == Lazy::force(other)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default + Eq> Eq for Lazy<T> {}
+
+impl<T: serde::de::DeserializeOwned + Default + fmt::Debug> fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Lazy::force(self).fmt(f)
+    }
+}
+
+impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            return Lazy::force(self).serialize(serializer);
+        }
+        match (&self.raw, self.value.get()) {
+            // Still raw: written back unchanged (these bytes came from encoding the value).
+            (Some(raw), _) => serializer.serialize_bytes(raw),
+            (None, Some(value)) => {
+                let bytes = rmp_serde::to_vec(value).map_err(serde::ser::Error::custom)?;
+                serializer.serialize_bytes(&bytes)
+            }
+            (None, None) => {
+                let bytes = rmp_serde::to_vec(&T::default()).map_err(serde::ser::Error::custom)?;
+                serializer.serialize_bytes(&bytes)
+            }
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lazy<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Raw;
+        impl<'de> serde::de::Visitor<'de> for Raw {
+            type Value = Box<[u8]>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("msgpack bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(v.into())
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+                Ok(v.into_boxed_slice())
+            }
+        }
+        if deserializer.is_human_readable() {
+            return T::deserialize(deserializer).map(Lazy::new);
+        }
+        deserializer.deserialize_bytes(Raw).map(Lazy::from_raw)
     }
 }
 

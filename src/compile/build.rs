@@ -105,11 +105,11 @@ pub fn build(
                     category: meta.category,
                     updated: meta.updated,
                     aliases: meta.aliases,
-                    extra: meta.extra,
+                    extra: meta.extra.into(),
                     // Moved, not cloned: the anchors below are read from the outline.
-                    outline: std::mem::take(&mut markdown.sections),
-                    links: Vec::new(),
-                    backlinks: Vec::new(),
+                    outline: std::mem::take(&mut markdown.sections).into(),
+                    links: Vec::new().into(),
+                    backlinks: Vec::new().into(),
                 };
                 docs.push((doc, Pending { path: found.path, uri, markdown }));
             }
@@ -285,8 +285,8 @@ pub fn build(
     let mut out_docs = Vec::with_capacity(docs.len());
     for ((mut doc, p), links) in docs.into_iter().zip(doc_links.iter_mut()) {
         doc.entry = index[p.uri.as_str()];
-        doc.links = std::mem::take(links);
-        doc.backlinks = backlinks.get(&p.uri).cloned().unwrap_or_default();
+        doc.links = std::mem::take(links).into();
+        doc.backlinks = backlinks.get(&p.uri).cloned().unwrap_or_default().into();
         out_docs.push(doc);
     }
     out_docs.sort_by(|a, b| a.path.cmp(&b.path));
@@ -363,12 +363,12 @@ fn skill_record(
         capabilities: meta.capabilities,
         version: meta.version,
         updated: meta.updated,
-        frontmatter: meta.frontmatter,
+        frontmatter: meta.frontmatter.into(),
         document: index[doc_uri],
         files,
-        outline: markdown.sections,
-        links: skill_links.remove(dir).unwrap_or_default(),
-        backlinks: backlinks.get(doc_uri).cloned().unwrap_or_default(),
+        outline: markdown.sections.into(),
+        links: skill_links.remove(dir).unwrap_or_default().into(),
+        backlinks: backlinks.get(doc_uri).cloned().unwrap_or_default().into(),
     }
 }
 

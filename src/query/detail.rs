@@ -277,11 +277,11 @@ pub(super) fn skill_detail(query: &Query, skill_id: &str) -> Result<SkillDetail,
         capabilities: skill.capabilities.clone(),
         version: skill.version.clone(),
         updated: skill.updated.clone(),
-        frontmatter: skill.frontmatter.clone(),
+        frontmatter: (*skill.frontmatter).clone(),
         files: file_records(query, skill),
         outline: sections(&skill.outline, &document_uri),
         links: links(&skill.links),
-        backlinks: skill.backlinks.clone(),
+        backlinks: (*skill.backlinks).clone(),
         uri: document_uri,
     })
 }
@@ -301,14 +301,14 @@ pub(super) fn doc_detail(query: &Query, path: &str) -> Result<DocDetail, QueryEr
         category: doc.category.clone(),
         updated: doc.updated.clone(),
         aliases: doc.aliases.clone(),
-        extra: doc.extra.clone(),
+        extra: (*doc.extra).clone(),
         mime: entry.mime.clone(),
         size: entry.size,
         blake3: entry.blake3.clone(),
         total_lines: entry.total_lines,
         outline: sections(&doc.outline, &entry.uri),
         links: links(&doc.links),
-        backlinks: doc.backlinks.clone(),
+        backlinks: (*doc.backlinks).clone(),
     })
 }
 

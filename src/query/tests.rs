@@ -90,10 +90,10 @@ pub(super) fn fixture() -> Catalog {
         category: None,
         updated: None,
         aliases: Vec::new(),
-        extra: BTreeMap::new(),
-        outline,
-        links: Vec::new(),
-        backlinks: Vec::new(),
+        extra: BTreeMap::new().into(),
+        outline: outline.into(),
+        links: Vec::new().into(),
+        backlinks: Vec::new().into(),
     };
     let mut install = doc(
         "guides/install.md",
@@ -116,8 +116,9 @@ pub(super) fn fixture() -> Catalog {
         resolved: Some(uri::doc("guides/install.md")),
         anchor: Some("linux".to_owned()),
         line: 3,
-    }];
-    install.backlinks = vec![uri::doc("reference/config.md")];
+    }]
+    .into();
+    install.backlinks = vec![uri::doc("reference/config.md")].into();
     let mut docs = vec![
         doc("guides/big.md", "Big", big_outline),
         install,
@@ -138,12 +139,12 @@ pub(super) fn fixture() -> Catalog {
         capabilities: vec!["documents".to_owned()],
         version: Some("1.0.0".to_owned()),
         updated: None,
-        frontmatter: serde_json::json!({"name": name}),
+        frontmatter: serde_json::json!({"name": name}).into(),
         document: idx(&format!("skills/{path}/SKILL.md")),
         files,
-        outline,
-        links: Vec::new(),
-        backlinks: Vec::new(),
+        outline: outline.into(),
+        links: Vec::new().into(),
+        backlinks: Vec::new().into(),
     };
     let file = |rel: &str| SkillFile {
         ref_id: rel.to_owned(),

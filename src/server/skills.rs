@@ -72,7 +72,7 @@ fn manifest_file(entry: &Entry) -> SkillResource {
 /// The frontmatter as the author wrote it (SEP-2640: verbatim as a JSON object; hosts compare it
 /// field by field with their own parse of the served SKILL.md).
 fn frontmatter(skill: &crate::catalog::Skill) -> SkillFrontmatter {
-    let mut extra = match &skill.frontmatter {
+    let mut extra = match &*skill.frontmatter {
         serde_json::Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
     };
