@@ -21,7 +21,10 @@
 //! Bodies live outside the msgpack metadata so that opening a catalog never copies them: each
 //! [`Body`] of a decoded catalog is a range of the one buffer the file was read into (or of the
 //! `&'static` bytes embedded in the binary); the metadata comes last so that an owned buffer is
-//! cut back to bodies + index once it is decoded. Verification hashes `body` on two threads with
+//! cut back to bodies + index once it is decoded. Inside the metadata, each doc's and skill's
+//! heavy fields (outline, links, backlinks, extra frontmatter) are msgpack `bin`s holding their
+//! own msgpack, kept undecoded until a detail, section or snippet read needs them ([`Lazy`]), so
+//! an open decodes only what listing, search and resolve use. Verification hashes `body` on two threads with
 //! blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata decodes.
 //!
 //! This module performs no IO: callers read and write the bytes.
@@ -771,6 +774,28 @@ mod tests {
             assert!(matches!(res, Err(DecodeError::Body(_))), "{res:?}");
         }
         assert_eq!(decode(&forge(&body)).unwrap(), sample(), "an honest re-wrap still decodes");
+    }
+
+    #[test]
+    fn lazy_fields_decode_on_demand_and_re_encode_identically() {
+        let outline = vec![crate::catalog::Section {
+            id: "intro".to_owned(),
+            title: "Intro".to_owned(),
+            level: 2,
+            line_start: 3,
+            line_end: 9,
+        }];
+        let written = rmp_serde::to_vec(&Lazy::new(outline.clone())).unwrap();
+        let read: Lazy<Vec<crate::catalog::Section>> = rmp_serde::from_slice(&written).unwrap();
+        assert!(read.value.get().is_none(), "nothing is decoded before first use");
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), written, "raw bytes are written back as read");
+        assert_eq!(*read, outline);
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), written);
+        let json = serde_json::to_string(&read).unwrap();
+        assert_eq!(json, serde_json::to_string(&outline).unwrap(), "JSON sees the plain value");
+        let garbage: Lazy<Vec<crate::catalog::Section>> =
+            rmp_serde::from_slice(&rmp_serde::to_vec(&Lazy::new(7u32)).unwrap()).unwrap();
+        assert!(garbage.is_empty(), "undecodable bytes read as empty, not a panic");
     }
 
     #[test]
