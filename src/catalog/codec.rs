@@ -279,7 +279,7 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lazy<T> {
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lazy<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Raw;
         impl<'de> serde::de::Visitor<'de> for Raw {
@@ -297,7 +297,15 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lazy<T> {
         if deserializer.is_human_readable() {
             return T::deserialize(deserializer).map(Lazy::new);
         }
-        deserializer.deserialize_bytes(Raw).map(Lazy::from_raw)
+        let raw = deserializer.deserialize_bytes(Raw)?;
+        // A one-byte value is an empty vector or map (most backlinks and extra frontmatter):
+        // decoding it allocates nothing, keeping its bytes would cost an allocation.
+        if raw.len() == 1
+            && let Ok(value) = rmp_serde::from_slice(&raw)
+        {
+            return Ok(Lazy::new(value));
+        }
+        Ok(Lazy::from_raw(raw))
     }
 }
 
