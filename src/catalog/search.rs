@@ -76,6 +76,35 @@ const STOP_WORDS: &[&str] = &[
 /// Length in bytes of the longest stop word (`where`, `which`); checked by a unit test.
 const MAX_STOP_WORD_BYTES: usize = 5;
 
+/// A word of at most 7 bytes packed into an integer (bytes, then the length), so the stop-word
+/// test is integer compares rather than a string compare per stop word (which, run for every
+/// short token of every document, was the top symbol of the compile profile).
+const fn pack_short(word: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < word.len() {
+        key = (key << 8) | word[i] as u64;
+        i += 1;
+    }
+    (key << 8) | word.len() as u64
+}
+
+/// [`STOP_WORDS`] packed with [`pack_short`].
+const STOP_KEYS: [u64; STOP_WORDS.len()] = {
+    let mut keys = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        keys[i] = pack_short(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// True for a (lowercased) stop word.
+fn is_stop_word(term: &str) -> bool {
+    term.len() <= MAX_STOP_WORD_BYTES && STOP_KEYS.contains(&pack_short(term.as_bytes()))
+}
+
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // Hiragana, Katakana
@@ -222,7 +251,7 @@ fn emit_word(
     }
     // The length test first: most terms are longer than any stop word, and scanning the list
     // for every token of every document was a visible share of the compile (bench).
-    if !keep_stop_words && term.len() <= MAX_STOP_WORD_BYTES && STOP_WORDS.contains(&term.as_str()) {
+    if !keep_stop_words && is_stop_word(term) {
         return true;
     }
     stem(term);
@@ -826,6 +855,16 @@ mod tests {
     #[test]
     fn stop_word_length_bound_covers_every_stop_word() {
         assert_eq!(STOP_WORDS.iter().map(|w| w.len()).max(), Some(MAX_STOP_WORD_BYTES));
+    }
+
+    #[test]
+    fn stop_word_test_matches_the_list() {
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word), "{word}");
+        }
+        for word in ["", "b", "ab", "th", "thee", "whe", "wheree", "yours", "x\0", "a\0"] {
+            assert!(!is_stop_word(word), "{word:?}");
+        }
     }
 
     #[test]
