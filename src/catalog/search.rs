@@ -413,7 +413,9 @@ impl std::hash::Hasher for TermHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // A product's low bits depend only on its inputs' low bits; the table picks buckets by
+        // the low bits, so rotate the well-mixed middle bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
     }
 }
 
