@@ -76,6 +76,35 @@ const STOP_WORDS: &[&str] = &[
 /// Length in bytes of the longest stop word (`where`, `which`); checked by a unit test.
 const MAX_STOP_WORD_BYTES: usize = 5;
 
+/// A word of at most 7 bytes packed into an integer (bytes, then the length), so the stop-word
+/// test is integer compares rather than a string compare per stop word (which, run for every
+/// short token of every document, was the top symbol of the compile profile).
+const fn pack_short(word: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < word.len() {
+        key = (key << 8) | word[i] as u64;
+        i += 1;
+    }
+    (key << 8) | word.len() as u64
+}
+
+/// [`STOP_WORDS`] packed with [`pack_short`].
+const STOP_KEYS: [u64; STOP_WORDS.len()] = {
+    let mut keys = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        keys[i] = pack_short(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// True for a (lowercased) stop word.
+fn is_stop_word(term: &str) -> bool {
+    term.len() <= MAX_STOP_WORD_BYTES && STOP_KEYS.contains(&pack_short(term.as_bytes()))
+}
+
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // Hiragana, Katakana
@@ -124,9 +153,41 @@ pub fn tokenize(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usiz
 /// Like [`tokenize`], but stops as soon as `f` returns `false` (snippets stop at the first window
 /// that holds every query term instead of tokenizing a whole long document).
 pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usize, &str) -> bool) {
+    // One buffer for every token: case folding writes into it, so tokenizing allocates nothing
+    // per token (this runs over every byte of every document at compile time).
     let mut term = String::new();
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let b = bytes[pos];
+        if b < 0x80 {
+            if !b.is_ascii_alphanumeric() {
+                pos += 1;
+                continue;
+            }
+            // Fast path for the common case, a word of ASCII letters and digits ended by ASCII
+            // (or the end): the same token the general path below yields, without decoding chars.
+            let mut end = pos + 1;
+            while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+                end += 1;
+            }
+            if end == bytes.len() || bytes[end] < 0x80 {
+                term.clear();
+                term.push_str(&text[pos..end]);
+                term.make_ascii_lowercase();
+                let start = pos;
+                pos = end;
+                if !emit_word(&mut term, start, end, keep_stop_words, &mut f) {
+                    return;
+                }
+                continue;
+            }
+        }
+        // General path: `pos` is on a char boundary (only whole chars are consumed above).
+        let base = pos;
+        let mut chars = text[base..].char_indices().map(|(i, c)| (base + i, c)).peekable();
+        let Some((start, c)) = chars.next() else { return };
+        pos = start + c.len_utf8();
         if !c.is_alphanumeric() {
             continue;
         }
@@ -139,6 +200,7 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
                     break;
                 }
                 chars.next();
+                pos = i + next.len_utf8();
                 term.clear();
                 term.push(prev.1);
                 term.push(next);
@@ -168,19 +230,32 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
             term.extend(next.to_lowercase());
             end = i + next.len_utf8();
         }
-        if term.len() > MAX_TERM_BYTES {
-            continue;
-        }
-        // The length test first: most terms are longer than any stop word, and scanning the list
-        // for every token of every document was a visible share of the compile (bench).
-        if !keep_stop_words && term.len() <= MAX_STOP_WORD_BYTES && STOP_WORDS.contains(&term.as_str()) {
-            continue;
-        }
-        stem(&mut term);
-        if !f(start, end, &term) {
+        pos = end;
+        if !emit_word(&mut term, start, end, keep_stop_words, &mut f) {
             return;
         }
     }
+}
+
+/// Filters (length, stop words), stems and emits one lowercased non-CJK word; `false` when `f`
+/// asked to stop.
+fn emit_word(
+    term: &mut String,
+    start: usize,
+    end: usize,
+    keep_stop_words: bool,
+    f: &mut impl FnMut(usize, usize, &str) -> bool,
+) -> bool {
+    if term.len() > MAX_TERM_BYTES {
+        return true;
+    }
+    // The length test first: most terms are longer than any stop word, and scanning the list
+    // for every token of every document was a visible share of the compile (bench).
+    if !keep_stop_words && is_stop_word(term) {
+        return true;
+    }
+    stem(term);
+    f(start, end, term)
 }
 
 /// The distinct terms of a query, in first-occurrence order. Stop words are dropped unless the
@@ -313,20 +388,68 @@ fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-/// Builds the index over every doc and skill. Deterministic: the output depends only on the
-/// inputs' content and order (terms are sorted before they are written).
-pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
-    let fields = collect_fields(entries, docs, skills);
-    // Term → id while indexing; the id order is discarded below by sorting the terms, so the
-    // map's iteration order never reaches the output.
-    #[expect(clippy::disallowed_types, reason = "interning only; terms are sorted before output")]
-    let mut ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    let mut terms: Vec<String> = Vec::new();
-    // Per term: (doc ordinal, field, tf) triples, appended in doc order.
-    let mut postings: Vec<Vec<(u32, u8, u32)>> = Vec::new();
+/// A fast, deterministic hash for interning terms while building (FxHash's mixing step).
+/// SipHash, std's default, was a visible share of the compile; the map is never iterated into
+/// the output, so the hash function cannot change the index bytes.
+#[derive(Default)]
+struct TermHasher(u64);
+
+impl std::hash::Hasher for TermHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail) ^ rest.len() as u64).wrapping_mul(K);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn finish(&self) -> u64 {
+        // A product's low bits depend only on its inputs' low bits; the table picks buckets by
+        // the low bits, so rotate the well-mixed middle bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
+    }
+}
+
+/// One (doc ordinal, field, term frequency) posting.
+type Posting = (u32, u8, u32);
+
+/// The postings of a contiguous run of documents, indexed by one thread.
+struct Partial {
+    /// Term id → term.
+    terms: Vec<Box<str>>,
+    /// Term ids sorted by term bytes.
+    order: Vec<u32>,
+    /// Per term id: postings in (doc ordinal, field) order.
+    postings: Vec<Vec<Posting>>,
+    /// Per document of the run: token count of each field.
+    lengths: Vec<[u32; FIELDS]>,
+}
+
+/// Tokenizes `fields` (documents `first..first + fields.len()` of the index) into postings.
+fn index_part(fields: &[Fields<'_>], first: u32) -> Partial {
+    // Term → id while indexing; ids are sorted by term bytes below, so the map's iteration
+    // order never reaches the output.
+    #[expect(
+        clippy::disallowed_types,
+        reason = "interning only: terms are built in a HashMap and emitted sorted, so output order is deterministic"
+    )]
+    let mut ids: std::collections::HashMap<Box<str>, u32, std::hash::BuildHasherDefault<TermHasher>> =
+        std::collections::HashMap::default();
+    let mut terms: Vec<Box<str>> = Vec::new();
+    let mut postings: Vec<Vec<Posting>> = Vec::new();
     let mut lengths: Vec<[u32; FIELDS]> = Vec::with_capacity(fields.len());
-    let mut counts: Vec<(u32, u32)> = Vec::new();
-    for (ordinal, doc) in fields.iter().enumerate() {
+    let mut counts: Vec<u32> = Vec::new();
+    for (offset, doc) in fields.iter().enumerate() {
+        let ordinal = first + offset as u32;
         let mut len = [0u32; FIELDS];
         for (field, field_len) in len.iter_mut().enumerate() {
             counts.clear();
@@ -338,54 +461,38 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
                         Some(&id) => id,
                         None => {
                             let id = terms.len() as u32;
-                            ids.insert(term.to_owned(), id);
-                            terms.push(term.to_owned());
+                            let key: Box<str> = term.into();
+                            terms.push(key.clone());
+                            ids.insert(key, id);
                             postings.push(Vec::new());
                             id
                         }
                     };
-                    counts.push((id, 1));
+                    counts.push(id);
                 });
             }
             counts.sort_unstable();
-            counts.dedup_by(|a, b| {
-                if a.0 == b.0 {
-                    b.1 += a.1;
-                    true
-                } else {
-                    false
-                }
-            });
-            for &(id, tf) in &counts {
-                postings[id as usize].push((ordinal as u32, field as u8, tf));
+            let mut i = 0;
+            while i < counts.len() {
+                let id = counts[i];
+                let run = counts[i..].iter().take_while(|&&x| x == id).count();
+                postings[id as usize].push((ordinal, field as u8, run as u32));
+                i += run;
             }
         }
         lengths.push(len);
     }
     let mut order: Vec<u32> = (0..terms.len() as u32).collect();
     order.sort_unstable_by(|&a, &b| terms[a as usize].as_bytes().cmp(terms[b as usize].as_bytes()));
+    Partial { terms, order, postings, lengths }
+}
 
-    let n_docs = fields.len();
-    let mut avg = [0f32; FIELDS];
-    for len in &lengths {
-        for f in 0..FIELDS {
-            avg[f] += len[f] as f32;
-        }
-    }
-    for a in &mut avg {
-        *a = if n_docs == 0 { 1.0 } else { (*a / n_docs as f32).max(1.0) };
-    }
-
-    let mut strings = Vec::new();
-    let mut posting_bytes = Vec::new();
-    let mut table = Vec::with_capacity((terms.len() + 1) * TERM_ROW);
-    for &id in &order {
-        let list = &postings[id as usize];
-        put_u32(&mut table, strings.len() as u32);
-        put_u32(&mut table, posting_bytes.len() as u32);
-        strings.extend_from_slice(terms[id as usize].as_bytes());
-        let mut df = 0u32;
-        let mut prev = 0u32;
+/// Appends one term's postings (`lists` in doc order, each in (ordinal, field) order, no
+/// document split across two lists) in the stored format; returns the document frequency.
+fn encode_postings(lists: &[&[Posting]], out: &mut Vec<u8>) -> u32 {
+    let mut df = 0u32;
+    let mut prev = 0u32;
+    for list in lists {
         let mut i = 0;
         while i < list.len() {
             let ordinal = list[i].0;
@@ -396,17 +503,86 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
                 tfs[list[i].1 as usize] = list[i].2;
                 i += 1;
             }
-            put_varint(&mut posting_bytes, ordinal - prev);
+            put_varint(out, ordinal - prev);
             prev = ordinal;
-            posting_bytes.push(mask);
+            out.push(mask);
             for (f, tf) in tfs.iter().enumerate() {
                 if mask & (1 << f) != 0 {
-                    put_varint(&mut posting_bytes, *tf);
+                    put_varint(out, *tf);
                 }
             }
             df += 1;
         }
+    }
+    df
+}
+
+/// Below this many documents the index is built on one thread (spawning costs more).
+const PARALLEL_MIN_DOCS: usize = 256;
+
+/// Builds the index over every doc and skill. Deterministic: the output depends only on the
+/// inputs' content and order (terms are sorted before they are written).
+///
+/// Tokenizing is split over two threads, each indexing a contiguous half of the documents; the
+/// halves' sorted term lists are merged, and a term's postings are the first half's followed by
+/// the second's, so the bytes are the same as a single pass in document order.
+pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
+    let fields = collect_fields(entries, docs, skills);
+    let n_docs = fields.len();
+    let parallel = n_docs >= PARALLEL_MIN_DOCS
+        && std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) > 1;
+    let parts: Vec<Partial> = if parallel {
+        let (head, tail) = fields.split_at(n_docs / 2);
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| index_part(tail, head.len() as u32));
+            let first = index_part(head, 0);
+            // A panic in the worker is a bug in this module; re-raise it on this thread.
+            let second = worker.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            vec![first, second]
+        })
+    } else {
+        vec![index_part(&fields, 0)]
+    };
+
+    let mut avg = [0f32; FIELDS];
+    for len in parts.iter().flat_map(|p| &p.lengths) {
+        for f in 0..FIELDS {
+            avg[f] += len[f] as f32;
+        }
+    }
+    for a in &mut avg {
+        *a = if n_docs == 0 { 1.0 } else { (*a / n_docs as f32).max(1.0) };
+    }
+
+    // Merge the parts' sorted term lists; equal terms are joined, postings in part order.
+    let mut strings = Vec::new();
+    let mut posting_bytes = Vec::new();
+    let mut table = Vec::new();
+    let mut n_terms = 0u32;
+    let mut cursors = vec![0usize; parts.len()];
+    let mut lists: Vec<&[Posting]> = Vec::with_capacity(parts.len());
+    loop {
+        let next = parts
+            .iter()
+            .zip(&cursors)
+            .filter_map(|(p, &c)| p.order.get(c).map(|&id| &*p.terms[id as usize]))
+            .min();
+        let Some(term) = next else { break };
+        lists.clear();
+        for (p, c) in parts.iter().zip(&mut cursors) {
+            if let Some(&id) = p.order.get(*c)
+                && *p.terms[id as usize] == *term
+            {
+                lists.push(&p.postings[id as usize]);
+                *c += 1;
+            }
+        }
+        put_u32(&mut table, strings.len() as u32);
+        put_u32(&mut table, posting_bytes.len() as u32);
+        strings.extend_from_slice(term.as_bytes());
+        let df = encode_postings(&lists, &mut posting_bytes);
         put_u32(&mut table, df);
+        n_terms += 1;
     }
     put_u32(&mut table, strings.len() as u32);
     put_u32(&mut table, posting_bytes.len() as u32);
@@ -416,11 +592,11 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
         Vec::with_capacity(HEADER + n_docs * DOC_ROW + table.len() + strings.len() + posting_bytes.len());
     data.extend_from_slice(MAGIC);
     put_u32(&mut data, n_docs as u32);
-    put_u32(&mut data, terms.len() as u32);
+    put_u32(&mut data, n_terms);
     for a in avg {
         data.extend_from_slice(&a.to_le_bytes());
     }
-    for (doc, len) in fields.iter().zip(&lengths) {
+    for (doc, len) in fields.iter().zip(parts.iter().flat_map(|p| &p.lengths)) {
         put_u32(&mut data, doc.entry);
         for l in len {
             put_u32(&mut data, *l);
@@ -681,6 +857,16 @@ mod tests {
     #[test]
     fn stop_word_length_bound_covers_every_stop_word() {
         assert_eq!(STOP_WORDS.iter().map(|w| w.len()).max(), Some(MAX_STOP_WORD_BYTES));
+    }
+
+    #[test]
+    fn stop_word_test_matches_the_list() {
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word), "{word}");
+        }
+        for word in ["", "b", "ab", "th", "thee", "whe", "wheree", "yours", "x\0", "a\0"] {
+            assert!(!is_stop_word(word), "{word:?}");
+        }
     }
 
     #[test]
