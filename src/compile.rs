@@ -25,7 +25,7 @@ pub mod validate;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, search};
 pub use diagnostic::{Diagnostic, Severity};
 use frontmatter::{DocMeta, SkillMeta};
 use markdown::Markdown;
@@ -70,8 +70,8 @@ pub fn check(config: &Config) -> Compilation {
 fn run(config: &Config, assemble: bool) -> Compilation {
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
-    let files = process_all(walk.files, &mut diagnostics);
-    let built = build::build(files, &walk.unserved, assemble, &mut diagnostics);
+    let (files, dicts) = process_all(walk.files, assemble, &mut diagnostics);
+    let built = build::build(files, dicts, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
@@ -94,6 +94,9 @@ pub struct Processed {
     pub total_lines: u32,
     /// What the markdown passes found.
     pub parsed: Parsed,
+    /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
+    /// while the bytes are in cache (only when a catalog is assembled).
+    pub body_terms: Option<search::BodyTerms>,
 }
 
 /// Frontmatter and markdown of a doc or SKILL.md.
@@ -111,28 +114,43 @@ pub enum Parsed {
 
 /// Reads and parses every file on all cores. Work is handed out one file at a time (sizes vary
 /// from bytes to megabytes, so fixed chunks would leave a core idle); results are put back in
-/// walk order, which is sorted by path.
-fn process_all(found: Vec<Found>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Processed> {
+/// walk order, which is sorted by path. With `tokenize`, each worker also tokenizes bodies for
+/// the search index into its own dictionary; the dictionaries are returned in worker order
+/// (which worker saw which file does not reach the index: it is rebuilt by term).
+fn process_all(
+    found: Vec<Found>,
+    tokenize: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Processed>, Vec<search::TermDict>) {
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, Option<Processed>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
+    let (mut results, dicts): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
+            .map(|worker| {
+                let (next, found) = (&next, &found);
+                scope.spawn(move || {
+                    let mut indexer = tokenize.then(|| search::Indexer::new(worker as u32));
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = found.get(i) else { break };
                         let mut diags = Vec::new();
-                        let processed = process(f, &mut diags);
+                        let processed = process(f, indexer.as_mut(), &mut diags);
                         out.push((i, processed, diags));
                     }
-                    out
+                    (out, indexer.map(search::Indexer::into_dict).unwrap_or_default())
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().expect("compile worker panicked")).collect()
+        let mut results = Vec::with_capacity(found.len());
+        let mut dicts = Vec::with_capacity(threads);
+        for w in workers {
+            let (out, dict) = w.join().expect("compile worker panicked");
+            results.extend(out);
+            dicts.push(dict);
+        }
+        (results, dicts)
     });
     results.sort_unstable_by_key(|r| r.0);
     let mut out = Vec::with_capacity(results.len());
@@ -140,11 +158,15 @@ fn process_all(found: Vec<Found>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Proc
         diagnostics.extend(diags);
         out.extend(processed);
     }
-    out
+    (out, dicts)
 }
 
 /// Reads one file and does all the per-file work: hashes, text detection, frontmatter, markdown.
-fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
+fn process(
+    found: &Found,
+    indexer: Option<&mut search::Indexer>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Processed> {
     let bytes = match source::read(found) {
         Ok(bytes) => bytes,
         Err(d) => {
@@ -198,7 +220,15 @@ fn process(found: &Found, diags: &mut Vec<Diagnostic>) -> Option<Processed> {
         }
         _ => Parsed::None,
     };
-    Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed })
+    // The body field exactly as `search::build` would read it from the entry.
+    let body_terms = match (indexer, text, &found.kind) {
+        (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
+            Some(indexer.body(search::strip_frontmatter(text)))
+        }
+        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
+        _ => None,
+    };
+    Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed, body_terms })
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {

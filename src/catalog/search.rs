@@ -388,223 +388,437 @@ fn put_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-/// A fast, deterministic hash for interning terms while building (FxHash's mixing step).
-/// SipHash, std's default, was a visible share of the compile; the map is never iterated into
-/// the output, so the hash function cannot change the index bytes.
-#[derive(Default)]
-struct TermHasher(u64);
-
-impl std::hash::Hasher for TermHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+/// Reads a varint written by [`put_varint`] from bytes this module wrote itself.
+fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut v = 0u32;
+    let mut shift = 0;
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        v |= u32::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
         }
+        shift += 7;
+    }
+    v
+}
+
+/// A fast, deterministic hash for interning terms (FxHash's mixing over 8-byte words). Which
+/// hash is used cannot change the index bytes: dictionaries are only looked up, and terms are
+/// sorted before they are written.
+fn term_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
         let mut tail = [0u8; 8];
-        let rest = chunks.remainder();
         tail[..rest.len()].copy_from_slice(rest);
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail) ^ rest.len() as u64).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
     }
-
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn finish(&self) -> u64 {
-        // A product's low bits depend only on its inputs' low bits; the table picks buckets by
-        // the low bits, so rotate the well-mixed middle bits down (as rustc-hash 2 does).
-        self.0.rotate_left(26)
-    }
+    // A product's low bits depend only on its inputs' low bits, and slots are picked by the low
+    // bits: rotate the well-mixed middle bits down (as rustc-hash 2 does).
+    h.rotate_left(26)
 }
 
-/// One (doc ordinal, field, term frequency) posting.
-type Posting = (u32, u8, u32);
-
-/// The postings of a contiguous run of documents, indexed by one thread.
-struct Partial {
-    /// Term id → term.
-    terms: Vec<Box<str>>,
-    /// Term ids sorted by term bytes.
-    order: Vec<u32>,
-    /// Per term id: postings in (doc ordinal, field) order.
-    postings: Vec<Vec<Posting>>,
-    /// Per document of the run: token count of each field.
-    lengths: Vec<[u32; FIELDS]>,
+/// Interns terms to dense ids in first-seen order, for lookups run for every token of every
+/// document. Open addressing over small slots (hash tag and id) keeps the probed array small
+/// enough for the core's cache; each term's first 16 bytes are stored by id, so frequent terms
+/// (interned early, so with small ids) sit close together, and a lookup rarely compares
+/// against the separately stored bytes.
+#[derive(Debug, Default)]
+pub struct TermDict {
+    /// Open-addressing slots; the length is a power of two, at least twice the terms.
+    slots: Vec<Slot>,
+    /// Per term id: its first 16 bytes, zero-padded.
+    heads: Vec<[u64; 2]>,
+    /// Every term, concatenated.
+    text: String,
+    /// Per term id: its end offset in `text`.
+    ends: Vec<usize>,
 }
 
-/// Tokenizes `fields` (documents `first..first + fields.len()` of the index) into postings.
-fn index_part(fields: &[Fields<'_>], first: u32) -> Partial {
-    // Term → id while indexing; ids are sorted by term bytes below, so the map's iteration
-    // order never reaches the output.
-    #[expect(
-        clippy::disallowed_types,
-        reason = "interning only: terms are built in a HashMap and emitted sorted, so output order is deterministic"
-    )]
-    let mut ids: std::collections::HashMap<Box<str>, u32, std::hash::BuildHasherDefault<TermHasher>> =
-        std::collections::HashMap::default();
-    let mut terms: Vec<Box<str>> = Vec::new();
-    let mut postings: Vec<Vec<Posting>> = Vec::new();
-    let mut lengths: Vec<[u32; FIELDS]> = Vec::with_capacity(fields.len());
-    let mut counts: Vec<u32> = Vec::new();
-    for (offset, doc) in fields.iter().enumerate() {
-        let ordinal = first + offset as u32;
-        let mut len = [0u32; FIELDS];
-        for (field, field_len) in len.iter_mut().enumerate() {
-            counts.clear();
-            let owned = if field == 2 { &doc.owned[..] } else { &[] };
-            for text in doc.parts[field].iter().copied().chain(owned.iter().map(String::as_str)) {
-                tokenize(text, false, |_, _, term| {
-                    *field_len += 1;
-                    let id = match ids.get(term) {
-                        Some(&id) => id,
-                        None => {
-                            let id = terms.len() as u32;
-                            let key: Box<str> = term.into();
-                            terms.push(key.clone());
-                            ids.insert(key, id);
-                            postings.push(Vec::new());
-                            id
-                        }
-                    };
-                    counts.push(id);
-                });
+/// A [`TermDict`] slot.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// High bits of the hash, and the length (capped at 255) in the low byte.
+    tag: u32,
+    /// Term id, or [`EMPTY`].
+    id: u32,
+}
+
+const EMPTY: u32 = u32::MAX;
+const EMPTY_SLOT: Slot = Slot { tag: 0, id: EMPTY };
+
+impl TermDict {
+    /// Number of distinct terms.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when no term was interned.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn term(&self, id: usize) -> &str {
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.text[start..self.ends[id]]
+    }
+
+    /// The id of `term`, adding it if new.
+    pub fn intern(&mut self, term: &str) -> u32 {
+        if self.slots.is_empty() {
+            self.slots = vec![EMPTY_SLOT; 1024];
+        }
+        let bytes = term.as_bytes();
+        let hash = term_hash(bytes);
+        let mut head = [0u8; 16];
+        let n = bytes.len().min(16);
+        head[..n].copy_from_slice(&bytes[..n]);
+        let head = [
+            u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(head[8..].try_into().expect("8 bytes")),
+        ];
+        let tag = ((hash >> 32) as u32 & !0xff) | bytes.len().min(0xff) as u32;
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot.id == EMPTY {
+                break;
             }
-            counts.sort_unstable();
-            let mut i = 0;
-            while i < counts.len() {
-                let id = counts[i];
-                let run = counts[i..].iter().take_while(|&&x| x == id).count();
-                postings[id as usize].push((ordinal, field as u8, run as u32));
-                i += run;
+            if slot.tag == tag {
+                let id = slot.id as usize;
+                // Equal length (from the tag) and first 16 bytes: equal unless longer than that.
+                if self.heads[id] == head && (bytes.len() <= 16 || self.term(id) == term) {
+                    return slot.id;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        let id =
+            u32::try_from(self.ends.len()).ok().filter(|&id| id != EMPTY).expect("fewer than 2^32 - 1 terms");
+        self.text.push_str(term);
+        self.ends.push(self.text.len());
+        self.heads.push(head);
+        self.slots[i] = Slot { tag, id };
+        if self.ends.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![EMPTY_SLOT; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for slot in self.slots.iter().filter(|s| s.id != EMPTY) {
+            let hash = term_hash(self.term(slot.id as usize).as_bytes());
+            let mut i = hash as usize & mask;
+            while slots[i].id != EMPTY {
+                i = (i + 1) & mask;
+            }
+            slots[i] = *slot;
+        }
+        self.slots = slots;
+    }
+}
+
+/// The body of one indexed document, tokenized ahead of [`build_with`] (on the compiler's
+/// parallel per-file stage, while the file is in cache): its token count and its distinct terms
+/// with their frequencies, as ids of the [`Indexer`] that produced it.
+#[derive(Debug, Default)]
+pub struct BodyTerms {
+    /// Which indexer's dictionary the ids belong to ([`Indexer::new`]'s `id`).
+    dict: u32,
+    /// Tokens in the body (its BM25F field length).
+    tokens: u32,
+    /// `(term id, frequency)` pairs as varints, in first-occurrence order.
+    pairs: Vec<u8>,
+}
+
+/// Tokenizes text into one [`TermDict`], counting term frequencies without sorting: one per
+/// thread, so tokenizing needs no locks, and the dictionaries are merged by [`build_with`].
+///
+/// Tokens are the ones [`tokenize`] yields, found faster: text is cut at ASCII bytes that are
+/// not letters or digits (which always end a token, so the pieces tokenize independently), and a
+/// piece of ASCII letters and digits (nearly every word) is looked up as written in a memo of
+/// the term it normalises to, so lowercasing, the stop-word test and stemming run once per
+/// distinct spelling rather than once per token.
+#[derive(Debug, Default)]
+pub struct Indexer {
+    id: u32,
+    dict: TermDict,
+    /// ASCII words as written.
+    raw: TermDict,
+    /// Per `raw` id: the term id it normalises to, or [`DROPPED`].
+    raw_terms: Vec<u32>,
+    /// Per term id: its frequency in the text being counted (zeroed after each text).
+    tf: Vec<u32>,
+    /// Term ids seen in the text being counted, in first-occurrence order.
+    touched: Vec<u32>,
+}
+
+/// In [`Indexer::raw_terms`]: a word that yields no token (a stop word, or too long).
+const DROPPED: u32 = u32::MAX;
+
+impl Indexer {
+    /// An indexer whose [`BodyTerms`] say `id`; the ids of the indexers given to one
+    /// [`build_with`] are their positions in its list.
+    pub fn new(id: u32) -> Indexer {
+        Indexer { id, ..Indexer::default() }
+    }
+
+    /// Gives up the dictionary, for [`Pretokenized::dicts`].
+    pub fn into_dict(self) -> TermDict {
+        self.dict
+    }
+
+    /// Tokenizes an indexed document's body (what [`build`] indexes as the body field: a doc's or
+    /// SKILL.md's text without frontmatter, a skill file's whole text).
+    pub fn body(&mut self, text: &str) -> BodyTerms {
+        let mut pairs = Vec::new();
+        let tokens = self.count([text].into_iter(), |id, tf| {
+            put_varint(&mut pairs, id);
+            put_varint(&mut pairs, tf);
+        });
+        pairs.shrink_to_fit();
+        BodyTerms { dict: self.id, tokens, pairs }
+    }
+
+    /// Tokenizes `texts` as one field, calls `emit(term id, frequency)` once per distinct term
+    /// in first-occurrence order, and returns the number of tokens.
+    fn count<'a>(&mut self, texts: impl Iterator<Item = &'a str>, mut emit: impl FnMut(u32, u32)) -> u32 {
+        let mut tokens = 0u32;
+        for text in texts {
+            self.scan(text, &mut tokens);
+        }
+        for &id in &self.touched {
+            emit(id, std::mem::take(&mut self.tf[id as usize]));
+        }
+        self.touched.clear();
+        tokens
+    }
+
+    fn scan(&mut self, text: &str, tokens: &mut u32) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            if bytes[pos] < 0x80 && !bytes[pos].is_ascii_alphanumeric() {
+                pos += 1;
+                continue;
+            }
+            let mut end = pos;
+            let mut ascii = true;
+            while end < bytes.len() && (bytes[end] >= 0x80 || bytes[end].is_ascii_alphanumeric()) {
+                ascii &= bytes[end] < 0x80;
+                end += 1;
+            }
+            // `pos` and `end` are on char boundaries: both are at (or past) ASCII bytes.
+            let piece = &text[pos..end];
+            pos = end;
+            if !ascii {
+                let Indexer { dict, tf, touched, .. } = self;
+                tokenize(piece, false, |_, _, term| {
+                    *tokens = tokens.saturating_add(1);
+                    Self::add(tf, touched, dict.intern(term));
+                });
+                continue;
+            }
+            if piece.len() > MAX_TERM_BYTES {
+                continue;
+            }
+            let raw = self.raw.intern(piece) as usize;
+            if raw == self.raw_terms.len() {
+                let mut id = DROPPED;
+                tokenize(piece, false, |_, _, term| id = self.dict.intern(term));
+                self.raw_terms.push(id);
+            }
+            let id = self.raw_terms[raw];
+            if id != DROPPED {
+                *tokens = tokens.saturating_add(1);
+                Self::add(&mut self.tf, &mut self.touched, id);
             }
         }
-        lengths.push(len);
     }
-    let mut order: Vec<u32> = (0..terms.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| terms[a as usize].as_bytes().cmp(terms[b as usize].as_bytes()));
-    Partial { terms, order, postings, lengths }
+
+    fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, id: u32) {
+        let slot = id as usize;
+        if slot >= tf.len() {
+            tf.resize(slot + 1, 0);
+        }
+        if tf[slot] == 0 {
+            touched.push(id);
+        }
+        tf[slot] = tf[slot].saturating_add(1);
+    }
 }
 
-/// Appends one term's postings (`lists` in doc order, each in (ordinal, field) order, no
-/// document split across two lists) in the stored format; returns the document frequency.
-fn encode_postings(lists: &[&[Posting]], out: &mut Vec<u8>) -> u32 {
-    let mut df = 0u32;
-    let mut prev = 0u32;
-    for list in lists {
-        let mut i = 0;
-        while i < list.len() {
-            let ordinal = list[i].0;
-            let mut mask = 0u8;
-            let mut tfs = [0u32; FIELDS];
-            while i < list.len() && list[i].0 == ordinal {
-                mask |= 1 << list[i].1;
-                tfs[list[i].1 as usize] = list[i].2;
-                i += 1;
+/// Bodies tokenized ahead of [`build_with`]: the indexers' dictionaries (by [`Indexer::new`]
+/// id) and, by entry index, each text entry's [`BodyTerms`].
+#[derive(Debug, Default)]
+pub struct Pretokenized {
+    /// The dictionaries, in indexer-id order.
+    pub dicts: Vec<TermDict>,
+    /// By index into `Catalog::entries`: the body, when tokenized ahead.
+    pub bodies: Vec<Option<BodyTerms>>,
+}
+
+/// One document of the index while it is built: its small fields' terms (ids of the build's own
+/// indexer), its body and its field lengths.
+struct DocTerms {
+    entry: u32,
+    /// `(term id, field, frequency)` of title, description, keywords and headings.
+    small: Vec<(u32, u8, u32)>,
+    body: BodyTerms,
+    lengths: [u32; FIELDS],
+}
+
+/// Builds the index over every doc and skill. Deterministic: the output depends only on the
+/// inputs' content and order (terms are sorted before they are written).
+pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
+    build_with(entries, docs, skills, Pretokenized::default())
+}
+
+/// [`build`], with some or all bodies tokenized ahead (a body missing from `pre` is tokenized
+/// here). The bytes are the same either way, however the bodies were spread over indexers.
+pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretokenized) -> SearchIndex {
+    let Pretokenized { mut dicts, mut bodies } = pre;
+    let fields = collect_fields(entries, docs, skills);
+    let n_docs = fields.len();
+
+    // Small fields (and bodies not tokenized ahead) go through the build's own indexer, whose
+    // dictionary is numbered after the given ones.
+    let mut own = Indexer::new(dicts.len() as u32);
+    let mut doc_terms: Vec<DocTerms> = Vec::with_capacity(n_docs);
+    for doc in &fields {
+        let mut small = Vec::new();
+        let mut lengths = [0u32; FIELDS];
+        for (field, length) in lengths.iter_mut().enumerate().take(FIELDS - 1) {
+            let owned = if field == 2 { &doc.owned[..] } else { &[] };
+            let texts = doc.parts[field].iter().copied().chain(owned.iter().map(String::as_str));
+            *length = own.count(texts, |id, tf| small.push((id, field as u8, tf)));
+        }
+        let body = match bodies.get_mut(doc.entry as usize).and_then(Option::take) {
+            Some(body) => body,
+            None => own.body(doc.parts[FIELDS - 1].first().copied().unwrap_or_default()),
+        };
+        lengths[FIELDS - 1] = body.tokens;
+        doc_terms.push(DocTerms { entry: doc.entry, small, body, lengths });
+    }
+    drop(bodies);
+    drop(fields);
+    dicts.push(own.into_dict());
+
+    // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
+    let mut all: Vec<&str> = dicts.iter().flat_map(|d| (0..d.len()).map(|i| d.term(i))).collect();
+    all.sort_unstable();
+    all.dedup();
+    let remap: Vec<Vec<u32>> = dicts
+        .iter()
+        .map(|d| {
+            (0..d.len())
+                .map(|i| all.binary_search(&d.term(i)).expect("every term was collected") as u32)
+                .collect()
+        })
+        .collect();
+    let n_terms = all.len();
+
+    // Postings, one buffer per term, filled document by document (so in ordinal order). A
+    // document's fields are gathered per term first: a posting holds all of them.
+    let mut masks = vec![0u8; n_terms];
+    let mut tfs = vec![[0u32; FIELDS]; n_terms];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut postings: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
+    let mut last = vec![0u32; n_terms];
+    let mut df = vec![0u32; n_terms];
+    let own_remap = &remap[dicts.len() - 1];
+    for (ordinal, doc) in doc_terms.iter().enumerate() {
+        let ordinal = ordinal as u32;
+        let mut add = |g: u32, field: usize, tf: u32| {
+            let slot = g as usize;
+            if masks[slot] == 0 {
+                touched.push(g);
             }
-            put_varint(out, ordinal - prev);
-            prev = ordinal;
+            masks[slot] |= 1 << field;
+            tfs[slot][field] = tf;
+        };
+        for &(id, field, tf) in &doc.small {
+            add(own_remap[id as usize], field as usize, tf);
+        }
+        let body_remap = &remap[doc.body.dict as usize];
+        let mut at = 0;
+        while at < doc.body.pairs.len() {
+            let id = get_varint(&doc.body.pairs, &mut at);
+            let tf = get_varint(&doc.body.pairs, &mut at);
+            add(body_remap[id as usize], FIELDS - 1, tf);
+        }
+        for &g in &touched {
+            let slot = g as usize;
+            let out = &mut postings[slot];
+            put_varint(out, ordinal - last[slot]);
+            last[slot] = ordinal;
+            let mask = std::mem::take(&mut masks[slot]);
             out.push(mask);
-            for (f, tf) in tfs.iter().enumerate() {
+            for (f, tf) in tfs[slot].iter().enumerate() {
                 if mask & (1 << f) != 0 {
                     put_varint(out, *tf);
                 }
             }
-            df += 1;
+            df[slot] += 1;
         }
+        touched.clear();
     }
-    df
-}
-
-/// Below this many documents the index is built on one thread (spawning costs more).
-const PARALLEL_MIN_DOCS: usize = 256;
-
-/// Builds the index over every doc and skill. Deterministic: the output depends only on the
-/// inputs' content and order (terms are sorted before they are written).
-///
-/// Tokenizing is split over two threads, each indexing a contiguous half of the documents; the
-/// halves' sorted term lists are merged, and a term's postings are the first half's followed by
-/// the second's, so the bytes are the same as a single pass in document order.
-pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
-    let fields = collect_fields(entries, docs, skills);
-    let n_docs = fields.len();
-    let parallel = n_docs >= PARALLEL_MIN_DOCS
-        && std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) > 1;
-    let parts: Vec<Partial> = if parallel {
-        let (head, tail) = fields.split_at(n_docs / 2);
-        std::thread::scope(|scope| {
-            let worker = scope.spawn(|| index_part(tail, head.len() as u32));
-            let first = index_part(head, 0);
-            // A panic in the worker is a bug in this module; re-raise it on this thread.
-            let second = worker.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            vec![first, second]
-        })
-    } else {
-        vec![index_part(&fields, 0)]
-    };
+    drop(tfs);
 
     let mut avg = [0f32; FIELDS];
-    for len in parts.iter().flat_map(|p| &p.lengths) {
-        for f in 0..FIELDS {
-            avg[f] += len[f] as f32;
+    for doc in &doc_terms {
+        for (a, len) in avg.iter_mut().zip(doc.lengths) {
+            *a += len as f32;
         }
     }
     for a in &mut avg {
         *a = if n_docs == 0 { 1.0 } else { (*a / n_docs as f32).max(1.0) };
     }
 
-    // Merge the parts' sorted term lists; equal terms are joined, postings in part order.
-    let mut strings = Vec::new();
-    let mut posting_bytes = Vec::new();
-    let mut table = Vec::new();
-    let mut n_terms = 0u32;
-    let mut cursors = vec![0usize; parts.len()];
-    let mut lists: Vec<&[Posting]> = Vec::with_capacity(parts.len());
-    loop {
-        let next = parts
-            .iter()
-            .zip(&cursors)
-            .filter_map(|(p, &c)| p.order.get(c).map(|&id| &*p.terms[id as usize]))
-            .min();
-        let Some(term) = next else { break };
-        lists.clear();
-        for (p, c) in parts.iter().zip(&mut cursors) {
-            if let Some(&id) = p.order.get(*c)
-                && *p.terms[id as usize] == *term
-            {
-                lists.push(&p.postings[id as usize]);
-                *c += 1;
-            }
-        }
-        put_u32(&mut table, strings.len() as u32);
-        put_u32(&mut table, posting_bytes.len() as u32);
-        strings.extend_from_slice(term.as_bytes());
-        let df = encode_postings(&lists, &mut posting_bytes);
-        put_u32(&mut table, df);
-        n_terms += 1;
-    }
-    put_u32(&mut table, strings.len() as u32);
-    put_u32(&mut table, posting_bytes.len() as u32);
-    put_u32(&mut table, 0);
-
+    let strings_len: usize = all.iter().map(|t| t.len()).sum();
+    let postings_len: usize = postings.iter().map(Vec::len).sum();
     let mut data =
-        Vec::with_capacity(HEADER + n_docs * DOC_ROW + table.len() + strings.len() + posting_bytes.len());
+        Vec::with_capacity(HEADER + n_docs * DOC_ROW + (n_terms + 1) * TERM_ROW + strings_len + postings_len);
     data.extend_from_slice(MAGIC);
     put_u32(&mut data, n_docs as u32);
-    put_u32(&mut data, n_terms);
+    put_u32(&mut data, n_terms as u32);
     for a in avg {
         data.extend_from_slice(&a.to_le_bytes());
     }
-    for (doc, len) in fields.iter().zip(parts.iter().flat_map(|p| &p.lengths)) {
+    for doc in &doc_terms {
         put_u32(&mut data, doc.entry);
-        for l in len {
-            put_u32(&mut data, *l);
+        for l in doc.lengths {
+            put_u32(&mut data, l);
         }
     }
-    data.extend_from_slice(&table);
-    data.extend_from_slice(&strings);
-    data.extend_from_slice(&posting_bytes);
+    drop(doc_terms);
+    let (mut string_at, mut posting_at) = (0usize, 0usize);
+    for (term, (list, df)) in all.iter().zip(postings.iter().zip(&df)) {
+        put_u32(&mut data, string_at as u32);
+        put_u32(&mut data, posting_at as u32);
+        put_u32(&mut data, *df);
+        string_at += term.len();
+        posting_at += list.len();
+    }
+    put_u32(&mut data, string_at as u32);
+    put_u32(&mut data, posting_at as u32);
+    put_u32(&mut data, 0);
+    for term in &all {
+        data.extend_from_slice(term.as_bytes());
+    }
+    for list in postings {
+        data.extend_from_slice(&list);
+    }
     SearchIndex { data: data.into() }
 }
 
@@ -852,6 +1066,49 @@ mod tests {
         let mut got = Vec::new();
         tokenize(text, false, |s, e, t| got.push(format!("{t}@{}", &text[s..e])));
         assert_eq!(got.join(" "), expected, "tokens of {text:?}");
+    }
+
+    #[test]
+    fn term_dict_tells_apart_terms_sharing_a_long_prefix() {
+        let mut dict = TermDict::default();
+        let long_a = "configurationsettinga".repeat(2);
+        let long_b = "configurationsettingb".repeat(2);
+        let terms: Vec<String> = (0..5000).map(|i| format!("t{i}")).chain([long_a, long_b]).collect();
+        for (i, t) in terms.iter().enumerate() {
+            assert_eq!(dict.intern(t), i as u32, "{t} is new");
+        }
+        // Lookups after the table grew several times find every term again.
+        for (i, t) in terms.iter().enumerate() {
+            assert_eq!(dict.intern(t), i as u32, "{t} is known");
+            assert_eq!(dict.term(i), t);
+        }
+        assert_eq!(dict.len(), terms.len());
+    }
+
+    #[test]
+    fn indexer_counts_the_tokens_tokenize_yields() {
+        let text = "The Shortcodes and shortcodes: taxonomies, Überblick 日本語 x2 the_end \
+                    averyveryveryveryveryveryveryveryveryveryverylongwordthatisdropped";
+        let mut expected: Vec<(String, u32)> = Vec::new();
+        let mut n = 0;
+        tokenize(text, false, |_, _, t| {
+            n += 1;
+            match expected.iter_mut().find(|(x, _)| x == t) {
+                Some((_, tf)) => *tf += 1,
+                None => expected.push((t.to_owned(), 1)),
+            }
+        });
+        let mut indexer = Indexer::new(0);
+        let body = indexer.body(text);
+        assert_eq!(body.tokens, n);
+        let mut got = Vec::new();
+        let mut at = 0;
+        while at < body.pairs.len() {
+            let id = get_varint(&body.pairs, &mut at);
+            let tf = get_varint(&body.pairs, &mut at);
+            got.push((indexer.dict.term(id as usize).to_owned(), tf));
+        }
+        assert_eq!(got, expected);
     }
 
     #[test]

@@ -37,6 +37,7 @@ struct Pending {
 /// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
 pub fn build(
     files: Vec<Processed>,
+    dicts: Vec<catalog::search::TermDict>,
     unserved: &[String],
     assemble: bool,
     diags: &mut Vec<Diagnostic>,
@@ -44,6 +45,8 @@ pub fn build(
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
+    // Tokenized bodies by URI, matched to entry indices once entries are sorted.
+    let mut body_terms: Vec<(String, catalog::search::BodyTerms)> = Vec::new();
     let mut docs: Vec<(Doc, Pending)> = Vec::new();
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
 
@@ -54,7 +57,8 @@ pub fn build(
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
-        let Processed { found, bytes, blake3, sha256, is_text, total_lines, parsed } = file;
+        let Processed { found, bytes, blake3, sha256, is_text, total_lines, parsed, body_terms: terms } =
+            file;
         fingerprint.update(&(found.path.len() as u64).to_le_bytes());
         fingerprint.update(found.path.as_bytes());
         fingerprint.update(&(bytes.len() as u64).to_le_bytes());
@@ -73,6 +77,9 @@ pub fn build(
                 EntryKind::SkillFile,
             ),
         };
+        if let Some(terms) = terms {
+            body_terms.push((uri.clone(), terms));
+        }
         let entry = Entry {
             uri: uri.clone(),
             kind,
@@ -281,6 +288,12 @@ pub fn build(
         .enumerate()
         .map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries")))
         .collect();
+    let mut bodies: Vec<Option<catalog::search::BodyTerms>> = entries.iter().map(|_| None).collect();
+    for (uri, terms) in body_terms {
+        if let Some(&i) = index.get(uri.as_str()) {
+            bodies[i as usize] = Some(terms);
+        }
+    }
 
     let mut out_docs = Vec::with_capacity(docs.len());
     for ((mut doc, p), links) in docs.into_iter().zip(doc_links.iter_mut()) {
@@ -324,7 +337,8 @@ pub fn build(
     }
     out_skills.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let search = catalog::search::build(&entries, &out_docs, &out_skills);
+    let pre = catalog::search::Pretokenized { dicts, bodies };
+    let search = catalog::search::build_with(&entries, &out_docs, &out_skills, pre);
     let settings: Settings = parsed_settings.settings;
     let catalog = Catalog {
         settings,
