@@ -376,27 +376,141 @@ struct Envelope<'a> {
 }
 
 /// Encodes a catalog into its two files. Deterministic: the same catalog gives the same bytes.
+///
+/// Holds the whole file in memory; [`write`] streams the same bytes instead.
 pub fn encode(catalog: &Catalog) -> Encoded {
-    // Positional (array) encoding: the metadata is read at every open, and matching field names
-    // of ~20,000 records costs more than the rest of the decode. The format version guards the
-    // field order; the catalog hash guards the bytes.
-    let meta = encode_meta(catalog);
-    let bodies_len: usize = catalog.entries.iter().map(|e| e.bytes.len()).sum();
-    let search_len = catalog.search.data.len();
-    let mut body = Vec::with_capacity(HEAD + bodies_len + search_len + meta.len());
-    body.extend_from_slice(&(bodies_len as u64).to_le_bytes());
-    body.extend_from_slice(&(search_len as u64).to_le_bytes());
-    for entry in &catalog.entries {
-        body.extend_from_slice(&entry.bytes);
-    }
-    body.extend_from_slice(&catalog.search.data);
-    body.extend_from_slice(&meta);
-    let catalog_hash = hash(&body).to_hex().to_string();
-    let envelope =
-        Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: &catalog_hash, body: &body };
-    let msgpack = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
+    let pieces = Pieces::new(catalog);
+    let mut msgpack = Vec::with_capacity(ENVELOPE_MAX + pieces.len());
+    // Writing to a Vec fails only past msgpack's 4 GiB limit, which no tree under the
+    // compiler's per-file limit of practical size reaches.
+    let catalog_hash = pieces.write(&mut msgpack).expect("catalog body under 4 GiB");
     let manifest = manifest_json(catalog, &catalog_hash);
     Encoded { msgpack, manifest, catalog_hash }
+}
+
+/// Writes `catalog.msgpack` to `out`, the bytes [`encode`] returns, without assembling them:
+/// the entry bodies and the index go from the catalog to `out` as they are. Returns the
+/// catalog hash, for [`manifest`].
+pub fn write(catalog: &Catalog, out: &mut impl std::io::Write) -> std::io::Result<String> {
+    Pieces::new(catalog).write(out)
+}
+
+/// `manifest.json` for a catalog whose `catalog.msgpack` has `catalog_hash`.
+pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
+    manifest_json(catalog, catalog_hash)
+}
+
+/// Upper bound of the envelope's size before the body's bytes (the map, the three small
+/// fields, the `body` key and its `bin` header).
+const ENVELOPE_MAX: usize = 160;
+
+/// The catalog's `body`, as the slices it is the concatenation of (layout in the module docs):
+/// only the lengths head and the metadata are new bytes.
+struct Pieces<'a> {
+    head: [u8; HEAD],
+    bodies: Vec<&'a [u8]>,
+    search: &'a [u8],
+    meta: Vec<u8>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(catalog: &'a Catalog) -> Pieces<'a> {
+        // Positional (array) encoding: the metadata is read at every open, and matching field
+        // names of ~20,000 records costs more than the rest of the decode. The format version
+        // guards the field order; the catalog hash guards the bytes.
+        let meta = encode_meta(catalog);
+        let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
+        let bodies_len: usize = bodies.iter().map(|b| b.len()).sum();
+        let search = catalog.search.data.as_slice();
+        let mut head = [0u8; HEAD];
+        head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());
+        head[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
+        Pieces { head, bodies, search, meta }
+    }
+
+    fn slices(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(&self.head[..])
+            .chain(self.bodies.iter().copied())
+            .chain([self.search, &self.meta[..]])
+    }
+
+    fn len(&self) -> usize {
+        self.slices().map(<[u8]>::len).sum()
+    }
+
+    /// blake3 of the concatenation, bit-identical to [`hash`] of it: large bodies are hashed
+    /// as two subtrees on two threads, each fed the slices that fall in its half.
+    fn hash(&self) -> blake3::Hash {
+        use blake3::hazmat::{HasherExt, Mode, left_subtree_len, merge_subtrees_root};
+        const PARALLEL_MIN: usize = 4 << 20;
+        let total = self.len();
+        let feed = |hasher: &mut blake3::Hasher, range: Range<usize>| {
+            let mut at = 0;
+            for slice in self.slices() {
+                let (start, end) = (at, at + slice.len());
+                at = end;
+                let (from, to) = (start.max(range.start), end.min(range.end));
+                if from < to {
+                    hasher.update(&slice[from - start..to - start]);
+                }
+            }
+        };
+        if total < PARALLEL_MIN {
+            let mut hasher = blake3::Hasher::new();
+            feed(&mut hasher, 0..total);
+            return hasher.finalize();
+        }
+        let left_len = left_subtree_len(total as u64) as usize;
+        let (left_cv, right_cv) = std::thread::scope(|scope| {
+            let left = scope.spawn(|| {
+                let mut hasher = blake3::Hasher::new();
+                feed(&mut hasher, 0..left_len);
+                hasher.finalize_non_root()
+            });
+            let mut hasher = blake3::Hasher::new();
+            hasher.set_input_offset(left_len as u64);
+            feed(&mut hasher, left_len..total);
+            (left.join().expect("hashing does not panic"), hasher.finalize_non_root())
+        });
+        merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
+    }
+
+    /// Writes the envelope and the body; returns the catalog hash.
+    fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<String> {
+        let catalog_hash = self.hash().to_hex().to_string();
+        out.write_all(&envelope_head(&catalog_hash, self.len())?)?;
+        for slice in self.slices() {
+            out.write_all(slice)?;
+        }
+        Ok(catalog_hash)
+    }
+}
+
+/// The envelope's bytes up to the body's: exactly what `rmp_serde` writes for an [`Envelope`]
+/// holding a body of `body_len` bytes (it is encoded with an empty body, whose `bin` header is
+/// then replaced by the real one, the shortest msgpack allows).
+fn envelope_head(catalog_hash: &str, body_len: usize) -> std::io::Result<Vec<u8>> {
+    let envelope = Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash, body: &[] };
+    let mut head = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
+    assert_eq!(head.split_off(head.len() - 2), [0xc4, 0x00], "an empty body is a bin8 of length 0");
+    match (u8::try_from(body_len), u16::try_from(body_len)) {
+        (Ok(n), _) => head.extend_from_slice(&[0xc4, n]),
+        (_, Ok(n)) => {
+            head.push(0xc5);
+            head.extend_from_slice(&n.to_be_bytes());
+        }
+        _ => {
+            let n = u32::try_from(body_len).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the catalog would be {body_len} bytes, more than msgpack's 4 GiB limit"),
+                )
+            })?;
+            head.push(0xc6);
+            head.extend_from_slice(&n.to_be_bytes());
+        }
+    }
+    Ok(head)
 }
 
 /// Number of parts the docs are split into, so their metadata decodes on several threads.
@@ -715,6 +829,19 @@ mod borrowed_bytes {
 mod tests {
     use super::*;
     use crate::catalog::{Entry, SearchIndex, Settings};
+
+    #[test]
+    fn envelope_head_is_what_rmp_serde_writes_for_every_bin_size() {
+        for len in [0usize, 1, 255, 256, 65_535, 65_536, 70_000] {
+            let body = vec![7u8; len];
+            let envelope =
+                Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: "ab", body: &body };
+            let whole = rmp_serde::to_vec_named(&envelope).unwrap();
+            let mut ours = envelope_head("ab", len).unwrap();
+            ours.extend_from_slice(&body);
+            assert!(ours == whole, "envelope of a {len}-byte body");
+        }
+    }
 
     fn sample() -> Catalog {
         let bytes = b"# Hello\n".to_vec();

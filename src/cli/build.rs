@@ -29,19 +29,24 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: `{}` has errors; no catalog written", args.content.display());
         return Ok(ExitCode::from(1));
     };
-    let encoded = codec::encode(&catalog);
     let msgpack = args.out.join("catalog.msgpack");
     let manifest = args.out.join("manifest.json");
-    write_atomically(&msgpack, &encoded.msgpack)?;
-    write_atomically(&manifest, encoded.manifest.as_bytes())?;
+    // Streamed: the entry bodies go from the catalog to the file without a second copy.
+    let mut catalog_hash = String::new();
+    let written = write_atomically(&msgpack, |out| {
+        catalog_hash = codec::write(&catalog, out)?;
+        Ok(())
+    })?;
+    let manifest_text = codec::manifest(&catalog, &catalog_hash);
+    write_atomically(&manifest, |out| out.write_all(manifest_text.as_bytes()))?;
     eprintln!(
         "wrote {} ({} docs, {} skills, {} entries, {} bytes, catalog hash {})",
         msgpack.display(),
         catalog.docs.len(),
         catalog.skills.len(),
         catalog.entries.len(),
-        encoded.msgpack.len(),
-        &encoded.catalog_hash[..16],
+        written,
+        &catalog_hash[..16],
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -110,11 +115,30 @@ fn display_prefix(content: &Path) -> String {
 }
 
 /// Writes a file through a temporary sibling and a rename, so a reader (a running server, an
-/// interrupted build) never sees half a catalog.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// interrupted build) never sees half a catalog. `fill` writes the contents; returns their size.
+fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> anyhow::Result<u64> {
     let mut tmp = PathBuf::from(path);
     tmp.as_mut_os_string().push(".tmp");
-    error::write(&tmp, bytes)?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| error::Error::io(parent, e))?;
+    }
+    let result = std::fs::File::create(&tmp).and_then(|file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        file.metadata().map(|m| m.len())
+    });
+    let len = match result {
+        Ok(len) => len,
+        Err(e) => {
+            // Do not leave a partial temporary file behind.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(error::Error::io(&tmp, e).into());
+        }
+    };
     std::fs::rename(&tmp, path).map_err(|e| error::Error::io(path, e))?;
-    Ok(())
+    Ok(len)
 }

@@ -559,3 +559,22 @@ fn check_reports_exactly_what_compile_reports_without_a_catalog() {
         assert_eq!(compiled.catalog.is_some(), !compiled.has_errors(), "{name}");
     }
 }
+
+#[test]
+fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
+    // The compiler tokenizes bodies on every worker into per-worker dictionaries; a single pass
+    // of the index builder over the finished catalog must give the same bytes, and the streamed
+    // catalog file must be the bytes `encode` returns.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("content");
+    let catalog =
+        folio::compile::compile(&folio::compile::Config { root }).catalog.expect("content/ compiles");
+    let single = folio::catalog::search::build(&catalog.entries, &catalog.docs, &catalog.skills);
+    assert!(single.data.len() > 10_000, "the manual has a real index");
+    assert!(single.data == catalog.search.data, "index bytes differ from a single-threaded build");
+    let mut streamed = Vec::new();
+    let hash = folio::catalog::codec::write(&catalog, &mut streamed).unwrap();
+    let encoded = folio::catalog::codec::encode(&catalog);
+    assert!(streamed == encoded.msgpack, "write and encode disagree");
+    assert_eq!(hash, encoded.catalog_hash);
+    assert_eq!(folio::catalog::codec::manifest(&catalog, &hash), encoded.manifest);
+}
