@@ -454,6 +454,33 @@ struct Slot {
 const EMPTY: u32 = u32::MAX;
 const EMPTY_SLOT: Slot = Slot { tag: 0, id: EMPTY };
 
+/// What a [`TermDict`] lookup compares: the hash, the slot tag and the first 16 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+    hash: u64,
+    /// High bits of the hash, and the length (capped at 255) in the low byte.
+    tag: u32,
+    /// The first 16 bytes, zero-padded.
+    head: [u64; 2],
+}
+
+impl Key {
+    fn of(bytes: &[u8]) -> Key {
+        let hash = term_hash(bytes);
+        let mut head = [0u8; 16];
+        let n = bytes.len().min(16);
+        head[..n].copy_from_slice(&bytes[..n]);
+        Key {
+            hash,
+            tag: ((hash >> 32) as u32 & !0xff) | bytes.len().min(0xff) as u32,
+            head: [
+                u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
+                u64::from_le_bytes(head[8..].try_into().expect("8 bytes")),
+            ],
+        }
+    }
+}
+
 impl TermDict {
     /// Number of distinct terms.
     pub fn len(&self) -> usize {
@@ -472,32 +499,27 @@ impl TermDict {
 
     /// The id of `term`, adding it if new.
     pub fn intern(&mut self, term: &str) -> u32 {
+        self.intern_key(term, Key::of(term.as_bytes()))
+    }
+
+    fn ensure_slots(&mut self) {
         if self.slots.is_empty() {
             self.slots = vec![EMPTY_SLOT; 1024];
         }
-        let bytes = term.as_bytes();
-        let hash = term_hash(bytes);
-        let mut head = [0u8; 16];
-        let n = bytes.len().min(16);
-        head[..n].copy_from_slice(&bytes[..n]);
-        let head = [
-            u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
-            u64::from_le_bytes(head[8..].try_into().expect("8 bytes")),
-        ];
-        let tag = ((hash >> 32) as u32 & !0xff) | bytes.len().min(0xff) as u32;
+    }
+
+    /// [`TermDict::intern`] with the key computed.
+    fn intern_key(&mut self, term: &str, key: Key) -> u32 {
+        self.ensure_slots();
         let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
+        let mut i = key.hash as usize & mask;
         loop {
             let slot = self.slots[i];
             if slot.id == EMPTY {
                 break;
             }
-            if slot.tag == tag {
-                let id = slot.id as usize;
-                // Equal length (from the tag) and first 16 bytes: equal unless longer than that.
-                if self.heads[id] == head && (bytes.len() <= 16 || self.term(id) == term) {
-                    return slot.id;
-                }
+            if slot.tag == key.tag && self.matches(slot.id, term, key) {
+                return slot.id;
             }
             i = (i + 1) & mask;
         }
@@ -505,12 +527,18 @@ impl TermDict {
             u32::try_from(self.ends.len()).ok().filter(|&id| id != EMPTY).expect("fewer than 2^32 - 1 terms");
         self.text.push_str(term);
         self.ends.push(self.text.len());
-        self.heads.push(head);
-        self.slots[i] = Slot { tag, id };
+        self.heads.push(key.head);
+        self.slots[i] = Slot { tag: key.tag, id };
         if self.ends.len() * 2 > self.slots.len() {
             self.grow();
         }
         id
+    }
+
+    /// True when term `id` is `term` (whose tag already matched, so whose length did).
+    fn matches(&self, id: u32, term: &str, key: Key) -> bool {
+        // Equal length and first 16 bytes: equal unless longer than that.
+        self.heads[id as usize] == key.head && (term.len() <= 16 || self.term(id as usize) == term)
     }
 
     fn grow(&mut self) {
@@ -561,6 +589,23 @@ pub struct Indexer {
     tf: Vec<u32>,
     /// Term ids seen in the text being counted, in first-occurrence order.
     touched: Vec<u32>,
+    /// ASCII words waiting for [`Indexer::flush`].
+    batch: Vec<Pending>,
+}
+
+/// Words looked up together by [`Indexer::flush`].
+const BATCH: usize = 64;
+
+/// An ASCII word of the text being counted, waiting for its memo lookup.
+#[derive(Debug)]
+struct Pending {
+    start: usize,
+    end: usize,
+    key: Key,
+    /// The word's home slot in the memo, loaded ahead.
+    home: Slot,
+    /// The home slot holds this word (its first 16 bytes, at least).
+    hit: bool,
 }
 
 /// In [`Indexer::raw_terms`]: a word that yields no token (a stop word, or too long).
@@ -619,9 +664,11 @@ impl Indexer {
                 end += 1;
             }
             // `pos` and `end` are on char boundaries: both are at (or past) ASCII bytes.
-            let piece = &text[pos..end];
+            let (start, piece) = (pos, &text[pos..end]);
             pos = end;
             if !ascii {
+                // Keep first-occurrence order: words before this piece are counted first.
+                self.flush(text, tokens);
                 let Indexer { dict, tf, touched, .. } = self;
                 tokenize(piece, false, |_, _, term| {
                     *tokens = tokens.saturating_add(1);
@@ -632,7 +679,41 @@ impl Indexer {
             if piece.len() > MAX_TERM_BYTES {
                 continue;
             }
-            let raw = self.raw.intern(piece) as usize;
+            let key = Key::of(piece.as_bytes());
+            self.batch.push(Pending { start, end, key, home: EMPTY_SLOT, hit: false });
+            if self.batch.len() == BATCH {
+                self.flush(text, tokens);
+            }
+        }
+        self.flush(text, tokens);
+    }
+
+    /// Counts the batched ASCII words. Their home slots and stored heads are loaded in two
+    /// passes of independent loads first, so the cache misses of a batch overlap instead of
+    /// being paid one after another (the memo is larger than a core's L2 on big trees, and this
+    /// was the top of the compile profile).
+    fn flush(&mut self, text: &str, tokens: &mut u32) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let mut batch = std::mem::take(&mut self.batch);
+        self.raw.ensure_slots();
+        let mask = self.raw.slots.len() - 1;
+        for p in batch.iter_mut() {
+            p.home = self.raw.slots[p.key.hash as usize & mask];
+        }
+        for p in batch.iter_mut() {
+            p.hit = p.home.id != EMPTY
+                && p.home.tag == p.key.tag
+                && self.raw.heads[p.home.id as usize] == p.key.head;
+        }
+        for p in &batch {
+            let piece = &text[p.start..p.end];
+            let raw = if p.hit && (piece.len() <= 16 || self.raw.term(p.home.id as usize) == piece) {
+                p.home.id
+            } else {
+                self.raw.intern_key(piece, p.key)
+            } as usize;
             if raw == self.raw_terms.len() {
                 let mut id = DROPPED;
                 tokenize(piece, false, |_, _, term| id = self.dict.intern(term));
@@ -644,6 +725,8 @@ impl Indexer {
                 Self::add(&mut self.tf, &mut self.touched, id);
             }
         }
+        batch.clear();
+        self.batch = batch;
     }
 
     fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, id: u32) {
@@ -728,17 +811,158 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
         .collect();
     let n_terms = all.len();
 
-    // Postings, one buffer per term, filled document by document (so in ordinal order). A
-    // document's fields are gathered per term first: a posting holds all of them.
+    // Postings, filled on several threads, each over a contiguous run of documents; the runs'
+    // lists are joined per term below, so the bytes do not depend on the split.
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4);
+    let runs = if n_docs >= PARALLEL_MIN_DOCS { threads } else { 1 };
+    let parts = fill_runs(&doc_terms, &remap, dicts.len() - 1, n_terms, runs);
+    drop(remap);
+
+    let mut avg = [0f32; FIELDS];
+    for doc in &doc_terms {
+        for (a, len) in avg.iter_mut().zip(doc.lengths) {
+            *a += len as f32;
+        }
+    }
+    for a in &mut avg {
+        *a = if n_docs == 0 { 1.0 } else { (*a / n_docs as f32).max(1.0) };
+    }
+
+    let strings_len: usize = all.iter().map(|t| t.len()).sum();
+    let sizes: Vec<(usize, u32)> = (0..n_terms).map(|t| join_runs(&parts, t, None)).collect();
+    let postings_len: usize = sizes.iter().map(|s| s.0).sum();
+    let mut data =
+        Vec::with_capacity(HEADER + n_docs * DOC_ROW + (n_terms + 1) * TERM_ROW + strings_len + postings_len);
+    data.extend_from_slice(MAGIC);
+    put_u32(&mut data, n_docs as u32);
+    put_u32(&mut data, n_terms as u32);
+    for a in avg {
+        data.extend_from_slice(&a.to_le_bytes());
+    }
+    for doc in &doc_terms {
+        put_u32(&mut data, doc.entry);
+        for l in doc.lengths {
+            put_u32(&mut data, l);
+        }
+    }
+    drop(doc_terms);
+    let (mut string_at, mut posting_at) = (0usize, 0usize);
+    for (term, &(len, df)) in all.iter().zip(&sizes) {
+        put_u32(&mut data, string_at as u32);
+        put_u32(&mut data, posting_at as u32);
+        put_u32(&mut data, df);
+        string_at += term.len();
+        posting_at += len;
+    }
+    put_u32(&mut data, string_at as u32);
+    put_u32(&mut data, posting_at as u32);
+    put_u32(&mut data, 0);
+    for term in &all {
+        data.extend_from_slice(term.as_bytes());
+    }
+    for term in 0..n_terms {
+        join_runs(&parts, term, Some(&mut data));
+    }
+    SearchIndex { data: data.into() }
+}
+
+/// Below this many documents postings are filled on one thread (spawning costs more).
+const PARALLEL_MIN_DOCS: usize = 256;
+
+/// The postings of a contiguous run of documents, per global term id.
+struct PostingRun {
+    /// The stored format, except that the first posting's document delta is the absolute
+    /// ordinal (joined to the previous run's list by [`build_with`]).
+    lists: Vec<Vec<u8>>,
+    /// Documents of the run holding the term.
+    df: Vec<u32>,
+    /// Ordinal of the run's last document holding the term.
+    last: Vec<u32>,
+}
+
+/// Fills the postings of `docs` as up to `runs` contiguous runs, each on its own thread.
+fn fill_runs(
+    docs: &[DocTerms],
+    remap: &[Vec<u32>],
+    own_dict: usize,
+    n_terms: usize,
+    runs: usize,
+) -> Vec<PostingRun> {
+    let runs = split_runs(docs, runs);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = runs
+            .iter()
+            .skip(1)
+            .map(|run| scope.spawn(|| fill_postings(&docs[run.clone()], run.start, remap, own_dict, n_terms)))
+            .collect();
+        let first = runs.first().map(|run| fill_postings(&docs[run.clone()], 0, remap, own_dict, n_terms));
+        // A panic in a worker is a bug in this module; re-raise it on this thread.
+        first
+            .into_iter()
+            .chain(workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+            .collect()
+    })
+}
+
+/// One term's stored postings: its runs' lists in order, each run's first posting (which holds
+/// its absolute ordinal) turned into a delta from the previous run's last one. Appends them to
+/// `out` when given; returns their length and the document frequency.
+fn join_runs(parts: &[PostingRun], term: usize, mut out: Option<&mut Vec<u8>>) -> (usize, u32) {
+    let (mut len, mut df, mut last) = (0usize, 0u32, 0u32);
+    for part in parts {
+        let list = &part.lists[term];
+        if list.is_empty() {
+            continue;
+        }
+        let mut at = 0;
+        let first = get_varint(list, &mut at);
+        let mut head = Vec::with_capacity(5);
+        put_varint(&mut head, first - last);
+        len += head.len() + list.len() - at;
+        if let Some(out) = out.as_deref_mut() {
+            out.extend_from_slice(&head);
+            out.extend_from_slice(&list[at..]);
+        }
+        df += part.df[term];
+        last = part.last[term];
+    }
+    (len, df)
+}
+
+/// Splits documents into at most `n` contiguous runs of about equal tokenized size.
+fn split_runs(docs: &[DocTerms], n: usize) -> Vec<std::ops::Range<usize>> {
+    let weight = |d: &DocTerms| d.body.pairs.len() + d.small.len() * 4 + 16;
+    let total: usize = docs.iter().map(weight).sum();
+    let mut runs = Vec::with_capacity(n);
+    let (mut start, mut acc) = (0, 0);
+    for (i, doc) in docs.iter().enumerate() {
+        acc += weight(doc);
+        if runs.len() + 1 < n && acc * n >= total * (runs.len() + 1) {
+            runs.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    runs.push(start..docs.len());
+    runs
+}
+
+/// Fills the postings of `docs`, whose first has ordinal `first`. A document's fields are
+/// gathered per term first: one posting holds all of them.
+fn fill_postings(
+    docs: &[DocTerms],
+    first: usize,
+    remap: &[Vec<u32>],
+    own_dict: usize,
+    n_terms: usize,
+) -> PostingRun {
     let mut masks = vec![0u8; n_terms];
     let mut tfs = vec![[0u32; FIELDS]; n_terms];
     let mut touched: Vec<u32> = Vec::new();
-    let mut postings: Vec<Vec<u8>> = vec![Vec::new(); n_terms];
-    let mut last = vec![0u32; n_terms];
-    let mut df = vec![0u32; n_terms];
-    let own_remap = &remap[dicts.len() - 1];
-    for (ordinal, doc) in doc_terms.iter().enumerate() {
-        let ordinal = ordinal as u32;
+    let mut run =
+        PostingRun { lists: vec![Vec::new(); n_terms], df: vec![0; n_terms], last: vec![0; n_terms] };
+    let own_remap = &remap[own_dict];
+    for (offset, doc) in docs.iter().enumerate() {
+        let ordinal = (first + offset) as u32;
         let mut add = |g: u32, field: usize, tf: u32| {
             let slot = g as usize;
             if masks[slot] == 0 {
@@ -759,9 +983,10 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
         }
         for &g in &touched {
             let slot = g as usize;
-            let out = &mut postings[slot];
-            put_varint(out, ordinal - last[slot]);
-            last[slot] = ordinal;
+            let out = &mut run.lists[slot];
+            let prev = if run.df[slot] == 0 { 0 } else { run.last[slot] };
+            put_varint(out, ordinal - prev);
+            run.last[slot] = ordinal;
             let mask = std::mem::take(&mut masks[slot]);
             out.push(mask);
             for (f, tf) in tfs[slot].iter().enumerate() {
@@ -769,57 +994,11 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
                     put_varint(out, *tf);
                 }
             }
-            df[slot] += 1;
+            run.df[slot] += 1;
         }
         touched.clear();
     }
-    drop(tfs);
-
-    let mut avg = [0f32; FIELDS];
-    for doc in &doc_terms {
-        for (a, len) in avg.iter_mut().zip(doc.lengths) {
-            *a += len as f32;
-        }
-    }
-    for a in &mut avg {
-        *a = if n_docs == 0 { 1.0 } else { (*a / n_docs as f32).max(1.0) };
-    }
-
-    let strings_len: usize = all.iter().map(|t| t.len()).sum();
-    let postings_len: usize = postings.iter().map(Vec::len).sum();
-    let mut data =
-        Vec::with_capacity(HEADER + n_docs * DOC_ROW + (n_terms + 1) * TERM_ROW + strings_len + postings_len);
-    data.extend_from_slice(MAGIC);
-    put_u32(&mut data, n_docs as u32);
-    put_u32(&mut data, n_terms as u32);
-    for a in avg {
-        data.extend_from_slice(&a.to_le_bytes());
-    }
-    for doc in &doc_terms {
-        put_u32(&mut data, doc.entry);
-        for l in doc.lengths {
-            put_u32(&mut data, l);
-        }
-    }
-    drop(doc_terms);
-    let (mut string_at, mut posting_at) = (0usize, 0usize);
-    for (term, (list, df)) in all.iter().zip(postings.iter().zip(&df)) {
-        put_u32(&mut data, string_at as u32);
-        put_u32(&mut data, posting_at as u32);
-        put_u32(&mut data, *df);
-        string_at += term.len();
-        posting_at += list.len();
-    }
-    put_u32(&mut data, string_at as u32);
-    put_u32(&mut data, posting_at as u32);
-    put_u32(&mut data, 0);
-    for term in &all {
-        data.extend_from_slice(term.as_bytes());
-    }
-    for list in postings {
-        data.extend_from_slice(&list);
-    }
-    SearchIndex { data: data.into() }
+    run
 }
 
 /// One scored document.
@@ -1109,6 +1288,30 @@ mod tests {
             got.push((indexer.dict.term(id as usize).to_owned(), tf));
         }
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn postings_joined_from_runs_equal_one_run() {
+        let mut indexer = Indexer::new(0);
+        let docs: Vec<DocTerms> = (0..40u32)
+            .map(|i| {
+                // Terms in every doc, every third doc and only this doc; doc 17 is empty.
+                let text = if i == 17 { String::new() } else { format!("common w{} u{i} common", i % 3) };
+                DocTerms { entry: i, small: Vec::new(), body: indexer.body(&text), lengths: [0; FIELDS] }
+            })
+            .collect();
+        let n_terms = indexer.dict.len();
+        let remap = vec![(0..n_terms as u32).collect(), Vec::new()];
+        let one = fill_runs(&docs, &remap, 1, n_terms, 1);
+        for runs in [2, 3, 7] {
+            let many = fill_runs(&docs, &remap, 1, n_terms, runs);
+            assert_eq!(many.len(), runs);
+            for term in 0..n_terms {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                assert_eq!(join_runs(&one, term, Some(&mut a)), join_runs(&many, term, Some(&mut b)));
+                assert_eq!(a, b, "term {} split in {runs} runs", indexer.dict.term(term));
+            }
+        }
     }
 
     #[test]
