@@ -47,8 +47,6 @@ pub struct Found {
     pub abs: PathBuf,
     /// What it is.
     pub kind: Kind,
-    /// Its size when walked.
-    pub size: u64,
 }
 
 /// The outcome of a walk.
@@ -80,7 +78,7 @@ pub fn walk(root: &Path) -> Walk {
             return out;
         }
     };
-    let mut files: Vec<(String, PathBuf, u64)> = Vec::new();
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
     let settings = root.join("folio.toml");
     if let Ok(meta) = std::fs::symlink_metadata(&settings) {
         if meta.file_type().is_symlink() && !inside(&settings, &canonical_root) {
@@ -88,7 +86,7 @@ pub fn walk(root: &Path) -> Walk {
         } else if let Ok(meta) = std::fs::metadata(&settings)
             && meta.is_file()
         {
-            files.push(("folio.toml".to_owned(), settings, meta.len()));
+            files.push(("folio.toml".to_owned(), settings));
         }
     }
     for top in ["docs", "skills"] {
@@ -104,7 +102,7 @@ pub fn walk(root: &Path) -> Walk {
         })
         .cloned()
         .collect();
-    out.files = classify(files, &mut out.diagnostics);
+    out.files = classify(files);
     out
 }
 
@@ -142,7 +140,7 @@ fn walk_dir(
     root: &Path,
     canonical_root: &Path,
     top: &str,
-    files: &mut Vec<(String, PathBuf, u64)>,
+    files: &mut Vec<(String, PathBuf)>,
     diags: &mut Vec<Diagnostic>,
 ) {
     let start = root.join(top);
@@ -209,16 +207,16 @@ fn walk_dir(
                 .with_help("rename it using UTF-8 characters"),
             );
         }
+        // Sizes are checked when the file is read (on all cores), not with a second stat here.
         if entry.file_type().is_file() {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            files.push((path, entry.into_path(), size));
+            files.push((path, entry.into_path()));
         }
     }
 }
 
 /// Decides what each walked file is. Skill directories are the directories under `skills/` that
 /// hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill owns its files.
-fn classify(files: Vec<(String, PathBuf, u64)>, diags: &mut Vec<Diagnostic>) -> Vec<Found> {
+fn classify(files: Vec<(String, PathBuf)>) -> Vec<Found> {
     let skill_dirs: BTreeSet<String> = files
         .iter()
         .filter_map(|(p, ..)| p.strip_suffix("/SKILL.md"))
@@ -226,7 +224,7 @@ fn classify(files: Vec<(String, PathBuf, u64)>, diags: &mut Vec<Diagnostic>) -> 
         .map(str::to_owned)
         .collect();
     let mut out = Vec::with_capacity(files.len());
-    for (path, abs, size) in files {
+    for (path, abs) in files {
         let kind = if path == "folio.toml" {
             Kind::Settings
         } else if path.starts_with("docs/") {
@@ -253,11 +251,7 @@ fn classify(files: Vec<(String, PathBuf, u64)>, diags: &mut Vec<Diagnostic>) -> 
                 Kind::SkillFile { skill_dir }
             }
         };
-        if size > MAX_FILE_BYTES {
-            diags.push(too_large(&path, size));
-            continue;
-        }
-        out.push(Found { path, abs, kind, size });
+        out.push(Found { path, abs, kind });
     }
     out
 }
@@ -273,15 +267,19 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
     .with_help("split it into smaller files, or keep generated output out of the content tree")
 }
 
-/// Reads a found file's exact bytes. Fails with `unreadable-file`, or `file-too-large` when the
-/// file grew past the limit since the walk.
+/// Reads a found file's exact bytes. Fails with `unreadable-file`, or `file-too-large` (without
+/// reading it, or when it grows past the limit while being read).
 pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
     let unreadable = |e: std::io::Error| {
         Diagnostic::error("unreadable-file", &found.path, 1, 1, format!("cannot read `{}`: {e}", found.path))
             .with_help("check the file's permissions")
     };
     let file = std::fs::File::open(&found.abs).map_err(unreadable)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(found.size).unwrap_or(0) + 1);
+    let size = file.metadata().map_err(unreadable)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(&found.path, size));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(&found.path, bytes.len() as u64));

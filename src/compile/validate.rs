@@ -4,6 +4,7 @@
 //! No IO, no parsing: every function takes what the earlier stages found and returns diagnostics.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use super::diagnostic::Diagnostic;
 use super::frontmatter::{Located, RefDecl, closest};
@@ -309,37 +310,45 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
                 .with_help("rename it using precomposed (NFC) characters"),
             );
         }
-        let form = decompose(name);
-        match by_form.get(&(parent, form.clone())) {
-            Some(first) if *first != name => diags.push(
-                Diagnostic::error(
-                    "non-portable-name",
-                    prefix,
-                    1,
-                    1,
-                    format!("`{name}` and `{first}` differ only in Unicode normalisation (NFC vs NFD)"),
-                )
-                .with_help("they are the same name on macOS; keep one"),
-            ),
-            Some(_) => {}
-            None => {
-                by_form.insert((parent, form), name);
+        // An ASCII name decomposes to itself and cannot equal another name's decomposition
+        // (which would hold a combining mark), so only non-ASCII names need the map.
+        if !name.is_ascii() {
+            match by_form.entry((parent, decompose(name))) {
+                Entry::Occupied(first) if *first.get() != name => diags.push(
+                    Diagnostic::error(
+                        "non-portable-name",
+                        prefix,
+                        1,
+                        1,
+                        format!(
+                            "`{name}` and `{}` differ only in Unicode normalisation (NFC vs NFD)",
+                            first.get()
+                        ),
+                    )
+                    .with_help("they are the same name on macOS; keep one"),
+                ),
+                Entry::Occupied(_) => {}
+                Entry::Vacant(slot) => {
+                    slot.insert(name);
+                }
             }
         }
-        let folded = name.to_lowercase();
-        match by_case.get(&(parent, folded.clone())) {
-            Some(first) => diags.push(
+        match by_case.entry((parent, name.to_lowercase())) {
+            Entry::Occupied(first) => diags.push(
                 Diagnostic::error(
                     "case-collision",
                     prefix,
                     1,
                     1,
-                    format!("`{name}` and `{first}` differ only in case; they collide on macOS and Windows"),
+                    format!(
+                        "`{name}` and `{}` differ only in case; they collide on macOS and Windows",
+                        first.get()
+                    ),
                 )
                 .with_help("rename or merge one of them"),
             ),
-            None => {
-                by_case.insert((parent, folded), name);
+            Entry::Vacant(slot) => {
+                slot.insert(name);
             }
         }
     }
