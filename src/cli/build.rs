@@ -48,6 +48,9 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         written,
         &catalog_hash[..16],
     );
+    // The process exits next: freeing a large catalog record by record (0.1 s on 20,000 docs)
+    // only delays the exit the OS would reclaim the memory at.
+    std::mem::forget(catalog);
     Ok(ExitCode::SUCCESS)
 }
 
