@@ -466,19 +466,59 @@ struct Key {
 
 impl Key {
     fn of(bytes: &[u8]) -> Key {
-        let hash = term_hash(bytes);
         let mut head = [0u8; 16];
         let n = bytes.len().min(16);
         head[..n].copy_from_slice(&bytes[..n]);
-        Key {
-            hash,
-            tag: ((hash >> 32) as u32 & !0xff) | bytes.len().min(0xff) as u32,
-            head: [
-                u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
-                u64::from_le_bytes(head[8..].try_into().expect("8 bytes")),
-            ],
+        let head = [
+            u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(head[8..].try_into().expect("8 bytes")),
+        ];
+        if (1..=16).contains(&bytes.len()) {
+            return Key::short(head, bytes.len());
         }
+        Key::with_hash(term_hash(bytes), head, bytes.len())
     }
+
+    /// The key of a term of 1 to 16 bytes given as its zero-padded little-endian words: what
+    /// [`Key::of`] computes, without reading the bytes again ([`term_hash`] unrolled).
+    fn short(head: [u64; 2], len: usize) -> Key {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = ((len as u64).rotate_left(5) ^ head[0]).wrapping_mul(K);
+        if len > 8 {
+            h = (h.rotate_left(5) ^ head[1]).wrapping_mul(K);
+        }
+        Key::with_hash(h.rotate_left(26), head, len)
+    }
+
+    fn with_hash(hash: u64, head: [u64; 2], len: usize) -> Key {
+        Key { hash, tag: ((hash >> 32) as u32 & !0xff) | len.min(0xff) as u32, head }
+    }
+}
+
+/// Per byte: true for the bytes a word is made of (ASCII letters and digits, and every byte of
+/// a non-ASCII character; those pieces go through [`tokenize`]).
+const WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b >= 0x80;
+        b += 1;
+    }
+    table
+};
+
+/// The key of the ASCII word `bytes[start..end]` (at most 16 bytes), read as two words when
+/// 16 bytes are there to read, masked to the word.
+fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
+    let len = end - start;
+    let Some(window) = bytes.get(start..start + 16) else {
+        return Key::of(&bytes[start..end]);
+    };
+    let word = |i: usize, n: usize| {
+        let w = u64::from_le_bytes(window[i..i + 8].try_into().expect("8 bytes"));
+        if n >= 8 { w } else { w & ((1u64 << (8 * n)) - 1) }
+    };
+    Key::short([word(0, len), word(8, len.saturating_sub(8))], len)
 }
 
 impl TermDict {
@@ -658,11 +698,12 @@ impl Indexer {
                 continue;
             }
             let mut end = pos;
-            let mut ascii = true;
-            while end < bytes.len() && (bytes[end] >= 0x80 || bytes[end].is_ascii_alphanumeric()) {
-                ascii &= bytes[end] < 0x80;
+            let mut high = 0u8;
+            while end < bytes.len() && WORD_BYTE[bytes[end] as usize] {
+                high |= bytes[end];
                 end += 1;
             }
+            let ascii = high < 0x80;
             // `pos` and `end` are on char boundaries: both are at (or past) ASCII bytes.
             let (start, piece) = (pos, &text[pos..end]);
             pos = end;
@@ -679,7 +720,8 @@ impl Indexer {
             if piece.len() > MAX_TERM_BYTES {
                 continue;
             }
-            let key = Key::of(piece.as_bytes());
+            let key =
+                if piece.len() <= 16 { ascii_key(bytes, start, end) } else { Key::of(piece.as_bytes()) };
             self.batch.push(Pending { start, end, key, home: EMPTY_SLOT, hit: false });
             if self.batch.len() == BATCH {
                 self.flush(text, tokens);
@@ -1245,6 +1287,20 @@ mod tests {
         let mut got = Vec::new();
         tokenize(text, false, |s, e, t| got.push(format!("{t}@{}", &text[s..e])));
         assert_eq!(got.join(" "), expected, "tokens of {text:?}");
+    }
+
+    #[test]
+    fn keys_read_from_words_equal_keys_of_the_bytes() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789 tail";
+        for start in 0..8 {
+            for end in start + 1..=(start + 16).min(text.len()) {
+                let bytes = &text.as_bytes()[start..end];
+                let (a, b) = (ascii_key(text.as_bytes(), start, end), Key::of(bytes));
+                assert_eq!((a.hash, a.tag, a.head), (b.hash, b.tag, b.head), "{:?}", &text[start..end]);
+                assert_eq!(a.hash, term_hash(bytes));
+            }
+        }
+        assert_eq!(Key::of(b"").hash, term_hash(b""));
     }
 
     #[test]
