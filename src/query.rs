@@ -212,6 +212,9 @@ pub struct Query {
     catalog_hash: String,
     /// `owners[entry_idx]`: the doc or skill each entry belongs to.
     owners: Vec<Owner>,
+    /// Indexes of the entries that have an owner, ascending: the unfiltered listing after the
+    /// singletons, so a page of `resources/list` never scans the whole catalog.
+    listed: Vec<u32>,
     /// Skill index by skill id (name).
     skill_by_name: BTreeMap<String, u32>,
     /// Every tag, capability and category with how many docs/skills carry it (for completion).
@@ -294,7 +297,9 @@ impl Query {
                 *capabilities.entry(capability.clone()).or_default() += 1;
             }
         }
-        Query { catalog, catalog_hash, owners, skill_by_name, tags, capabilities, categories }
+        let listed =
+            (0..owners.len() as u32).filter(|&i| owners[i as usize] != Owner::Doc(u32::MAX)).collect();
+        Query { catalog, catalog_hash, owners, listed, skill_by_name, tags, capabilities, categories }
     }
 
     /// The catalog behind this handle.
