@@ -15,6 +15,7 @@ mod complete;
 mod cursor;
 mod detail;
 mod list;
+mod open;
 mod read;
 mod resolve;
 mod search;
@@ -250,9 +251,10 @@ impl Query {
     /// Reads and opens a `catalog.msgpack` file.
     ///
     /// Fails when the file cannot be read or is refused (the error names the file).
+    /// A large file is read, hashed and decoded at the same time (see `query/open.rs`); the
+    /// checks are those of [`Query::open`].
     pub fn open_file(path: &Path) -> Result<Query, crate::error::Error> {
-        let bytes = crate::error::read(path)?;
-        Query::open(bytes).map_err(|source| crate::error::Error::Catalog { path: path.to_owned(), source })
+        open::open_file(path)
     }
 
     /// Wraps a catalog compiled in memory (`--content DIR`). Its hash is the one `folio build`

@@ -27,6 +27,11 @@
 //! an open decodes only what listing, search and resolve use. Verification hashes `body` on two threads with
 //! blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata decodes.
 //!
+//! A reader of a large file need not have it all before decoding: [`plan`] finds the parts from
+//! the first bytes, so the metadata can be decoded ([`decode_planned_meta`]) while the bodies
+//! are still being read and hashed, and [`finish`] then applies the same checks as
+//! [`decode_owned`].
+//!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
@@ -521,6 +526,96 @@ pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
     let len = bytes.len();
     let file = Body { repr: Repr::Shared(Arc::new(bytes), 0..len) };
     attach(catalog, &file, layout.blobs)
+}
+
+/// Where the parts of a catalog file lie, read from its first bytes alone, so that a reader can
+/// fetch the metadata first and decode it while the bodies are still being read and hashed.
+///
+/// Only a file shaped exactly as [`encode`] writes it (the envelope fields in order, the body a
+/// `bin32` ending the file) has a plan; for anything else [`plan`] gives `None` and the caller
+/// decodes the whole file with [`decode_owned`], which names the problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The body: the bytes `catalog_hash` covers.
+    pub body: Range<usize>,
+    /// The metadata parts, at the end of the body.
+    pub meta: Range<usize>,
+    /// The entry bodies, then the search index.
+    blobs: Range<usize>,
+    /// `catalog_hash` as recorded in the envelope.
+    pub catalog_hash: String,
+}
+
+/// Bytes a reader needs before calling [`plan`]: the envelope header and the body header.
+pub const PLAN_PREFIX: usize = 256;
+
+/// Reads the [`Plan`] of a file of `file_len` bytes from its first bytes (at least
+/// [`PLAN_PREFIX`] of them, or the whole file). `None` when the file is not laid out exactly as
+/// this version writes it.
+pub fn plan(prefix: &[u8], file_len: u64) -> Option<Plan> {
+    let str_of = |s: &str| rmp_serde::to_vec(s).ok();
+    let mut expected = vec![0x84];
+    expected.extend(str_of("format")?);
+    expected.extend(str_of(FORMAT_NAME)?);
+    expected.extend(str_of("version")?);
+    expected.extend(rmp_serde::to_vec(&FORMAT_VERSION).ok()?);
+    expected.extend(str_of("catalog_hash")?);
+    let rest = prefix.strip_prefix(&expected[..])?;
+    // The hash: a `str8` of 64 hex digits.
+    let (&[0xd9, 64], rest) = rest.split_first_chunk::<2>()? else { return None };
+    let (hash, rest) = rest.split_first_chunk::<64>()?;
+    let catalog_hash = std::str::from_utf8(hash).ok().filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
+    let rest = rest.strip_prefix(&str_of("body")?[..])?;
+    let (&[0xc6, a, b, c, d], rest) = rest.split_first_chunk::<5>()? else { return None };
+    let body_len = u32::from_be_bytes([a, b, c, d]) as usize;
+    let body_start = prefix.len() - rest.len();
+    let body_end = body_start.checked_add(body_len)?;
+    if u64::try_from(body_end).ok()? != file_len {
+        return None;
+    }
+    let (bodies, rest) = rest.split_first_chunk::<8>()?;
+    let (search, _) = rest.split_first_chunk::<8>()?;
+    let blobs_end = usize::try_from(u64::from_le_bytes(*bodies))
+        .ok()
+        .zip(usize::try_from(u64::from_le_bytes(*search)).ok())
+        .and_then(|(b, s)| (body_start + HEAD).checked_add(b)?.checked_add(s))
+        .filter(|&end| end <= body_end)?;
+    Some(Plan {
+        body: body_start..body_end,
+        meta: blobs_end..body_end,
+        blobs: body_start + HEAD..blobs_end,
+        catalog_hash: catalog_hash.to_owned(),
+    })
+}
+
+/// Decodes the metadata parts of a planned file (`&file[plan.meta]`), on several threads.
+///
+/// Fails with [`DecodeError::Body`] when they do not decode. The result must not be served
+/// before [`finish`] has checked the hash.
+pub fn decode_planned_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
+    decode_meta(meta)
+}
+
+/// Completes the open of a planned file: checks `body_hash` (blake3 of `&file[plan.body]`,
+/// computed by the caller while reading) against the recorded hash, then points the decoded
+/// metadata's bodies at `file`, which is cut back to bodies and index. The same checks, in the
+/// same order, as [`decode_owned`]: a tampered file is refused even when its metadata decodes.
+pub fn finish(
+    mut file: Vec<u8>,
+    plan: &Plan,
+    body_hash: &blake3::Hash,
+    catalog: Result<Catalog, DecodeError>,
+) -> Result<Catalog, DecodeError> {
+    let actual = body_hash.to_hex().to_string();
+    if actual != plan.catalog_hash {
+        return Err(DecodeError::HashMismatch { expected: plan.catalog_hash.clone(), actual });
+    }
+    let catalog = catalog?;
+    file.truncate(plan.blobs.end);
+    file.shrink_to_fit();
+    let len = file.len();
+    let file = Body { repr: Repr::Shared(Arc::new(file), 0..len) };
+    attach(catalog, &file, plan.blobs.clone())
 }
 
 /// What [`verify`] found: the decoded metadata (or why it did not decode) and where, in the
