@@ -25,6 +25,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -217,8 +218,15 @@ pub struct Query {
     /// singletons, so a page of `resources/list` never scans the whole catalog.
     listed: Vec<u32>,
     /// Skill index by skill id (name).
-    skill_by_name: BTreeMap<String, u32>,
+    /// Skill indexes sorted by skill id (name), for binary search without a copy of the names.
+    skill_by_name: Vec<u32>,
     /// Every tag, capability and category with how many docs/skills carry it (for completion).
+    vocabulary: OnceLock<Vocabulary>,
+}
+
+/// The tag, capability and category names of a catalog, with how many docs/skills carry each.
+#[derive(Debug, Default)]
+struct Vocabulary {
     tags: BTreeMap<String, usize>,
     capabilities: BTreeMap<String, usize>,
     categories: BTreeMap<String, usize>,
@@ -266,19 +274,9 @@ impl Query {
 
     fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
         let mut owners = vec![Owner::Doc(u32::MAX); catalog.entries.len()];
-        let mut skill_by_name = BTreeMap::new();
-        let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-        let mut capabilities: BTreeMap<String, usize> = BTreeMap::new();
-        let mut categories: BTreeMap<String, usize> = BTreeMap::new();
         for (doc_idx, doc) in catalog.docs.iter().enumerate() {
             if let Some(owner) = owners.get_mut(doc.entry as usize) {
                 *owner = Owner::Doc(doc_idx as u32);
-            }
-            for tag in &doc.tags {
-                *tags.entry(tag.clone()).or_default() += 1;
-            }
-            if let Some(category) = &doc.category {
-                *categories.entry(category.clone()).or_default() += 1;
             }
         }
         for (skill_idx, skill) in catalog.skills.iter().enumerate() {
@@ -291,17 +289,40 @@ impl Query {
                     *owner = Owner::Skill(skill_idx, Some(file_idx as u32));
                 }
             }
-            skill_by_name.insert(skill.name.clone(), skill_idx);
-            for tag in &skill.tags {
-                *tags.entry(tag.clone()).or_default() += 1;
-            }
-            for capability in &skill.capabilities {
-                *capabilities.entry(capability.clone()).or_default() += 1;
-            }
         }
+        let mut skill_by_name: Vec<u32> = (0..catalog.skills.len() as u32).collect();
+        let name = |i: &u32| catalog.skills[*i as usize].name.as_str();
+        // Ids are unique in a valid catalog; should two skills share one, the later one wins.
+        skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
+        skill_by_name.dedup_by(|later, first| name(later) == name(first));
         let listed =
             (0..owners.len() as u32).filter(|&i| owners[i as usize] != Owner::Doc(u32::MAX)).collect();
-        Query { catalog, catalog_hash, owners, listed, skill_by_name, tags, capabilities, categories }
+        Query { catalog, catalog_hash, owners, listed, skill_by_name, vocabulary: OnceLock::new() }
+    }
+
+    /// Every tag, capability and category with its count, built on the first completion that
+    /// needs it: an open catalog does not hold a second copy of them until then.
+    fn vocabulary(&self) -> &Vocabulary {
+        self.vocabulary.get_or_init(|| {
+            let mut vocabulary = Vocabulary::default();
+            for doc in &self.catalog.docs {
+                for tag in &doc.tags {
+                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
+                }
+                if let Some(category) = &doc.category {
+                    *vocabulary.categories.entry(category.clone()).or_default() += 1;
+                }
+            }
+            for skill in &self.catalog.skills {
+                for tag in &skill.tags {
+                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
+                }
+                for capability in &skill.capabilities {
+                    *vocabulary.capabilities.entry(capability.clone()).or_default() += 1;
+                }
+            }
+            vocabulary
+        })
     }
 
     /// The catalog behind this handle.
@@ -321,7 +342,9 @@ impl Query {
 
     /// The skill with this id (its name).
     pub fn skill(&self, skill_id: &str) -> Option<&Skill> {
-        self.skill_by_name.get(skill_id).map(|&idx| &self.catalog.skills[idx as usize])
+        let skills = &self.catalog.skills;
+        let found = self.skill_by_name.binary_search_by(|&i| skills[i as usize].name.as_str().cmp(skill_id));
+        found.ok().map(|at| &skills[self.skill_by_name[at] as usize])
     }
 
     /// The doc with this path, relative to `docs/` (`docs/` itself is also accepted as prefix).
