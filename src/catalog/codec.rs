@@ -174,20 +174,30 @@ impl fmt::Debug for Body {
 ///
 /// The raw bytes were verified with the rest of the body at open; should they still not
 /// decode (a forged `catalog_hash`, or a bug), the field reads as empty instead of panicking.
+///
+/// The value is boxed: an open catalog holds four of these per doc and skill, nearly all still
+/// raw, so the cell costs one pointer rather than the size of the value. A field whose msgpack
+/// is the default value's (an empty list or map, most backlinks and extra frontmatter) holds
+/// neither bytes nor a value until it is first read.
 pub struct Lazy<T> {
-    value: std::sync::OnceLock<T>,
+    value: std::sync::OnceLock<Box<T>>,
     raw: Option<Box<[u8]>>,
 }
 
 impl<T> Lazy<T> {
     /// A field holding `value` (already decoded).
     pub fn new(value: T) -> Self {
-        Lazy { value: std::sync::OnceLock::from(value), raw: None }
+        Lazy { value: std::sync::OnceLock::from(Box::new(value)), raw: None }
     }
 
     /// A field still in its msgpack form, decoded on first use.
     fn from_raw(raw: Box<[u8]>) -> Self {
         Lazy { value: std::sync::OnceLock::new(), raw: Some(raw) }
+    }
+
+    /// A field holding the default value, materialised on first use.
+    fn empty() -> Self {
+        Lazy { value: std::sync::OnceLock::new(), raw: None }
     }
 }
 
@@ -195,9 +205,11 @@ impl<T: serde::de::DeserializeOwned + Default> Lazy<T> {
     /// The decoded value, decoding it now if this is its first use. An associated function,
     /// not a method, so it never shadows a method of `T` (`extra.get(key)`).
     pub fn force(this: &Self) -> &T {
-        this.value.get_or_init(|| match &this.raw {
-            Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
-            None => T::default(),
+        this.value.get_or_init(|| {
+            Box::new(match &this.raw {
+                Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
+                None => T::default(),
+            })
         })
     }
 }
@@ -240,7 +252,7 @@ impl<T> From<T> for Lazy<T> {
 
 impl<T: Default> Default for Lazy<T> {
     fn default() -> Self {
-        Lazy::new(T::default())
+        Lazy::empty()
     }
 }
 
@@ -273,7 +285,7 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
             // Still raw: written back unchanged (these bytes came from encoding the value).
             (Some(raw), _) => serializer.serialize_bytes(raw),
             (None, Some(value)) => {
-                let bytes = rmp_serde::to_vec(value).map_err(serde::ser::Error::custom)?;
+                let bytes = rmp_serde::to_vec(&**value).map_err(serde::ser::Error::custom)?;
                 serializer.serialize_bytes(&bytes)
             }
             (None, None) => {
@@ -284,7 +296,7 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
     }
 }
 
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lazy<T> {
+impl<'de, T: serde::de::DeserializeOwned + Default + PartialEq> Deserialize<'de> for Lazy<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Raw;
         impl<'de> serde::de::Visitor<'de> for Raw {
@@ -304,11 +316,13 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lazy<T> {
         }
         let raw = deserializer.deserialize_bytes(Raw)?;
         // A one-byte value is an empty vector or map (most backlinks and extra frontmatter):
-        // decoding it allocates nothing, keeping its bytes would cost an allocation.
+        // decoding it allocates nothing, keeping its bytes would cost an allocation. The
+        // default value is not even stored: `force` makes it on first use, and it encodes to
+        // these same bytes.
         if raw.len() == 1
-            && let Ok(value) = rmp_serde::from_slice(&raw)
+            && let Ok(value) = rmp_serde::from_slice::<T>(&raw)
         {
-            return Ok(Lazy::new(value));
+            return Ok(if value == T::default() { Lazy::empty() } else { Lazy::new(value) });
         }
         Ok(Lazy::from_raw(raw))
     }
@@ -899,6 +913,26 @@ mod tests {
         let garbage: Lazy<Vec<crate::catalog::Section>> =
             rmp_serde::from_slice(&rmp_serde::to_vec(&Lazy::new(7u32)).unwrap()).unwrap();
         assert!(garbage.is_empty(), "undecodable bytes read as empty, not a panic");
+    }
+
+    #[test]
+    fn default_lazy_fields_hold_nothing_and_re_encode_identically() {
+        // Empty list, empty map, null: the default values, kept as nothing at all.
+        let empty_list = rmp_serde::to_vec(&Lazy::new(Vec::<String>::new())).unwrap();
+        let read: Lazy<Vec<String>> = rmp_serde::from_slice(&empty_list).unwrap();
+        assert!(read.value.get().is_none() && read.raw.is_none());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), empty_list);
+        assert!(read.is_empty());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), empty_list, "after first use too");
+        let null = rmp_serde::to_vec(&Lazy::new(serde_json::Value::Null)).unwrap();
+        let read: Lazy<serde_json::Value> = rmp_serde::from_slice(&null).unwrap();
+        assert!(read.value.get().is_none() && read.raw.is_none());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), null);
+        // A one-byte value that is not the default (`true`) is kept decoded.
+        let yes = rmp_serde::to_vec(&Lazy::new(serde_json::Value::Bool(true))).unwrap();
+        let read: Lazy<serde_json::Value> = rmp_serde::from_slice(&yes).unwrap();
+        assert_eq!(*read, serde_json::Value::Bool(true));
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), yes);
     }
 
     #[test]
