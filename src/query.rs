@@ -486,17 +486,32 @@ fn page_limit(limit: Option<usize>) -> Result<usize, QueryError> {
 }
 
 /// Cuts text to at most three sentences (resource descriptions, DESIGN §6).
+///
+/// A sentence ends at `.`, `!`, `?` or `。` followed by whitespace or the end. Scanned as bytes
+/// (every `resources/list` record runs this): ASCII bytes and the lead byte of `。` never occur
+/// inside another character's UTF-8 sequence, so each match is at a character boundary.
 fn three_sentences(text: &str) -> String {
+    const IDEOGRAPHIC_FULL_STOP: &[u8] = "。".as_bytes();
+    let bytes = text.as_bytes();
     let mut count = 0;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '.' | '!' | '?' | '。')
-            && text[i + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace)
-        {
+    let mut i = 0;
+    while i < bytes.len() {
+        let len = match bytes[i] {
+            b'.' | b'!' | b'?' => 1,
+            0xE3 if bytes[i..].starts_with(IDEOGRAPHIC_FULL_STOP) => IDEOGRAPHIC_FULL_STOP.len(),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let end = i + len;
+        if text[end..].chars().next().is_none_or(char::is_whitespace) {
             count += 1;
             if count == 3 {
-                return text[..i + c.len_utf8()].to_owned();
+                return text[..end].to_owned();
             }
         }
+        i = end;
     }
     text.to_owned()
 }
