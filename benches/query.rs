@@ -4,7 +4,9 @@
 //!
 //! Before criterion runs, it prints, per corpus, the catalog size and the memory an open
 //! catalog holds (`VmRSS` growth of a fresh child process that reads and opens the file, so the
-//! number is not polluted by the compile), and search latency percentiles over the corpus's sample
+//! number is not polluted by the compile; and its `RssAnon` growth alone, which leaves out the
+//! pages of the binary's own code that the open runs for the first time), and search latency
+//! percentiles over the corpus's sample
 //! queries (criterion reports means; the issue's target is a p99).
 //!
 //! ```text
@@ -59,12 +61,20 @@ fn vm_kib(field: &str) -> u64 {
 /// Child mode: open the catalog file once, print the RSS growth and the open time.
 fn child(path: &Path) {
     let before = vm_kib("VmRSS:");
+    let anon_before = vm_kib("RssAnon:");
     let started = Instant::now();
     let query = Query::open_file(path).expect("open the catalog");
     let elapsed = started.elapsed();
     let after = vm_kib("VmRSS:");
+    let anon_after = vm_kib("RssAnon:");
     black_box(&query);
-    println!("{} {} {}", after.saturating_sub(before), elapsed.as_micros(), vm_kib("VmHWM:"));
+    println!(
+        "{} {} {} {}",
+        after.saturating_sub(before),
+        elapsed.as_micros(),
+        vm_kib("VmHWM:"),
+        anon_after.saturating_sub(anon_before)
+    );
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -83,9 +93,9 @@ fn main() {
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     println!(
-        "| corpus | docs | skills | corpus MB | catalog MB | open (child) | open RSS growth | RSS / corpus | search p50 | search p99 |"
+        "| corpus | docs | skills | corpus MB | catalog MB | open (child) | open RSS growth | RSS / corpus | anonymous / corpus | search p50 | search p99 |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut opened = Vec::new();
     for size in sizes {
         let (file, stats) = catalog_file(size);
@@ -97,6 +107,7 @@ fn main() {
         let line = String::from_utf8_lossy(&out.stdout);
         let nums: Vec<u64> = line.split_whitespace().filter_map(|n| n.parse().ok()).collect();
         let (rss_kib, open_us) = (nums.first().copied().unwrap_or(0), nums.get(1).copied().unwrap_or(0));
+        let anon_kib = nums.get(3).copied().unwrap_or(0);
         // Leaked once per corpus so the zero-copy `open_static` path can be measured.
         let leaked: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
         let query = Query::open_static(leaked).expect("open");
@@ -112,7 +123,7 @@ fn main() {
         times.sort();
         let mb = |b: u64| b as f64 / 1e6;
         println!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} ms | {:.1} MB | {:.2}× | {:.2?} | {:.2?} |",
+            "| {} | {} | {} | {:.1} | {:.1} | {:.1} ms | {:.1} MB | {:.2}× | {:.2}× | {:.2?} | {:.2?} |",
             size.name(),
             stats.docs,
             stats.skills,
@@ -121,6 +132,7 @@ fn main() {
             open_us as f64 / 1000.0,
             rss_kib as f64 / 1024.0,
             (rss_kib * 1024) as f64 / stats.bytes as f64,
+            (anon_kib * 1024) as f64 / stats.bytes as f64,
             percentile(&times, 0.5),
             percentile(&times, 0.99),
         );

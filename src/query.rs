@@ -15,6 +15,7 @@ mod complete;
 mod cursor;
 mod detail;
 mod list;
+mod open;
 mod read;
 mod resolve;
 mod search;
@@ -24,6 +25,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -212,9 +214,19 @@ pub struct Query {
     catalog_hash: String,
     /// `owners[entry_idx]`: the doc or skill each entry belongs to.
     owners: Vec<Owner>,
+    /// Indexes of the entries that have an owner, ascending: the unfiltered listing after the
+    /// singletons, so a page of `resources/list` never scans the whole catalog.
+    listed: Vec<u32>,
     /// Skill index by skill id (name).
-    skill_by_name: BTreeMap<String, u32>,
+    /// Skill indexes sorted by skill id (name), for binary search without a copy of the names.
+    skill_by_name: Vec<u32>,
     /// Every tag, capability and category with how many docs/skills carry it (for completion).
+    vocabulary: OnceLock<Vocabulary>,
+}
+
+/// The tag, capability and category names of a catalog, with how many docs/skills carry each.
+#[derive(Debug, Default)]
+struct Vocabulary {
     tags: BTreeMap<String, usize>,
     capabilities: BTreeMap<String, usize>,
     categories: BTreeMap<String, usize>,
@@ -247,9 +259,10 @@ impl Query {
     /// Reads and opens a `catalog.msgpack` file.
     ///
     /// Fails when the file cannot be read or is refused (the error names the file).
+    /// A large file is read, hashed and decoded at the same time (see `query/open.rs`); the
+    /// checks are those of [`Query::open`].
     pub fn open_file(path: &Path) -> Result<Query, crate::error::Error> {
-        let bytes = crate::error::read(path)?;
-        Query::open(bytes).map_err(|source| crate::error::Error::Catalog { path: path.to_owned(), source })
+        open::open_file(path)
     }
 
     /// Wraps a catalog compiled in memory (`--content DIR`). Its hash is the one `folio build`
@@ -261,19 +274,9 @@ impl Query {
 
     fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
         let mut owners = vec![Owner::Doc(u32::MAX); catalog.entries.len()];
-        let mut skill_by_name = BTreeMap::new();
-        let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-        let mut capabilities: BTreeMap<String, usize> = BTreeMap::new();
-        let mut categories: BTreeMap<String, usize> = BTreeMap::new();
         for (doc_idx, doc) in catalog.docs.iter().enumerate() {
             if let Some(owner) = owners.get_mut(doc.entry as usize) {
                 *owner = Owner::Doc(doc_idx as u32);
-            }
-            for tag in &doc.tags {
-                *tags.entry(tag.clone()).or_default() += 1;
-            }
-            if let Some(category) = &doc.category {
-                *categories.entry(category.clone()).or_default() += 1;
             }
         }
         for (skill_idx, skill) in catalog.skills.iter().enumerate() {
@@ -286,15 +289,40 @@ impl Query {
                     *owner = Owner::Skill(skill_idx, Some(file_idx as u32));
                 }
             }
-            skill_by_name.insert(skill.name.clone(), skill_idx);
-            for tag in &skill.tags {
-                *tags.entry(tag.clone()).or_default() += 1;
-            }
-            for capability in &skill.capabilities {
-                *capabilities.entry(capability.clone()).or_default() += 1;
-            }
         }
-        Query { catalog, catalog_hash, owners, skill_by_name, tags, capabilities, categories }
+        let mut skill_by_name: Vec<u32> = (0..catalog.skills.len() as u32).collect();
+        let name = |i: &u32| catalog.skills[*i as usize].name.as_str();
+        // Ids are unique in a valid catalog; should two skills share one, the later one wins.
+        skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
+        skill_by_name.dedup_by(|later, first| name(later) == name(first));
+        let listed =
+            (0..owners.len() as u32).filter(|&i| owners[i as usize] != Owner::Doc(u32::MAX)).collect();
+        Query { catalog, catalog_hash, owners, listed, skill_by_name, vocabulary: OnceLock::new() }
+    }
+
+    /// Every tag, capability and category with its count, built on the first completion that
+    /// needs it: an open catalog does not hold a second copy of them until then.
+    fn vocabulary(&self) -> &Vocabulary {
+        self.vocabulary.get_or_init(|| {
+            let mut vocabulary = Vocabulary::default();
+            for doc in &self.catalog.docs {
+                for tag in &doc.tags {
+                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
+                }
+                if let Some(category) = &doc.category {
+                    *vocabulary.categories.entry(category.clone()).or_default() += 1;
+                }
+            }
+            for skill in &self.catalog.skills {
+                for tag in &skill.tags {
+                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
+                }
+                for capability in &skill.capabilities {
+                    *vocabulary.capabilities.entry(capability.clone()).or_default() += 1;
+                }
+            }
+            vocabulary
+        })
     }
 
     /// The catalog behind this handle.
@@ -314,7 +342,9 @@ impl Query {
 
     /// The skill with this id (its name).
     pub fn skill(&self, skill_id: &str) -> Option<&Skill> {
-        self.skill_by_name.get(skill_id).map(|&idx| &self.catalog.skills[idx as usize])
+        let skills = &self.catalog.skills;
+        let found = self.skill_by_name.binary_search_by(|&i| skills[i as usize].name.as_str().cmp(skill_id));
+        found.ok().map(|at| &skills[self.skill_by_name[at] as usize])
     }
 
     /// The doc with this path, relative to `docs/` (`docs/` itself is also accepted as prefix).
@@ -456,17 +486,32 @@ fn page_limit(limit: Option<usize>) -> Result<usize, QueryError> {
 }
 
 /// Cuts text to at most three sentences (resource descriptions, DESIGN §6).
+///
+/// A sentence ends at `.`, `!`, `?` or `。` followed by whitespace or the end. Scanned as bytes
+/// (every `resources/list` record runs this): ASCII bytes and the lead byte of `。` never occur
+/// inside another character's UTF-8 sequence, so each match is at a character boundary.
 fn three_sentences(text: &str) -> String {
+    const IDEOGRAPHIC_FULL_STOP: &[u8] = "。".as_bytes();
+    let bytes = text.as_bytes();
     let mut count = 0;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '.' | '!' | '?' | '。')
-            && text[i + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace)
-        {
+    let mut i = 0;
+    while i < bytes.len() {
+        let len = match bytes[i] {
+            b'.' | b'!' | b'?' => 1,
+            0xE3 if bytes[i..].starts_with(IDEOGRAPHIC_FULL_STOP) => IDEOGRAPHIC_FULL_STOP.len(),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let end = i + len;
+        if text[end..].chars().next().is_none_or(char::is_whitespace) {
             count += 1;
             if count == 3 {
-                return text[..i + c.len_utf8()].to_owned();
+                return text[..end].to_owned();
             }
         }
+        i = end;
     }
     text.to_owned()
 }

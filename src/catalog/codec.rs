@@ -27,6 +27,11 @@
 //! an open decodes only what listing, search and resolve use. Verification hashes `body` on two threads with
 //! blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata decodes.
 //!
+//! A reader of a large file need not have it all before decoding: [`plan`] finds the parts from
+//! the first bytes, so the metadata can be decoded ([`decode_planned_meta`]) while the bodies
+//! are still being read and hashed, and [`finish`] then applies the same checks as
+//! [`decode_owned`].
+//!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
@@ -169,20 +174,30 @@ impl fmt::Debug for Body {
 ///
 /// The raw bytes were verified with the rest of the body at open; should they still not
 /// decode (a forged `catalog_hash`, or a bug), the field reads as empty instead of panicking.
+///
+/// The value is boxed: an open catalog holds four of these per doc and skill, nearly all still
+/// raw, so the cell costs one pointer rather than the size of the value. A field whose msgpack
+/// is the default value's (an empty list or map, most backlinks and extra frontmatter) holds
+/// neither bytes nor a value until it is first read.
 pub struct Lazy<T> {
-    value: std::sync::OnceLock<T>,
+    value: std::sync::OnceLock<Box<T>>,
     raw: Option<Box<[u8]>>,
 }
 
 impl<T> Lazy<T> {
     /// A field holding `value` (already decoded).
     pub fn new(value: T) -> Self {
-        Lazy { value: std::sync::OnceLock::from(value), raw: None }
+        Lazy { value: std::sync::OnceLock::from(Box::new(value)), raw: None }
     }
 
     /// A field still in its msgpack form, decoded on first use.
     fn from_raw(raw: Box<[u8]>) -> Self {
         Lazy { value: std::sync::OnceLock::new(), raw: Some(raw) }
+    }
+
+    /// A field holding the default value, materialised on first use.
+    fn empty() -> Self {
+        Lazy { value: std::sync::OnceLock::new(), raw: None }
     }
 }
 
@@ -190,9 +205,11 @@ impl<T: serde::de::DeserializeOwned + Default> Lazy<T> {
     /// The decoded value, decoding it now if this is its first use. An associated function,
     /// not a method, so it never shadows a method of `T` (`extra.get(key)`).
     pub fn force(this: &Self) -> &T {
-        this.value.get_or_init(|| match &this.raw {
-            Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
-            None => T::default(),
+        this.value.get_or_init(|| {
+            Box::new(match &this.raw {
+                Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
+                None => T::default(),
+            })
         })
     }
 }
@@ -235,7 +252,7 @@ impl<T> From<T> for Lazy<T> {
 
 impl<T: Default> Default for Lazy<T> {
     fn default() -> Self {
-        Lazy::new(T::default())
+        Lazy::empty()
     }
 }
 
@@ -268,7 +285,7 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
             // Still raw: written back unchanged (these bytes came from encoding the value).
             (Some(raw), _) => serializer.serialize_bytes(raw),
             (None, Some(value)) => {
-                let bytes = rmp_serde::to_vec(value).map_err(serde::ser::Error::custom)?;
+                let bytes = rmp_serde::to_vec(&**value).map_err(serde::ser::Error::custom)?;
                 serializer.serialize_bytes(&bytes)
             }
             (None, None) => {
@@ -279,7 +296,7 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
     }
 }
 
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lazy<T> {
+impl<'de, T: serde::de::DeserializeOwned + Default + PartialEq> Deserialize<'de> for Lazy<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Raw;
         impl<'de> serde::de::Visitor<'de> for Raw {
@@ -299,11 +316,13 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lazy<T> {
         }
         let raw = deserializer.deserialize_bytes(Raw)?;
         // A one-byte value is an empty vector or map (most backlinks and extra frontmatter):
-        // decoding it allocates nothing, keeping its bytes would cost an allocation.
+        // decoding it allocates nothing, keeping its bytes would cost an allocation. The
+        // default value is not even stored: `force` makes it on first use, and it encodes to
+        // these same bytes.
         if raw.len() == 1
-            && let Ok(value) = rmp_serde::from_slice(&raw)
+            && let Ok(value) = rmp_serde::from_slice::<T>(&raw)
         {
-            return Ok(Lazy::new(value));
+            return Ok(if value == T::default() { Lazy::empty() } else { Lazy::new(value) });
         }
         Ok(Lazy::from_raw(raw))
     }
@@ -637,6 +656,96 @@ pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
     attach(catalog, &file, layout.blobs)
 }
 
+/// Where the parts of a catalog file lie, read from its first bytes alone, so that a reader can
+/// fetch the metadata first and decode it while the bodies are still being read and hashed.
+///
+/// Only a file shaped exactly as [`encode`] writes it (the envelope fields in order, the body a
+/// `bin32` ending the file) has a plan; for anything else [`plan`] gives `None` and the caller
+/// decodes the whole file with [`decode_owned`], which names the problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The body: the bytes `catalog_hash` covers.
+    pub body: Range<usize>,
+    /// The metadata parts, at the end of the body.
+    pub meta: Range<usize>,
+    /// The entry bodies, then the search index.
+    blobs: Range<usize>,
+    /// `catalog_hash` as recorded in the envelope.
+    pub catalog_hash: String,
+}
+
+/// Bytes a reader needs before calling [`plan`]: the envelope header and the body header.
+pub const PLAN_PREFIX: usize = 256;
+
+/// Reads the [`Plan`] of a file of `file_len` bytes from its first bytes (at least
+/// [`PLAN_PREFIX`] of them, or the whole file). `None` when the file is not laid out exactly as
+/// this version writes it.
+pub fn plan(prefix: &[u8], file_len: u64) -> Option<Plan> {
+    let str_of = |s: &str| rmp_serde::to_vec(s).ok();
+    let mut expected = vec![0x84];
+    expected.extend(str_of("format")?);
+    expected.extend(str_of(FORMAT_NAME)?);
+    expected.extend(str_of("version")?);
+    expected.extend(rmp_serde::to_vec(&FORMAT_VERSION).ok()?);
+    expected.extend(str_of("catalog_hash")?);
+    let rest = prefix.strip_prefix(&expected[..])?;
+    // The hash: a `str8` of 64 hex digits.
+    let (&[0xd9, 64], rest) = rest.split_first_chunk::<2>()? else { return None };
+    let (hash, rest) = rest.split_first_chunk::<64>()?;
+    let catalog_hash = std::str::from_utf8(hash).ok().filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
+    let rest = rest.strip_prefix(&str_of("body")?[..])?;
+    let (&[0xc6, a, b, c, d], rest) = rest.split_first_chunk::<5>()? else { return None };
+    let body_len = u32::from_be_bytes([a, b, c, d]) as usize;
+    let body_start = prefix.len() - rest.len();
+    let body_end = body_start.checked_add(body_len)?;
+    if u64::try_from(body_end).ok()? != file_len {
+        return None;
+    }
+    let (bodies, rest) = rest.split_first_chunk::<8>()?;
+    let (search, _) = rest.split_first_chunk::<8>()?;
+    let blobs_end = usize::try_from(u64::from_le_bytes(*bodies))
+        .ok()
+        .zip(usize::try_from(u64::from_le_bytes(*search)).ok())
+        .and_then(|(b, s)| (body_start + HEAD).checked_add(b)?.checked_add(s))
+        .filter(|&end| end <= body_end)?;
+    Some(Plan {
+        body: body_start..body_end,
+        meta: blobs_end..body_end,
+        blobs: body_start + HEAD..blobs_end,
+        catalog_hash: catalog_hash.to_owned(),
+    })
+}
+
+/// Decodes the metadata parts of a planned file (`&file[plan.meta]`), on several threads.
+///
+/// Fails with [`DecodeError::Body`] when they do not decode. The result must not be served
+/// before [`finish`] has checked the hash.
+pub fn decode_planned_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
+    decode_meta(meta)
+}
+
+/// Completes the open of a planned file: checks `body_hash` (blake3 of `&file[plan.body]`,
+/// computed by the caller while reading) against the recorded hash, then points the decoded
+/// metadata's bodies at `file`, which is cut back to bodies and index. The same checks, in the
+/// same order, as [`decode_owned`]: a tampered file is refused even when its metadata decodes.
+pub fn finish(
+    mut file: Vec<u8>,
+    plan: &Plan,
+    body_hash: &blake3::Hash,
+    catalog: Result<Catalog, DecodeError>,
+) -> Result<Catalog, DecodeError> {
+    let actual = body_hash.to_hex().to_string();
+    if actual != plan.catalog_hash {
+        return Err(DecodeError::HashMismatch { expected: plan.catalog_hash.clone(), actual });
+    }
+    let catalog = catalog?;
+    file.truncate(plan.blobs.end);
+    file.shrink_to_fit();
+    let len = file.len();
+    let file = Body { repr: Repr::Shared(Arc::new(file), 0..len) };
+    attach(catalog, &file, plan.blobs.clone())
+}
+
 /// What [`verify`] found: the decoded metadata (or why it did not decode) and where, in the
 /// file, the bodies and then the search index lie.
 struct Layout {
@@ -931,6 +1040,26 @@ mod tests {
         let garbage: Lazy<Vec<crate::catalog::Section>> =
             rmp_serde::from_slice(&rmp_serde::to_vec(&Lazy::new(7u32)).unwrap()).unwrap();
         assert!(garbage.is_empty(), "undecodable bytes read as empty, not a panic");
+    }
+
+    #[test]
+    fn default_lazy_fields_hold_nothing_and_re_encode_identically() {
+        // Empty list, empty map, null: the default values, kept as nothing at all.
+        let empty_list = rmp_serde::to_vec(&Lazy::new(Vec::<String>::new())).unwrap();
+        let read: Lazy<Vec<String>> = rmp_serde::from_slice(&empty_list).unwrap();
+        assert!(read.value.get().is_none() && read.raw.is_none());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), empty_list);
+        assert!(read.is_empty());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), empty_list, "after first use too");
+        let null = rmp_serde::to_vec(&Lazy::new(serde_json::Value::Null)).unwrap();
+        let read: Lazy<serde_json::Value> = rmp_serde::from_slice(&null).unwrap();
+        assert!(read.value.get().is_none() && read.raw.is_none());
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), null);
+        // A one-byte value that is not the default (`true`) is kept decoded.
+        let yes = rmp_serde::to_vec(&Lazy::new(serde_json::Value::Bool(true))).unwrap();
+        let read: Lazy<serde_json::Value> = rmp_serde::from_slice(&yes).unwrap();
+        assert_eq!(*read, serde_json::Value::Bool(true));
+        assert_eq!(rmp_serde::to_vec(&read).unwrap(), yes);
     }
 
     #[test]

@@ -51,8 +51,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// printed, like `folio check`).
 fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
     if let Some(path) = &args.source.catalog {
-        let bytes = crate::error::read(path)?;
-        let server = FolioServer::from_vec(bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let query = crate::query::Query::open_file(path)?;
+        let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok(server));
     }
     if let Some(root) = &args.source.content {

@@ -59,9 +59,9 @@ pub(super) fn complete(
             let n = outline.len();
             outline.iter().enumerate().map(|(i, s)| (s.id.clone(), n - i)).collect()
         }
-        "tag" => query.tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
-        "capability" => query.capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
-        "category" => query.categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "tag" => query.vocabulary().tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "capability" => query.vocabulary().capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "category" => query.vocabulary().categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
         other => {
             return Err(QueryError::invalid(
                 "argument",

@@ -329,6 +329,34 @@ pub(super) fn list(query: &Query, params: &ListParams) -> Result<Page<Record>, Q
             && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
             && since.is_none_or(|s| updated.is_some_and(|u| u >= s))
     });
+    let filters = format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        params.kind, prefix, params.tag, params.category, params.capability, since, params.sort
+    );
+    let unfiltered = params.kind.is_none()
+        && prefix.is_none()
+        && params.tag.is_none()
+        && params.category.is_none()
+        && params.capability.is_none()
+        && since.is_none();
+    if unfiltered && params.sort == Sort::Path {
+        // Every page of `resources/list` lands here: the order is the singletons, then every
+        // listed entry, precomputed at open, so a page costs its records, not a scan of the
+        // catalog (a full walk would otherwise be quadratic in the number of entries).
+        let total = SINGLETONS.len() + query.listed.len();
+        let offset = match &params.cursor {
+            Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, total)?,
+            None => 0,
+        };
+        let (range, next_cursor) = cursor::page(&query.catalog_hash, "list", &filters, offset, limit, total);
+        let records = range
+            .map(|i| match i.checked_sub(SINGLETONS.len()) {
+                None => singleton_record(i),
+                Some(j) => query.record(query.listed[j] as usize).expect("listed entries have owners"),
+            })
+            .collect();
+        return Ok(Page { items: records, next_cursor, total });
+    }
     // Singletons are encoded as `usize::MAX - i` so both kinds share one ordered list.
     let mut items: Vec<usize> = singletons.map(|i| usize::MAX - i).chain(entries).collect();
     if params.sort == Sort::Updated {
@@ -357,10 +385,6 @@ pub(super) fn list(query: &Query, params: &ListParams) -> Result<Page<Record>, Q
                 .then_with(|| uri_of(a).cmp(uri_of(b)))
         });
     }
-    let filters = format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
-        params.kind, prefix, params.tag, params.category, params.capability, since, params.sort
-    );
     let offset = match &params.cursor {
         Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, items.len())?,
         None => 0,

@@ -96,34 +96,44 @@ pub(super) fn ranked_entries(
 /// after them in no particular order. `hits.len()` is always the total number of matches.
 fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
-    let mut hits: Vec<(u32, f32)> = catalog
-        .search
-        .score(terms)
-        .into_iter()
-        .filter(|s| {
-            let idx = s.entry as usize;
-            let Some(entry) = catalog.entries.get(idx) else { return false };
-            let Some(owner) = query.owner(idx) else { return false };
-            if params.kind.is_some_and(|k| k != Kind::of_entry(entry.kind)) {
-                return false;
-            }
-            let (tags, category, capabilities) = match owner {
-                Owner::Doc(d) => {
-                    let doc = &catalog.docs[d as usize];
-                    (&doc.tags[..], doc.category.as_deref(), &[][..])
+    let scored = catalog.search.score(terms);
+    let filtered = params.kind.is_some()
+        || params.tag.is_some()
+        || params.category.is_some()
+        || params.capability.is_some();
+    let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
+    hits.extend(
+        scored
+            .iter()
+            .filter(|s| {
+                let idx = s.entry as usize;
+                let Some(owner) = query.owner(idx) else { return false };
+                // A common word matches most of the catalog: without filters the owner table
+                // (12 bytes an entry) is all a hit needs, not its entry and doc records.
+                if !filtered {
+                    return true;
                 }
-                Owner::Skill(s, None) => {
-                    let skill = &catalog.skills[s as usize];
-                    (&skill.tags[..], None, &skill.capabilities[..])
+                let Some(entry) = catalog.entries.get(idx) else { return false };
+                if params.kind.is_some_and(|k| k != Kind::of_entry(entry.kind)) {
+                    return false;
                 }
-                Owner::Skill(_, Some(_)) => (&[][..], None, &[][..]),
-            };
-            params.tag.as_deref().is_none_or(|t| tags.iter().any(|x| same(x, t)))
-                && params.category.as_deref().is_none_or(|c| category.is_some_and(|x| same(x, c)))
-                && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
-        })
-        .map(|s| (s.entry, s.score))
-        .collect();
+                let (tags, category, capabilities) = match owner {
+                    Owner::Doc(d) => {
+                        let doc = &catalog.docs[d as usize];
+                        (&doc.tags[..], doc.category.as_deref(), &[][..])
+                    }
+                    Owner::Skill(s, None) => {
+                        let skill = &catalog.skills[s as usize];
+                        (&skill.tags[..], None, &skill.capabilities[..])
+                    }
+                    Owner::Skill(_, Some(_)) => (&[][..], None, &[][..]),
+                };
+                params.tag.as_deref().is_none_or(|t| tags.iter().any(|x| same(x, t)))
+                    && params.category.as_deref().is_none_or(|c| category.is_some_and(|x| same(x, c)))
+                    && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
+            })
+            .map(|s| (s.entry, s.score)),
+    );
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
     let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -230,26 +240,69 @@ fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
     snippet_in(text, 0, scan, terms)
 }
 
+/// Bytes of a document lowercased at a time by [`locate`]: a long document is searched through
+/// one small reused buffer instead of a lowercased copy of all of it.
+const LOCATE_CHUNK: usize = 16 * 1024;
+/// Occurrences of one term [`locate`] considers; later ones cannot improve the window much.
+const LOCATE_HITS: usize = 64;
+
 /// The region of `text` most likely to hold the best window: around the substring occurrence of
 /// query terms (at word starts) with the most distinct terms nearby.
+///
+/// Per term, it considers the first [`LOCATE_HITS`] word-start occurrences of the
+/// leftmost-non-overlapping matches in the ASCII-lowercased text, exactly as `match_indices` on
+/// a lowercased copy would, but lowercases chunk by chunk and stops once every term has enough.
 fn locate(text: &str, terms: &[String]) -> Option<(usize, usize)> {
-    let lower = text.to_ascii_lowercase();
-    let bytes = lower.as_bytes();
-    let mut hits: Vec<(usize, usize)> = Vec::new();
-    for (i, term) in terms.iter().enumerate() {
-        // Stems are prefixes of their words, except `-ies` → `-y`: search without the `y`.
-        let probe = match term.strip_suffix('y') {
+    let bytes = text.as_bytes();
+    // Stems are prefixes of their words, except `-ies` → `-y`: search without the `y`.
+    let probes: Vec<&str> = terms
+        .iter()
+        .map(|term| match term.strip_suffix('y') {
             Some(p) if p.len() >= 3 => p,
             _ => term.as_str(),
-        };
-        let ascii = probe.is_ascii();
-        hits.extend(
-            lower
-                .match_indices(probe)
-                .filter(|(pos, _)| !ascii || *pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric())
-                .take(64)
-                .map(|(pos, _)| (pos, i)),
-        );
+        })
+        .collect();
+    let longest = probes.iter().map(|p| p.len()).max().unwrap_or(0);
+    // Per term: where its next match may start, and how many word-start matches it has.
+    let mut from = vec![0usize; probes.len()];
+    let mut counts = vec![0usize; probes.len()];
+    let mut hits: Vec<(usize, usize)> = Vec::new();
+    let mut window = String::with_capacity(LOCATE_CHUNK + longest + 4);
+    let mut chunk_start = 0;
+    while chunk_start < text.len() && counts.iter().any(|&n| n < LOCATE_HITS) {
+        let mut chunk_end = (chunk_start + LOCATE_CHUNK).min(text.len());
+        while !text.is_char_boundary(chunk_end) {
+            chunk_end += 1;
+        }
+        // A match starting in this chunk may end up to `longest - 1` bytes after it.
+        let mut window_end = (chunk_end + longest.saturating_sub(1)).min(text.len());
+        while !text.is_char_boundary(window_end) {
+            window_end += 1;
+        }
+        window.clear();
+        window.push_str(&text[chunk_start..window_end]);
+        window.make_ascii_lowercase();
+        for (i, probe) in probes.iter().enumerate() {
+            let ascii = probe.is_ascii();
+            while counts[i] < LOCATE_HITS && from[i] < chunk_end {
+                // `from` is always a char boundary: a chunk start or the end of a match.
+                let Some(found) = window[from[i].max(chunk_start) - chunk_start..].find(probe) else {
+                    break;
+                };
+                let pos = from[i].max(chunk_start) + found;
+                if pos >= chunk_end {
+                    // Found again, in full, when the next chunk is searched.
+                    break;
+                }
+                from[i] = pos + probe.len();
+                if !ascii || pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric() {
+                    hits.push((pos, i));
+                    counts[i] += 1;
+                }
+            }
+            from[i] = from[i].max(chunk_end);
+        }
+        chunk_start = chunk_end;
     }
     hits.sort_unstable();
     let mut best = (0u32, *hits.first()?);
@@ -385,5 +438,77 @@ mod tests {
         check("Die ÉCOLE ist hier.", "école", "4 Die **ÉCOLE** ist hier.");
         // CJK terms are found without word boundaries.
         check("日本語の文書を検索できます。", "文書", "12 日本語の**文書**を検索できます。");
+    }
+
+    /// What `locate` computed before it searched chunk by chunk: `match_indices` on a lowercased
+    /// copy of the whole text.
+    fn locate_whole(text: &str, terms: &[String]) -> Option<(usize, usize)> {
+        let lower = text.to_ascii_lowercase();
+        let bytes = lower.as_bytes();
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        for (i, term) in terms.iter().enumerate() {
+            let probe = match term.strip_suffix('y') {
+                Some(p) if p.len() >= 3 => p,
+                _ => term.as_str(),
+            };
+            let ascii = probe.is_ascii();
+            hits.extend(
+                lower
+                    .match_indices(probe)
+                    .filter(|(pos, _)| !ascii || *pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric())
+                    .take(LOCATE_HITS)
+                    .map(|(pos, _)| (pos, i)),
+            );
+        }
+        hits.sort_unstable();
+        let mut best = (0u32, *hits.first()?);
+        for (k, &(pos, _)) in hits.iter().enumerate() {
+            let seen = hits[k..]
+                .iter()
+                .take_while(|h| h.0 < pos + SNIPPET_BYTES / 2)
+                .fold(0u64, |acc, h| acc | 1 << (h.1 % 64));
+            if seen.count_ones() > best.0 {
+                best = (seen.count_ones(), hits[k]);
+            }
+        }
+        let pos = best.1.0;
+        let mut a = pos.saturating_sub(SNIPPET_BYTES);
+        while !text.is_char_boundary(a) {
+            a -= 1;
+        }
+        let mut b = (pos + 2 * SNIPPET_BYTES).min(text.len());
+        while !text.is_char_boundary(b) {
+            b += 1;
+        }
+        Some((a, b))
+    }
+
+    #[test]
+    fn chunked_locate_finds_what_a_whole_copy_finds() {
+        let terms = |q: &[&str]| q.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let mut texts = Vec::new();
+        // Matches straddling every chunk boundary, at every offset around it.
+        for shift in 0..8 {
+            let mut t = "x".repeat(LOCATE_CHUNK - 4 + shift);
+            t.push_str(" Needle aaaa Menus ");
+            texts.push(t.repeat(3));
+        }
+        // Multi-byte characters at the boundaries, self-overlapping probes, many occurrences.
+        texts.push(format!("{}aaaaaaa needle", "é".repeat(LOCATE_CHUNK / 2 + 1)));
+        texts.push(" needle menu".repeat(LOCATE_CHUNK / 4));
+        texts.push(format!("{} 文書 needle", "日本語".repeat(LOCATE_CHUNK / 5)));
+        texts.push(String::new());
+        let queries = [
+            terms(&["needle"]),
+            terms(&["aaa", "menus"]),
+            terms(&["menu", "needle", "文書"]),
+            terms(&["taxonomy"]),
+            terms(&["aa"]),
+        ];
+        for text in &texts {
+            for q in &queries {
+                assert_eq!(locate(text, q), locate_whole(text, q), "{q:?} in a text of {} bytes", text.len());
+            }
+        }
     }
 }

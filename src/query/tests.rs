@@ -811,3 +811,21 @@ fn opens_encoded_catalogs_without_copying_and_refuses_tampering() {
     let truncated = encoded.msgpack[..encoded.msgpack.len() / 2].to_vec();
     assert!(Query::open(truncated).is_err());
 }
+
+#[test]
+fn descriptions_are_cut_after_three_sentences() {
+    #[track_caller]
+    fn check(text: &str, expected: &str) {
+        assert_eq!(super::three_sentences(text), expected, "{text:?}");
+    }
+    check("One. Two. Three. Four.", "One. Two. Three.");
+    check("Version 1.2 is out. Yes! Really? More.", "Version 1.2 is out. Yes! Really?");
+    check("Ends here.\nNext line! Third?\tFourth.", "Ends here.\nNext line! Third?");
+    check("No end at all", "No end at all");
+    check("Two only. Right.", "Two only. Right.");
+    check("", "");
+    // `。` ends a sentence only before whitespace or the end, like the ASCII marks.
+    check("一。 二。 三。 四。", "一。 二。 三。");
+    check("一。二。三。四", "一。二。三。四");
+    check("Café. Naïve! Über? Rest", "Café. Naïve! Über?");
+}

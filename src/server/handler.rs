@@ -66,7 +66,7 @@ impl ServerHandler for FolioServer {
             other => McpError::internal_error(other.to_string(), None),
         })?;
         let mut out =
-            ListResourcesResult::with_all_items(listing.items.iter().map(resources::resource).collect())
+            ListResourcesResult::with_all_items(listing.items.into_iter().map(resources::resource).collect())
                 .with_ttl_ms(st.ttl_ms)
                 .with_cache_scope(CacheScope::Public);
         out.next_cursor = listing.next_cursor;
@@ -217,7 +217,7 @@ impl ServerHandler for FolioServer {
             .iter()
             .map(|child| match resources::record_of(st.content.query(), &child.uri) {
                 // Files carry the same record resources/list gives them.
-                Some(record) if !child.is_directory => resources::resource(&record),
+                Some(record) if !child.is_directory => resources::resource(record),
                 _ => Resource::new(child.uri.clone(), child.name.clone()).with_mime_type(child.mime.clone()),
             })
             .collect();

@@ -8,7 +8,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{Annotations, MetaObject, Resource, Role};
-use serde_json::json;
+use serde_json::Value;
 
 use crate::catalog::uri;
 use crate::query::{Kind, Query, Record};
@@ -33,18 +33,9 @@ pub(crate) fn record_of(query: &Query, uri: &str) -> Option<Record> {
 }
 
 /// The MCP record of one query-layer record: the same for `resources/list`,
-/// `resources/directory/read` and the `list_resources` tool.
-pub(crate) fn resource(record: &Record) -> Resource {
-    let mut res = Resource::new(record.uri.clone(), record.name.clone()).with_mime_type(record.mime.clone());
-    if !record.title.is_empty() {
-        res = res.with_title(record.title.clone());
-    }
-    if !record.description.is_empty() {
-        res = res.with_description(record.description.clone());
-    }
-    if let Some(size) = record.size {
-        res = res.with_size(size);
-    }
+/// `resources/directory/read` and the `list_resources` tool. Takes the record by value: a full
+/// `resources/list` walk builds one per entry, and moving its strings saves a copy of each.
+pub(crate) fn resource(record: Record) -> Resource {
     let priority = match record.kind {
         Kind::Catalog if record.uri == uri::ABOUT => PRIORITY_ABOUT,
         Kind::Catalog => PRIORITY_INDEX,
@@ -52,18 +43,24 @@ pub(crate) fn resource(record: &Record) -> Resource {
         Kind::Skill => PRIORITY_SKILL_DOCUMENT,
         Kind::SkillFile => PRIORITY_SKILL_FILE,
     };
-    res = res.with_annotations(annotations(priority, record.updated.as_deref()));
+    let annotations = annotations(priority, record.updated.as_deref());
     let mut meta = MetaObject::new();
-    if let Some(b) = &record.blake3 {
-        meta.insert("dev.folio/blake3".to_owned(), json!(b));
+    if let Some(b) = record.blake3 {
+        meta.insert("dev.folio/blake3".to_owned(), Value::String(b));
     }
-    if let Some(p) = &record.path {
-        meta.insert("dev.folio/path".to_owned(), json!(p));
+    if let Some(p) = record.path {
+        meta.insert("dev.folio/path".to_owned(), Value::String(p));
     }
-    if let Some(r) = &record.ref_id {
-        meta.insert("dev.folio/ref_id".to_owned(), json!(r));
+    if let Some(r) = record.ref_id {
+        meta.insert("dev.folio/ref_id".to_owned(), Value::String(r));
     }
-    if meta.is_empty() { res } else { res.with_meta(meta) }
+    let mut res = Resource::new(record.uri, record.name).with_mime_type(record.mime);
+    res.title = Some(record.title).filter(|t| !t.is_empty());
+    res.description = Some(record.description).filter(|d| !d.is_empty());
+    res.size = record.size;
+    res.annotations = Some(annotations);
+    res.meta = Some(meta).filter(|m| !m.is_empty());
+    res
 }
 
 fn annotations(priority: f32, updated: Option<&str>) -> Annotations {

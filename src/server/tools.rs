@@ -201,7 +201,7 @@ fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure>
     let page = query.list(&params).map_err(fail)?;
     let mut text = String::new();
     let mut records = Vec::with_capacity(page.items.len());
-    for record in &page.items {
+    for record in page.items {
         text.push_str(&record.uri);
         if !record.title.is_empty() {
             text.push_str(" — ");

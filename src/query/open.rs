@@ -1,0 +1,169 @@
+//! Reading a `catalog.msgpack` file into an open [`Query`]: the one place the query layer does IO.
+//!
+//! A large catalog is not read first and verified second. Its metadata sits at the end of the
+//! file, so it is read first and decoded at once, while another thread reads the bodies in
+//! chunks and a third hashes each chunk as it lands: reading, hashing and decoding overlap, and
+//! each page of the buffer is touched by the read, the hash and, when served, nothing else. The
+//! checks are those of [`codec::decode_owned`] (format, version, hash, metadata), in the same
+//! order; any file not laid out exactly as this version writes it takes the plain path
+//! (read everything, then [`Query::open`]), which names the problem.
+
+// The pipeline reads at offsets (`FileExt::read_exact_at`); elsewhere only the plain path runs.
+#![cfg_attr(not(unix), allow(dead_code, unused_imports, unused_variables))]
+
+use std::fs::File;
+use std::path::Path;
+
+use super::Query;
+use crate::catalog::codec;
+use crate::error::Error;
+
+/// Below this size a catalog is read in one call: threads would cost more than they overlap.
+const PIPELINE_MIN: u64 = 8 << 20;
+
+/// Bytes read per call while the bodies stream in; each chunk is hashed as soon as it is read.
+const CHUNK: usize = 4 << 20;
+
+/// Reads and opens a catalog file. Fails with [`Error::Io`] when the file cannot be read and
+/// [`Error::Catalog`] when it is refused, each naming `path`.
+pub(super) fn open_file(path: &Path) -> Result<Query, Error> {
+    open_file_pipelined_from(path, PIPELINE_MIN)
+}
+
+/// [`open_file`], taking the pipelined path for files of at least `pipeline_min` bytes (tests
+/// lower it to run the pipeline on small catalogs).
+fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Error> {
+    let io = |e| Error::io(path, e);
+    let refused = |source| Error::Catalog { path: path.to_owned(), source };
+    #[cfg(unix)]
+    {
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len >= pipeline_min.max(codec::PLAN_PREFIX as u64)
+            && let Ok(len) = usize::try_from(len)
+        {
+            // Zeroed memory from the allocator is fresh pages the kernel maps on first write:
+            // the reads below are the first to touch them.
+            let mut buf = vec![0u8; len];
+            read_at(&file, &mut buf[..codec::PLAN_PREFIX], 0).map_err(io)?;
+            if let Some(plan) = codec::plan(&buf[..codec::PLAN_PREFIX], len as u64)
+                && plan.meta.start >= codec::PLAN_PREFIX
+            {
+                let (hash, catalog) = pipeline(&file, &mut buf, &plan).map_err(io)?;
+                let catalog = codec::finish(buf, &plan, &hash, catalog).map_err(refused)?;
+                return Ok(Query::with_hash(catalog, plan.catalog_hash));
+            }
+        }
+    }
+    let bytes = crate::error::read(path)?;
+    Query::open(bytes).map_err(refused)
+}
+
+/// Fills `buf` (the whole file; its first [`codec::PLAN_PREFIX`] bytes are already read) and
+/// returns the hash of the body with the decoded metadata.
+#[cfg(unix)]
+fn pipeline(
+    file: &File,
+    buf: &mut [u8],
+    plan: &codec::Plan,
+) -> std::io::Result<(blake3::Hash, Result<crate::catalog::Catalog, codec::DecodeError>)> {
+    let (head, meta) = buf.split_at_mut(plan.meta.start);
+    let (prefix, bodies) = head.split_at_mut(codec::PLAN_PREFIX);
+    let prefix: &[u8] = prefix;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<&[u8]>();
+        let reader = scope.spawn(move || -> std::io::Result<()> {
+            let mut at = codec::PLAN_PREFIX as u64;
+            for chunk in bodies.chunks_mut(CHUNK) {
+                read_at(file, chunk, at)?;
+                at += chunk.len() as u64;
+                // The hasher is gone only if it panicked; the join below reports that.
+                let _ = tx.send(chunk);
+            }
+            Ok(())
+        });
+        read_at(file, meta, plan.meta.start as u64)?;
+        let meta: &[u8] = meta;
+        let hasher = scope.spawn(move || {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(&prefix[plan.body.start..]);
+            for chunk in rx {
+                hasher.update(chunk);
+            }
+            hasher.update(meta);
+            hasher.finalize()
+        });
+        let catalog = codec::decode_planned_meta(meta);
+        reader.join().expect("reading does not panic")?;
+        let hash = hasher.join().expect("hashing does not panic");
+        Ok((hash, catalog))
+    })
+}
+
+/// Fills `buf` from `file` at `offset`. Fails on a short file like `read_exact`.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog_bytes() -> Vec<u8> {
+        crate::embedded::CATALOG_MSGPACK.to_vec()
+    }
+
+    /// Opens `bytes` from a file both ways: pipelined (whatever the size) and in one read.
+    fn open_both(name: &str, bytes: &[u8]) -> (Result<Query, String>, Result<Query, String>) {
+        let dir = std::env::temp_dir().join(format!("folio-open-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("catalog.msgpack");
+        std::fs::write(&path, bytes).unwrap();
+        let piped = open_file_pipelined_from(&path, 0).map_err(|e| e.to_string());
+        let plain = open_file_pipelined_from(&path, u64::MAX).map_err(|e| e.to_string());
+        std::fs::remove_dir_all(&dir).unwrap();
+        (piped, plain)
+    }
+
+    #[test]
+    fn the_pipeline_opens_the_same_catalog_as_one_read() {
+        let bytes = catalog_bytes();
+        assert!(codec::plan(&bytes[..codec::PLAN_PREFIX], bytes.len() as u64).is_some());
+        let (piped, plain) = open_both("same", &bytes);
+        let (piped, plain) = (piped.unwrap(), plain.unwrap());
+        assert_eq!(piped.catalog(), plain.catalog());
+        assert_eq!(piped.catalog_hash(), plain.catalog_hash());
+        let first = &piped.catalog().entries[0];
+        assert_eq!(first.bytes, plain.catalog().entries[0].bytes);
+    }
+
+    #[test]
+    fn the_pipeline_refuses_what_one_read_refuses_with_the_same_message() {
+        let bytes = catalog_bytes();
+        let plan = codec::plan(&bytes[..codec::PLAN_PREFIX], bytes.len() as u64).unwrap();
+        let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+        // A flipped byte in an entry body, in the metadata, and in the recorded hash.
+        for (name, at) in [("body", plan.body.start + 20), ("meta", plan.meta.start + 10), ("hash", 60)] {
+            let mut tampered = bytes.clone();
+            tampered[at] ^= 0x01;
+            cases.push((name, tampered));
+        }
+        cases.push(("truncated", bytes[..bytes.len() - 1].to_vec()));
+        cases.push(("trailing", [&bytes[..], b"x"].concat()));
+        cases.push(("empty", Vec::new()));
+        for (name, case) in cases {
+            let (piped, plain) = open_both(name, &case);
+            let hash = |q: Query| q.catalog_hash().to_owned();
+            let (piped, plain) = (piped.map(hash), plain.map(hash));
+            assert_eq!(piped, plain, "{name}");
+            // Trailing bytes after the envelope are ignored by both paths, as they always were.
+            assert_eq!(piped.is_ok(), name == "trailing", "{name}: {piped:?}");
+        }
+        // The body flip is caught by the hash, even though the metadata still decodes.
+        let mut tampered = bytes.clone();
+        tampered[plan.body.start + 20] ^= 0x01;
+        let (piped, _) = open_both("mismatch", &tampered);
+        assert!(piped.unwrap_err().contains("catalog is corrupted or was modified"));
+    }
+}
