@@ -799,8 +799,37 @@ struct DocTerms {
     entry: u32,
     /// `(term id, field, frequency)` of title, description, keywords and headings.
     small: Vec<(u32, u8, u32)>,
+    /// The dictionary of `small`'s ids.
+    small_dict: u32,
     body: BodyTerms,
     lengths: [u32; FIELDS],
+}
+
+/// Tokenizes the small fields of `fields` (and each body missing from `bodies`, which is
+/// parallel to `fields`) with a new indexer numbered `dict`.
+fn doc_terms_of(
+    fields: &[Fields<'_>],
+    bodies: &mut [Option<BodyTerms>],
+    dict: u32,
+) -> (Vec<DocTerms>, TermDict) {
+    let mut own = Indexer::new(dict);
+    let mut out = Vec::with_capacity(fields.len());
+    for (doc, body) in fields.iter().zip(bodies) {
+        let mut small = Vec::new();
+        let mut lengths = [0u32; FIELDS];
+        for (field, length) in lengths.iter_mut().enumerate().take(FIELDS - 1) {
+            let owned = if field == 2 { &doc.owned[..] } else { &[] };
+            let texts = doc.parts[field].iter().copied().chain(owned.iter().map(String::as_str));
+            *length = own.count(texts, |id, tf| small.push((id, field as u8, tf)));
+        }
+        let body = match body.take() {
+            Some(body) => body,
+            None => own.body(doc.parts[FIELDS - 1].first().copied().unwrap_or_default()),
+        };
+        lengths[FIELDS - 1] = body.tokens;
+        out.push(DocTerms { entry: doc.entry, small, small_dict: dict, body, lengths });
+    }
+    (out, own.into_dict())
 }
 
 /// Builds the index over every doc and skill. Deterministic: the output depends only on the
@@ -816,28 +845,32 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     let fields = collect_fields(entries, docs, skills);
     let n_docs = fields.len();
 
-    // Small fields (and bodies not tokenized ahead) go through the build's own indexer, whose
-    // dictionary is numbered after the given ones.
-    let mut own = Indexer::new(dicts.len() as u32);
-    let mut doc_terms: Vec<DocTerms> = Vec::with_capacity(n_docs);
-    for doc in &fields {
-        let mut small = Vec::new();
-        let mut lengths = [0u32; FIELDS];
-        for (field, length) in lengths.iter_mut().enumerate().take(FIELDS - 1) {
-            let owned = if field == 2 { &doc.owned[..] } else { &[] };
-            let texts = doc.parts[field].iter().copied().chain(owned.iter().map(String::as_str));
-            *length = own.count(texts, |id, tf| small.push((id, field as u8, tf)));
-        }
-        let body = match bodies.get_mut(doc.entry as usize).and_then(Option::take) {
-            Some(body) => body,
-            None => own.body(doc.parts[FIELDS - 1].first().copied().unwrap_or_default()),
-        };
-        lengths[FIELDS - 1] = body.tokens;
-        doc_terms.push(DocTerms { entry: doc.entry, small, body, lengths });
-    }
+    // Small fields (and bodies not tokenized ahead) are tokenized on all cores, in contiguous
+    // chunks of documents, each chunk into its own indexer numbered after the given ones.
+    let mut taken: Vec<Option<BodyTerms>> =
+        fields.iter().map(|f| bodies.get_mut(f.entry as usize).and_then(Option::take)).collect();
     drop(bodies);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4);
+    let chunks = if n_docs >= PARALLEL_MIN_DOCS { threads } else { 1 };
+    let chunk = n_docs.div_ceil(chunks).max(1);
+    let base = dicts.len();
+    let tokenized: Vec<(Vec<DocTerms>, TermDict)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = fields
+            .chunks(chunk)
+            .zip(taken.chunks_mut(chunk))
+            .enumerate()
+            .map(|(i, (fields, bodies))| scope.spawn(move || doc_terms_of(fields, bodies, (base + i) as u32)))
+            .collect();
+        // A panic in a worker is a bug in this module; re-raise it on this thread.
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    drop(taken);
     drop(fields);
-    dicts.push(own.into_dict());
+    let mut doc_terms: Vec<DocTerms> = Vec::with_capacity(n_docs);
+    for (terms, dict) in tokenized {
+        doc_terms.extend(terms);
+        dicts.push(dict);
+    }
 
     // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
     let mut all: Vec<&str> = dicts.iter().flat_map(|d| (0..d.len()).map(|i| d.term(i))).collect();
@@ -857,7 +890,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     // lists are joined per term below, so the bytes do not depend on the split.
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4);
     let runs = if n_docs >= PARALLEL_MIN_DOCS { threads } else { 1 };
-    let parts = fill_runs(&doc_terms, &remap, dicts.len() - 1, n_terms, runs);
+    let parts = fill_runs(&doc_terms, &remap, n_terms, runs);
     drop(remap);
 
     let mut avg = [0f32; FIELDS];
@@ -913,31 +946,46 @@ const PARALLEL_MIN_DOCS: usize = 256;
 
 /// The postings of a contiguous run of documents, per global term id.
 struct PostingRun {
+    terms: Vec<TermRun>,
+}
+
+/// One term's postings in a [`PostingRun`] (one record, so filling touches one cache line).
+#[derive(Clone, Default)]
+struct TermRun {
     /// The stored format, except that the first posting's document delta is the absolute
-    /// ordinal (joined to the previous run's list by [`build_with`]).
-    lists: Vec<Vec<u8>>,
-    /// Documents of the run holding the term.
-    df: Vec<u32>,
+    /// ordinal (joined to the previous run's list by [`join_runs`]).
+    list: Vec<u8>,
     /// Ordinal of the run's last document holding the term.
-    last: Vec<u32>,
+    last: u32,
+    /// Documents of the run holding the term.
+    df: u32,
+}
+
+impl TermRun {
+    /// Appends the posting of document `ordinal`: `tfs` holds the frequency of each field set
+    /// in `mask`, in field order.
+    fn push(&mut self, ordinal: u32, mask: u8, tfs: impl Iterator<Item = u32>) {
+        let prev = if self.df == 0 { 0 } else { self.last };
+        put_varint(&mut self.list, ordinal - prev);
+        self.list.push(mask);
+        for tf in tfs {
+            put_varint(&mut self.list, tf);
+        }
+        self.last = ordinal;
+        self.df += 1;
+    }
 }
 
 /// Fills the postings of `docs` as up to `runs` contiguous runs, each on its own thread.
-fn fill_runs(
-    docs: &[DocTerms],
-    remap: &[Vec<u32>],
-    own_dict: usize,
-    n_terms: usize,
-    runs: usize,
-) -> Vec<PostingRun> {
+fn fill_runs(docs: &[DocTerms], remap: &[Vec<u32>], n_terms: usize, runs: usize) -> Vec<PostingRun> {
     let runs = split_runs(docs, runs);
     std::thread::scope(|scope| {
         let workers: Vec<_> = runs
             .iter()
             .skip(1)
-            .map(|run| scope.spawn(|| fill_postings(&docs[run.clone()], run.start, remap, own_dict, n_terms)))
+            .map(|run| scope.spawn(|| fill_postings(&docs[run.clone()], run.start, remap, n_terms)))
             .collect();
-        let first = runs.first().map(|run| fill_postings(&docs[run.clone()], 0, remap, own_dict, n_terms));
+        let first = runs.first().map(|run| fill_postings(&docs[run.clone()], 0, remap, n_terms));
         // A panic in a worker is a bug in this module; re-raise it on this thread.
         first
             .into_iter()
@@ -952,21 +1000,21 @@ fn fill_runs(
 fn join_runs(parts: &[PostingRun], term: usize, mut out: Option<&mut Vec<u8>>) -> (usize, u32) {
     let (mut len, mut df, mut last) = (0usize, 0u32, 0u32);
     for part in parts {
-        let list = &part.lists[term];
-        if list.is_empty() {
+        let run = &part.terms[term];
+        if run.list.is_empty() {
             continue;
         }
         let mut at = 0;
-        let first = get_varint(list, &mut at);
+        let first = get_varint(&run.list, &mut at);
         let mut head = Vec::with_capacity(5);
         put_varint(&mut head, first - last);
-        len += head.len() + list.len() - at;
+        len += head.len() + run.list.len() - at;
         if let Some(out) = out.as_deref_mut() {
             out.extend_from_slice(&head);
-            out.extend_from_slice(&list[at..]);
+            out.extend_from_slice(&run.list[at..]);
         }
-        df += part.df[term];
-        last = part.last[term];
+        df += run.df;
+        last = run.last;
     }
     (len, df)
 }
@@ -988,55 +1036,44 @@ fn split_runs(docs: &[DocTerms], n: usize) -> Vec<std::ops::Range<usize>> {
     runs
 }
 
-/// Fills the postings of `docs`, whose first has ordinal `first`. A document's fields are
-/// gathered per term first: one posting holds all of them.
-fn fill_postings(
-    docs: &[DocTerms],
-    first: usize,
-    remap: &[Vec<u32>],
-    own_dict: usize,
-    n_terms: usize,
-) -> PostingRun {
+/// Fills the postings of `docs`, whose first has ordinal `first`. A term in a small field
+/// waits until the document's body is seen (one posting holds all of a document's fields); a
+/// body-only term, the common case, is written at once.
+fn fill_postings(docs: &[DocTerms], first: usize, remap: &[Vec<u32>], n_terms: usize) -> PostingRun {
+    const BODY: usize = FIELDS - 1;
     let mut masks = vec![0u8; n_terms];
     let mut tfs = vec![[0u32; FIELDS]; n_terms];
     let mut touched: Vec<u32> = Vec::new();
-    let mut run =
-        PostingRun { lists: vec![Vec::new(); n_terms], df: vec![0; n_terms], last: vec![0; n_terms] };
-    let own_remap = &remap[own_dict];
+    let mut run = PostingRun { terms: vec![TermRun::default(); n_terms] };
     for (offset, doc) in docs.iter().enumerate() {
         let ordinal = (first + offset) as u32;
-        let mut add = |g: u32, field: usize, tf: u32| {
-            let slot = g as usize;
-            if masks[slot] == 0 {
-                touched.push(g);
-            }
-            masks[slot] |= 1 << field;
-            tfs[slot][field] = tf;
-        };
+        let small_remap = &remap[doc.small_dict as usize];
         for &(id, field, tf) in &doc.small {
-            add(own_remap[id as usize], field as usize, tf);
+            let g = small_remap[id as usize] as usize;
+            if masks[g] == 0 {
+                touched.push(g as u32);
+            }
+            masks[g] |= 1 << field;
+            tfs[g][field as usize] = tf;
         }
         let body_remap = &remap[doc.body.dict as usize];
         let mut at = 0;
         while at < doc.body.pairs.len() {
             let id = get_varint(&doc.body.pairs, &mut at);
             let tf = get_varint(&doc.body.pairs, &mut at);
-            add(body_remap[id as usize], FIELDS - 1, tf);
+            let g = body_remap[id as usize] as usize;
+            if masks[g] == 0 {
+                run.terms[g].push(ordinal, 1 << BODY, std::iter::once(tf));
+            } else {
+                masks[g] |= 1 << BODY;
+                tfs[g][BODY] = tf;
+            }
         }
         for &g in &touched {
-            let slot = g as usize;
-            let out = &mut run.lists[slot];
-            let prev = if run.df[slot] == 0 { 0 } else { run.last[slot] };
-            put_varint(out, ordinal - prev);
-            run.last[slot] = ordinal;
-            let mask = std::mem::take(&mut masks[slot]);
-            out.push(mask);
-            for (f, tf) in tfs[slot].iter().enumerate() {
-                if mask & (1 << f) != 0 {
-                    put_varint(out, *tf);
-                }
-            }
-            run.df[slot] += 1;
+            let g = g as usize;
+            let mask = std::mem::take(&mut masks[g]);
+            let set = tfs[g].iter().enumerate().filter(|&(f, _)| mask & (1 << f) != 0).map(|(_, &tf)| tf);
+            run.terms[g].push(ordinal, mask, set);
         }
         touched.clear();
     }
@@ -1353,14 +1390,20 @@ mod tests {
             .map(|i| {
                 // Terms in every doc, every third doc and only this doc; doc 17 is empty.
                 let text = if i == 17 { String::new() } else { format!("common w{} u{i} common", i % 3) };
-                DocTerms { entry: i, small: Vec::new(), body: indexer.body(&text), lengths: [0; FIELDS] }
+                DocTerms {
+                    entry: i,
+                    small: Vec::new(),
+                    small_dict: 1,
+                    body: indexer.body(&text),
+                    lengths: [0; FIELDS],
+                }
             })
             .collect();
         let n_terms = indexer.dict.len();
         let remap = vec![(0..n_terms as u32).collect(), Vec::new()];
-        let one = fill_runs(&docs, &remap, 1, n_terms, 1);
+        let one = fill_runs(&docs, &remap, n_terms, 1);
         for runs in [2, 3, 7] {
-            let many = fill_runs(&docs, &remap, 1, n_terms, runs);
+            let many = fill_runs(&docs, &remap, n_terms, runs);
             assert_eq!(many.len(), runs);
             for term in 0..n_terms {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
