@@ -410,8 +410,55 @@ pub fn encode(catalog: &Catalog) -> Encoded {
 /// Writes `catalog.msgpack` to `out`, the bytes [`encode`] returns, without assembling them:
 /// the entry bodies and the index go from the catalog to `out` as they are. Returns the
 /// catalog hash, for [`manifest`].
-pub fn write(catalog: &Catalog, out: &mut impl std::io::Write) -> std::io::Result<String> {
-    Pieces::new(catalog).write(out)
+///
+/// The envelope comes first in the file but holds the hash of everything after it, so a large
+/// catalog is written with a placeholder envelope of the same length: the bodies are written
+/// while one thread hashes them and another encodes the metadata, and the envelope is
+/// rewritten at the end (`out` must seek back to where it started).
+pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) -> std::io::Result<String> {
+    use std::io::SeekFrom;
+    let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
+    let search = catalog.search.data.as_slice();
+    let bodies_len: usize = bodies.iter().map(|b| b.len()).sum();
+    let mut head = [0u8; HEAD];
+    head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());
+    head[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
+    let known = HEAD + bodies_len + search.len();
+    // Below 64 KiB the body's `bin` header might be shorter than the placeholder's.
+    if known < 1 << 16 {
+        return Pieces::new(catalog).write(out);
+    }
+    let start = out.stream_position()?;
+    let placeholder = envelope_head(&"0".repeat(64), known)?;
+    std::thread::scope(|scope| {
+        let meta = scope.spawn(|| encode_meta(catalog));
+        let hasher = scope.spawn(|| {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(&head);
+            for body in &bodies {
+                hasher.update(body);
+            }
+            hasher.update(search);
+            hasher
+        });
+        out.write_all(&placeholder)?;
+        out.write_all(&head)?;
+        for body in &bodies {
+            out.write_all(body)?;
+        }
+        out.write_all(search)?;
+        let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        out.write_all(&meta)?;
+        let mut hasher = hasher.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let catalog_hash = hasher.update(&meta).finalize().to_hex().to_string();
+        let envelope = envelope_head(&catalog_hash, known + meta.len())?;
+        assert_eq!(envelope.len(), placeholder.len(), "a 64-hex hash and a bin32 header either way");
+        let end = out.stream_position()?;
+        out.seek(SeekFrom::Start(start))?;
+        out.write_all(&envelope)?;
+        out.seek(SeekFrom::Start(end))?;
+        Ok(catalog_hash)
+    })
 }
 
 /// `manifest.json` for a catalog whose `catalog.msgpack` has `catalog_hash`.
