@@ -136,19 +136,35 @@ pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets) -> Resoluti
     let mut index = Index::new(targets);
     index.lend_included_anchors(sources);
     let index = index;
-    // Sources are independent once the index is built, so they are resolved on all cores in
-    // contiguous chunks; the chunks are joined in order, so the result does not depend on the
-    // number of threads.
+    // Sources are independent once the index is built, so they are resolved on all cores. Link
+    // counts vary a lot between files, so the sources are cut into many small chunks handed
+    // out one at a time (a fixed half per core left one idle); the chunks are joined in order,
+    // so the result does not depend on the number of threads.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
-    let chunk = sources.len().div_ceil(threads).max(64);
-    let chunks: Vec<Chunk<'t>> = std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            sources.chunks(chunk).map(|part| scope.spawn(|| index.resolve_chunk(part))).collect();
+    let chunk = sources.len().div_ceil(threads * 16).max(64);
+    let parts: Vec<&[LinkSource<'t>]> = sources.chunks(chunk).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, Chunk<'t>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(parts.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(part) = parts.get(i) else { break };
+                        out.push((i, index.resolve_chunk(part)));
+                    }
+                    out
+                })
+            })
+            .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
             .collect()
     });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    let chunks = done.into_iter().map(|(_, chunk)| chunk);
     let mut res = Resolution::default();
     let mut linked = BTreeSet::new();
     for part in chunks {
