@@ -396,7 +396,7 @@ struct Envelope<'a> {
 
 /// Encodes a catalog into its two files. Deterministic: the same catalog gives the same bytes.
 ///
-/// Holds the whole file in memory; [`write`] streams the same bytes instead.
+/// Holds the whole file in memory; [`write()`] streams the same bytes instead.
 pub fn encode(catalog: &Catalog) -> Encoded {
     let pieces = Pieces::new(catalog);
     let mut msgpack = Vec::with_capacity(ENVELOPE_MAX + pieces.len());

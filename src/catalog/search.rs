@@ -28,6 +28,14 @@
 //! Doc deltas and varints keep the index small; fixed-width rows let a lookup binary-search
 //! the terms without decoding anything at open.
 //!
+//! # Building
+//! Bodies are tokenized by [`Indexer`]s, one per compiler thread, each into its own
+//! [`TermDict`] while the file is still in cache; [`build_with`] tokenizes the small fields on
+//! all cores the same way, merges the dictionaries by sorting their terms (a term's id is its
+//! rank) and fills the postings in contiguous runs of documents, one per core, joined per term.
+//! Neither the split nor the scheduling reaches the bytes: [`build`] (everything on one
+//! thread's indexer) writes the same index, which a test checks.
+//!
 //! Performs no IO; mounted by `build.rs`.
 
 use serde::{Deserialize, Serialize};
