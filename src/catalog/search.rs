@@ -322,9 +322,22 @@ fn string_values(value: Option<&serde_json::Value>) -> Vec<String> {
     }
 }
 
-fn collect_fields<'a>(entries: &'a [Entry], docs: &'a [Doc], skills: &'a [Skill]) -> Vec<Fields<'a>> {
+/// The fields of every indexed document. A body tokenized ahead (`has_terms`) is left empty:
+/// only its entry's `is_text` matters then (a text entry is valid UTF-8), which spares a UTF-8
+/// check of every body.
+fn collect_fields<'a>(
+    entries: &'a [Entry],
+    docs: &'a [Doc],
+    skills: &'a [Skill],
+    has_terms: impl Fn(u32) -> bool,
+) -> Vec<Fields<'a>> {
     let mut out = Vec::new();
-    let body_of = |idx: u32| entries.get(idx as usize).and_then(|e| e.text()).map(strip_frontmatter);
+    let text_of = |idx: u32| match entries.get(idx as usize) {
+        Some(e) if e.is_text && has_terms(idx) => Some(""),
+        Some(e) => e.text(),
+        None => None,
+    };
+    let body_of = |idx: u32| text_of(idx).map(strip_frontmatter);
     for doc in docs {
         let Some(body) = body_of(doc.entry) else { continue };
         let mut owned: Vec<String> = Vec::new();
@@ -364,7 +377,7 @@ fn collect_fields<'a>(entries: &'a [Entry], docs: &'a [Doc], skills: &'a [Skill]
             });
         }
         for file in &skill.files {
-            let Some(body) = entries.get(file.entry as usize).and_then(|e| e.text()) else { continue };
+            let Some(body) = text_of(file.entry) else { continue };
             let title = file.title.as_deref().unwrap_or(&file.rel_path);
             out.push(Fields {
                 entry: file.entry,
@@ -850,7 +863,9 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
 /// here). The bytes are the same either way, however the bodies were spread over indexers.
 pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretokenized) -> SearchIndex {
     let Pretokenized { mut dicts, mut bodies } = pre;
-    let fields = collect_fields(entries, docs, skills);
+    let fields = collect_fields(entries, docs, skills, |entry| {
+        bodies.get(entry as usize).is_some_and(Option::is_some)
+    });
     let n_docs = fields.len();
 
     // Small fields (and bodies not tokenized ahead) are tokenized on all cores, in contiguous

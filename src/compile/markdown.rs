@@ -460,15 +460,14 @@ fn html_ids(html: &str) -> Vec<String> {
 /// unrendered, so it holds TOML or HTML (`[[module.mounts]]`), not links. Returns `None` when
 /// the body has no such shortcode, which is the common case.
 fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
-    if !body.contains("{{<") {
-        return None;
-    }
+    // The common case: no angle-bracket shortcode at all.
+    find_ascii(body, "{{<")?;
     let mut out: Option<Vec<u8>> = None;
     let mut search = 0;
-    while let Some(rel) = body[search..].find("{{<") {
+    while let Some(rel) = find_ascii(&body[search..], "{{<") {
         let open = search + rel;
         search = open + 3;
-        let Some(close_rel) = body[open..].find(">}}") else { break };
+        let Some(close_rel) = find_ascii(&body[open..], ">}}") else { break };
         let tag_end = open + close_rel + 3;
         let inner = body[open + 3..open + close_rel].trim();
         // `{{</* x */>}}` is Hugo's escape for showing a shortcode literally; `{{< /x >}}` closes;
@@ -504,14 +503,14 @@ fn mask_hugo_block_shortcodes(body: &str) -> Option<String> {
 fn hugo_includes(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut search = 0;
-    while let Some(rel) = text[search..].find("{{") {
+    while let Some(rel) = find_ascii(&text[search..], "{{") {
         let open = search + rel;
         search = open + 2;
         let Some(delim) = text[open + 2..].chars().next().filter(|c| matches!(c, '%' | '<')) else {
             continue;
         };
         let close = if delim == '%' { "%}}" } else { ">}}" };
-        let Some(end) = text[open + 3..].find(close) else { break };
+        let Some(end) = find_ascii(&text[open + 3..], close) else { break };
         let inner_start = open + 3;
         let inner = &text[inner_start..inner_start + end];
         let trimmed = inner.trim_start();
@@ -534,12 +533,29 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// `haystack.find(needle)` for a non-empty ASCII needle, found by searching for its first byte
+/// (`str::find` with a `char` uses memchr) and comparing the rest. `str::find` with a `&str` runs
+/// the two-way algorithm over every byte, and these scans cover every doc of the tree.
+fn find_ascii(haystack: &str, needle: &str) -> Option<usize> {
+    let first = char::from(*needle.as_bytes().first()?);
+    let mut from = 0;
+    while let Some(i) = haystack[from..].find(first) {
+        let at = from + i;
+        if haystack.as_bytes()[at..].starts_with(needle.as_bytes()) {
+            return Some(at);
+        }
+        // `at` holds an ASCII byte, so `at + 1` is a char boundary.
+        from = at + 1;
+    }
+    None
+}
+
 /// Offset of the `{{<` of the `{{< /name >}}` that closes a shortcode opened before `from`.
 fn find_closing_shortcode(body: &str, from: usize, name: &str) -> Option<usize> {
     let mut search = from;
-    while let Some(rel) = body[search..].find("{{<") {
+    while let Some(rel) = find_ascii(&body[search..], "{{<") {
         let at = search + rel;
-        let close = body[at..].find(">}}")?;
+        let close = find_ascii(&body[at..], ">}}")?;
         let inner = body[at + 3..at + close].trim();
         if inner.strip_prefix('/').map(str::trim) == Some(name) {
             return Some(at);

@@ -385,3 +385,13 @@ fn random_markdown_never_panics() {
     // The stream must reach the scanners it is meant to exercise.
     assert!(n_links > 100 && n_sections > 100, "{n_links} links, {n_sections} sections");
 }
+
+#[test]
+fn find_ascii_finds_what_str_find_finds() {
+    let hays = ["", "{{<", "x{{{< y >}}", "é{{ü{{<", "{ {{ }}", "日本{{%語%}}", "no braces"];
+    for hay in hays {
+        for needle in ["{{<", "{{", ">}}", "%}}"] {
+            assert_eq!(find_ascii(hay, needle), hay.find(needle), "{needle:?} in {hay:?}");
+        }
+    }
+}
