@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use corpus::Size;
 use folio::catalog::codec;
-use folio::compile::{Config, Severity, compile};
+use folio::compile::{Config, Severity, compile_without_bodies, source};
 
 /// Environment variable that turns the bench binary into the one-shot compile child.
 const CHILD_ENV: &str = "FOLIO_BENCH_CHILD";
@@ -107,7 +107,7 @@ fn measure(size: Size) -> Row {
     let (mut errors, mut warnings, mut first_codes) = (0, 0, Vec::new());
     for run in 0..runs {
         let t = Instant::now();
-        let compilation = compile(&config);
+        let compilation = compile_without_bodies(&config);
         compile_times.push(t.elapsed());
         if run == 0 {
             errors = compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
@@ -234,14 +234,19 @@ fn child_peak_rss(size: Size) -> Option<u64> {
     stdout.lines().find_map(|l| l.strip_prefix("vmhwm_kib=")).and_then(|v| v.trim().parse().ok())
 }
 
-/// Streams `catalog.msgpack` into `target/bench-out/<size>/` as `folio build` does; returns its size.
+/// Writes `catalog.msgpack` into `target/bench-out/<size>/` as `folio build` does (the catalog
+/// was compiled without bodies; they are read back from the corpus and checked); returns its
+/// size.
 fn write_catalog(size: Size, catalog: &folio::catalog::Catalog) -> usize {
+    let root = corpus::corpus_dir(size);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-out").join(size.name());
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     let path = dir.join("catalog.msgpack");
     let file = fs::File::create(&path).unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    codec::write(catalog, &mut out).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    let read = |i: usize| source::read_unchanged(&root, &catalog.entries[i]).map(std::borrow::Cow::Owned);
+    codec::write_with(catalog, &mut out, read)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     let file = out.into_inner().unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     file.metadata().map_or(0, |m| m.len() as usize)
 }
@@ -252,7 +257,7 @@ fn child(size: &str) {
     let size = Size::from_name(size).unwrap_or_else(|| panic!("{CHILD_ENV}: unknown size `{size}`"));
     let dir = corpus::corpus_dir(size);
     let t = Instant::now();
-    let compilation = compile(&Config { root: dir });
+    let compilation = compile_without_bodies(&Config { root: dir });
     let compiled = t.elapsed();
     let after_compile = proc_status();
     let t = Instant::now();
@@ -361,7 +366,7 @@ fn print_report(rows: &[Row]) {
     println!();
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
-         build = compile + write (what `folio build` does: the catalog streamed to a file); CPU = user + system time \
+         build = compile + write, as `folio build` does them (compiled without bodies; the write reads each body back from its file, checks its blake3 and streams the catalog to a file); CPU = user + system time \
          of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
          process doing one compile + write.",
         rows.first().map_or(5, |r| r.runs),

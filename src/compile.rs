@@ -59,19 +59,37 @@ impl Compilation {
 
 /// Compiles a content tree. Content problems are diagnostics, never an early return.
 pub fn compile(config: &Config) -> Compilation {
-    run(config, true)
+    run(config, Mode::Catalog)
+}
+
+/// Compiles a content tree like [`compile`], but leaves every entry's bytes out of the catalog
+/// (each `Entry::bytes` is empty; `size`, hashes and everything else are set): what
+/// `folio build` uses, writing the bodies from the files with
+/// [`codec::write_with`](crate::catalog::codec::write_with), so a large tree is never held in
+/// memory whole. Such a catalog must not be encoded or served as it is.
+pub fn compile_without_bodies(config: &Config) -> Compilation {
+    run(config, Mode::CatalogWithoutBodies)
 }
 
 /// Checks a content tree: every diagnostic [`compile`] reports, without assembling the catalog
 /// or building its search index (the costliest stage on large trees), so `catalog` is `None`.
 pub fn check(config: &Config) -> Compilation {
-    run(config, false)
+    run(config, Mode::Check)
 }
 
-fn run(config: &Config, assemble: bool) -> Compilation {
+/// What [`run`] produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Catalog,
+    CatalogWithoutBodies,
+    Check,
+}
+
+fn run(config: &Config, mode: Mode) -> Compilation {
+    let assemble = mode != Mode::Check;
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
-    let (files, dicts) = process_all(walk.files, assemble, &mut diagnostics);
+    let (files, dicts) = process_all(walk.files, assemble, mode == Mode::Catalog, &mut diagnostics);
     let built = build::build(files, dicts, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
@@ -83,8 +101,10 @@ fn run(config: &Config, assemble: bool) -> Compilation {
 pub struct Processed {
     /// Where it came from and what it is.
     pub found: Found,
-    /// The exact bytes.
+    /// The exact bytes (empty when the catalog is compiled without bodies).
     pub bytes: Vec<u8>,
+    /// Their length.
+    pub size: u64,
     /// blake3 of `bytes`.
     pub blake3: blake3::Hash,
     /// `sha256:` + hex of `bytes`, for skill files.
@@ -121,6 +141,7 @@ pub enum Parsed {
 fn process_all(
     found: Vec<Found>,
     tokenize: bool,
+    keep_bytes: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Processed>, Vec<search::TermDict>) {
     let threads =
@@ -137,7 +158,7 @@ fn process_all(
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = found.get(i) else { break };
                         let mut diags = Vec::new();
-                        let processed = process(f, indexer.as_mut(), &mut diags);
+                        let processed = process(f, indexer.as_mut(), keep_bytes, &mut diags);
                         out.push((i, processed, diags));
                     }
                     (out, indexer.map(search::Indexer::into_dict).unwrap_or_default())
@@ -166,6 +187,7 @@ fn process_all(
 fn process(
     found: &Found,
     indexer: Option<&mut search::Indexer>,
+    keep_bytes: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Processed> {
     let bytes = match source::read(found) {
@@ -229,7 +251,20 @@ fn process(
         (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
         _ => None,
     };
-    Some(Processed { found: found.clone(), bytes, blake3, sha256, is_text, total_lines, parsed, body_terms })
+    let size = bytes.len() as u64;
+    // folio.toml is parsed later, from its bytes.
+    let bytes = if keep_bytes || found.kind == Kind::Settings { bytes } else { Vec::new() };
+    Some(Processed {
+        found: found.clone(),
+        bytes,
+        size,
+        blake3,
+        sha256,
+        is_text,
+        total_lines,
+        parsed,
+        body_terms,
+    })
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {

@@ -398,6 +398,10 @@ struct Envelope<'a> {
 ///
 /// Holds the whole file in memory; [`write()`] streams the same bytes instead.
 pub fn encode(catalog: &Catalog) -> Encoded {
+    assert!(
+        catalog.entries.iter().all(|e| e.bytes.len() as u64 == e.size),
+        "encode needs every entry's bytes: a catalog compiled without bodies is written with write_with"
+    );
     let pieces = Pieces::new(catalog);
     let mut msgpack = Vec::with_capacity(ENVELOPE_MAX + pieces.len());
     // Writing to a Vec fails only past msgpack's 4 GiB limit, which no tree under the
@@ -409,47 +413,90 @@ pub fn encode(catalog: &Catalog) -> Encoded {
 
 /// Writes `catalog.msgpack` to `out`, the bytes [`encode`] returns, without assembling them:
 /// the entry bodies and the index go from the catalog to `out` as they are. Returns the
-/// catalog hash, for [`manifest`].
+/// catalog hash, for [`manifest`]. `out` must seek back to where it started (see
+/// [`write_with`]).
+pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) -> std::io::Result<String> {
+    write_with(catalog, out, |i| Ok(std::borrow::Cow::Borrowed(catalog.entries[i].bytes.as_slice())))
+}
+
+/// [`write()`], with each entry's bytes from `body(entry index)` instead of the catalog (which
+/// may then hold none: see `compile::compile_without_bodies`). `body` is called once per entry,
+/// in order, and must return exactly `Entry::size` bytes; checking they are the bytes the
+/// catalog describes is its job (its errors are returned as they are).
 ///
 /// The envelope comes first in the file but holds the hash of everything after it, so a large
 /// catalog is written with a placeholder envelope of the same length: the bodies are written
 /// while one thread hashes them and another encodes the metadata, and the envelope is
 /// rewritten at the end (`out` must seek back to where it started).
-pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) -> std::io::Result<String> {
+pub fn write_with<'c, W, F>(catalog: &'c Catalog, out: &mut W, body: F) -> std::io::Result<String>
+where
+    W: std::io::Write + std::io::Seek,
+    F: Fn(usize) -> std::io::Result<std::borrow::Cow<'c, [u8]>>,
+{
     use std::io::SeekFrom;
-    let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
     let search = catalog.search.data.as_slice();
-    let bodies_len: usize = bodies.iter().map(|b| b.len()).sum();
+    let bodies_len: u64 = catalog.entries.iter().map(|e| e.size).sum();
+    let bodies_len = usize::try_from(bodies_len).map_err(|_| too_large(bodies_len))?;
     let mut head = [0u8; HEAD];
     head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());
     head[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
     let known = HEAD + bodies_len + search.len();
-    // Below 64 KiB the body's `bin` header might be shorter than the placeholder's.
+    let sized = |i: usize| -> std::io::Result<std::borrow::Cow<'c, [u8]>> {
+        let bytes = body(i)?;
+        let entry = &catalog.entries[i];
+        if bytes.len() as u64 != entry.size {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("`{}` is {} bytes, the catalog says {}", entry.path, bytes.len(), entry.size),
+            ));
+        }
+        Ok(bytes)
+    };
+    // Below 64 KiB the body's `bin` header might be shorter than the placeholder's; such a
+    // catalog is small enough to assemble.
     if known < 1 << 16 {
-        return Pieces::new(catalog).write(out);
+        let mut whole = Vec::with_capacity(known);
+        for i in 0..catalog.entries.len() {
+            whole.extend_from_slice(&sized(i)?);
+        }
+        let mut pieces = Pieces::new(catalog);
+        pieces.bodies = vec![&whole[..]];
+        return pieces.write(out);
     }
     let start = out.stream_position()?;
     let placeholder = envelope_head(&"0".repeat(64), known)?;
     std::thread::scope(|scope| {
         let meta = scope.spawn(|| encode_meta(catalog));
-        let hasher = scope.spawn(|| {
+        // The bodies go to the hashing thread once written; a bounded queue keeps at most a few
+        // in memory when the writer is ahead.
+        let (send, receive) = std::sync::mpsc::sync_channel::<std::borrow::Cow<'c, [u8]>>(64);
+        let hasher = scope.spawn(move || {
             let mut hasher = blake3::Hasher::new();
             hasher.update(&head);
-            for body in &bodies {
-                hasher.update(body);
+            for bytes in receive {
+                hasher.update(&bytes);
             }
             hasher.update(search);
             hasher
         });
         out.write_all(&placeholder)?;
         out.write_all(&head)?;
-        for body in &bodies {
-            out.write_all(body)?;
-        }
+        let written: std::io::Result<()> = (|| {
+            for i in 0..catalog.entries.len() {
+                let bytes = sized(i)?;
+                out.write_all(&bytes)?;
+                // The hasher only stops early by panicking, which `join` re-raises below.
+                let _ = send.send(bytes);
+            }
+            Ok(())
+        })();
+        drop(send);
+        let hasher = hasher.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        written?;
         out.write_all(search)?;
         let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         out.write_all(&meta)?;
-        let mut hasher = hasher.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let mut hasher = hasher;
         let catalog_hash = hasher.update(&meta).finalize().to_hex().to_string();
         let envelope = envelope_head(&catalog_hash, known + meta.len())?;
         assert_eq!(envelope.len(), placeholder.len(), "a 64-hex hash and a bin32 header either way");
@@ -459,6 +506,13 @@ pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) 
         out.seek(SeekFrom::Start(end))?;
         Ok(catalog_hash)
     })
+}
+
+fn too_large(len: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("the catalog would be {len} bytes, more than msgpack's 4 GiB limit"),
+    )
 }
 
 /// `manifest.json` for a catalog whose `catalog.msgpack` has `catalog_hash`.
@@ -486,7 +540,8 @@ impl<'a> Pieces<'a> {
         // guards the field order; the catalog hash guards the bytes.
         let meta = encode_meta(catalog);
         let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
-        let bodies_len: usize = bodies.iter().map(|b| b.len()).sum();
+        // From the sizes, so that [`write_with`] can swap in bodies read elsewhere.
+        let bodies_len: usize = catalog.entries.iter().map(|e| e.size as usize).sum();
         let search = catalog.search.data.as_slice();
         let mut head = [0u8; HEAD];
         head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());

@@ -4,6 +4,7 @@
 //! Exit codes: 0 clean, 1 content errors (or warnings with `--deny-warnings` / `[check]
 //! deny_warnings`), 2 usage or IO failure (returned as `Err` and printed by `main`).
 
+use std::borrow::Cow;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,7 +18,10 @@ use crate::error;
 
 /// `folio build [CONTENT] [--out DIR]`.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
-    let compilation = run_compiler(&args.content)?;
+    check_root(&args.content)?;
+    // The bodies are not kept: they are read again from the files while the catalog is written,
+    // so a large tree is never held in memory whole.
+    let compilation = compile::compile_without_bodies(&Config { root: args.content.clone() });
     // Diagnostics of a build go to stderr, like a compiler's; stdout stays free for scripts.
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -31,10 +35,13 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let msgpack = args.out.join("catalog.msgpack");
     let manifest = args.out.join("manifest.json");
-    // Streamed: the entry bodies go from the catalog to the file without a second copy.
+    // Streamed: each entry's bytes go from its file to the catalog, checked against the hash
+    // the compiler recorded.
     let mut catalog_hash = String::new();
     let written = write_atomically(&msgpack, |out| {
-        catalog_hash = codec::write(&catalog, out)?;
+        catalog_hash = codec::write_with(&catalog, out, |i| {
+            compile::source::read_unchanged(&args.content, &catalog.entries[i]).map(Cow::Owned)
+        })?;
         Ok(())
     })?;
     let manifest_text = codec::manifest(&catalog, &catalog_hash);

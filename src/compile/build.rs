@@ -57,11 +57,11 @@ pub fn build(
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
-        let Processed { found, bytes, blake3, sha256, is_text, total_lines, parsed, body_terms: terms } =
+        let Processed { found, bytes, size, blake3, sha256, is_text, total_lines, parsed, body_terms: terms } =
             file;
         fingerprint.update(&(found.path.len() as u64).to_le_bytes());
         fingerprint.update(found.path.as_bytes());
-        fingerprint.update(&(bytes.len() as u64).to_le_bytes());
+        fingerprint.update(&size.to_le_bytes());
         fingerprint.update(blake3.as_bytes());
         let (uri, kind) = match &found.kind {
             Kind::Settings => {
@@ -84,7 +84,7 @@ pub fn build(
             uri: uri.clone(),
             kind,
             mime: mime_for(&found.path, is_text).to_owned(),
-            size: bytes.len() as u64,
+            size,
             blake3: blake3.to_hex().to_string(),
             sha256,
             is_text,

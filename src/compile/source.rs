@@ -286,3 +286,19 @@ pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
     }
     Ok(bytes)
 }
+
+/// The bytes of a catalog entry's source file under the content root `root`, refused unless
+/// they are the bytes the compiler read (same length and blake3): `folio build` writes the
+/// bodies from the files after compiling, and a file edited in between would otherwise give a
+/// catalog whose bodies do not match its records.
+pub fn read_unchanged(root: &Path, entry: &crate::catalog::Entry) -> std::io::Result<Vec<u8>> {
+    let bytes = std::fs::read(root.join(&entry.path))
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read `{}` again: {e}", entry.path)))?;
+    if bytes.len() as u64 != entry.size || blake3::hash(&bytes).to_hex().as_str() != entry.blake3 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("`{}` changed while the catalog was being built; run `folio build` again", entry.path),
+        ));
+    }
+    Ok(bytes)
+}

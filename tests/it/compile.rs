@@ -579,3 +579,35 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
     assert_eq!(hash, encoded.catalog_hash);
     assert_eq!(folio::catalog::codec::manifest(&catalog, &hash), encoded.manifest);
 }
+
+#[test]
+fn build_without_bodies_writes_the_same_catalog_and_refuses_a_file_changed_meanwhile() {
+    use folio::catalog::codec;
+    use folio::compile::{Config, compile, compile_without_bodies, source};
+    let tree = Tree::new();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content"), &tree.join("content"));
+    let config = Config { root: tree.join("content") };
+    let full = compile(&config).catalog.expect("content/ compiles");
+    let lean = compile_without_bodies(&config).catalog.expect("content/ compiles");
+    assert!(lean.entries.iter().all(|e| e.bytes.is_empty()), "no body is kept");
+    let read = |i: usize| source::read_unchanged(&config.root, &lean.entries[i]).map(std::borrow::Cow::Owned);
+    let mut streamed = std::io::Cursor::new(Vec::new());
+    let hash = codec::write_with(&lean, &mut streamed, read).unwrap();
+    let encoded = codec::encode(&full);
+    assert!(streamed.into_inner() == encoded.msgpack, "bodies read back give the same file");
+    assert_eq!(hash, encoded.catalog_hash);
+    assert_eq!(codec::manifest(&lean, &hash), encoded.manifest);
+
+    // A doc edited between the compile and the write (same length, other bytes).
+    let victim = &lean.entries.iter().find(|e| e.path.starts_with("docs/")).unwrap().path;
+    let path = config.root.join(victim);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] = if bytes[last] == b'x' { b'y' } else { b'x' };
+    std::fs::write(&path, bytes).unwrap();
+    let err = codec::write_with(&lean, &mut std::io::Cursor::new(Vec::new()), read).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("`{victim}` changed while the catalog was being built; run `folio build` again")
+    );
+}
