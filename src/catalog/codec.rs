@@ -431,7 +431,7 @@ pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) 
 pub fn write_with<'c, W, F>(catalog: &'c Catalog, out: &mut W, body: F) -> std::io::Result<String>
 where
     W: std::io::Write + std::io::Seek,
-    F: Fn(usize) -> std::io::Result<std::borrow::Cow<'c, [u8]>>,
+    F: Fn(usize) -> std::io::Result<std::borrow::Cow<'c, [u8]>> + Sync,
 {
     use std::io::SeekFrom;
     let search = catalog.search.data.as_slice();
@@ -467,14 +467,43 @@ where
     let placeholder = envelope_head(&"0".repeat(64), known)?;
     std::thread::scope(|scope| {
         let meta = scope.spawn(|| encode_meta(catalog));
-        // The bodies go to the hashing thread once written; a bounded queue keeps at most a few
-        // in memory when the writer is ahead.
-        let (send, receive) = std::sync::mpsc::sync_channel::<std::borrow::Cow<'c, [u8]>>(64);
+        // Bodies flow reader -> this thread (the writer) -> hasher in batches of about 1 MiB
+        // (one message per body made the threads wake each other 50,000 times), through
+        // bounded queues that keep only a few batches in memory when one stage is ahead.
+        type Batch<'c> = Vec<std::borrow::Cow<'c, [u8]>>;
+        let (to_writer, bodies) = std::sync::mpsc::sync_channel::<std::io::Result<Batch<'c>>>(4);
+        let sized = &sized;
+        scope.spawn(move || {
+            let mut batch: Batch<'c> = Vec::new();
+            let mut batch_bytes = 0;
+            for i in 0..catalog.entries.len() {
+                match sized(i) {
+                    Ok(bytes) => {
+                        batch_bytes += bytes.len();
+                        batch.push(bytes);
+                    }
+                    Err(e) => {
+                        let _ = to_writer.send(Err(e));
+                        return;
+                    }
+                }
+                if batch_bytes >= 1 << 20 || batch.len() >= 256 || i + 1 == catalog.entries.len() {
+                    // A closed queue means the writer stopped on an error of its own.
+                    if to_writer.send(Ok(std::mem::take(&mut batch))).is_err() {
+                        return;
+                    }
+                    batch_bytes = 0;
+                }
+            }
+        });
+        let (to_hasher, written_bodies) = std::sync::mpsc::sync_channel::<Batch<'c>>(4);
         let hasher = scope.spawn(move || {
             let mut hasher = blake3::Hasher::new();
             hasher.update(&head);
-            for bytes in receive {
-                hasher.update(&bytes);
+            for batch in written_bodies {
+                for bytes in &batch {
+                    hasher.update(bytes);
+                }
             }
             hasher.update(search);
             hasher
@@ -482,15 +511,20 @@ where
         out.write_all(&placeholder)?;
         out.write_all(&head)?;
         let written: std::io::Result<()> = (|| {
-            for i in 0..catalog.entries.len() {
-                let bytes = sized(i)?;
-                out.write_all(&bytes)?;
+            let mut done = 0;
+            while done < catalog.entries.len() {
+                let batch = bodies.recv().map_err(|_| std::io::Error::other("the body reader stopped"))??;
+                for bytes in &batch {
+                    out.write_all(bytes)?;
+                }
+                done += batch.len();
                 // The hasher only stops early by panicking, which `join` re-raises below.
-                let _ = send.send(bytes);
+                let _ = to_hasher.send(batch);
             }
             Ok(())
         })();
-        drop(send);
+        drop(bodies);
+        drop(to_hasher);
         let hasher = hasher.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         written?;
         out.write_all(search)?;
