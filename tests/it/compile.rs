@@ -611,3 +611,21 @@ fn build_without_bodies_writes_the_same_catalog_and_refuses_a_file_changed_meanw
         format!("`{victim}` changed while the catalog was being built; run `folio build` again")
     );
 }
+
+#[test]
+fn small_catalog_without_bodies_is_written_whole_with_the_same_bytes() {
+    use folio::catalog::codec;
+    use folio::compile::{Config, compile, compile_without_bodies, source};
+    let tree = Tree::new();
+    tree.file("content/docs/index.md", "# Home\n\nSee [the guide](guide.md).\n");
+    tree.file("content/docs/guide.md", "# Guide\n\nBack [home](index.md).\n");
+    let config = Config { root: tree.join("content") };
+    let full = compile(&config).catalog.expect("the tree compiles");
+    let lean = compile_without_bodies(&config).catalog.expect("the tree compiles");
+    let read = |i: usize| source::read_unchanged(&config.root, &lean.entries[i]).map(std::borrow::Cow::Owned);
+    let mut streamed = std::io::Cursor::new(Vec::new());
+    codec::write_with(&lean, &mut streamed, read).unwrap();
+    let encoded = codec::encode(&full).msgpack;
+    assert!(encoded.len() < 1 << 16, "small enough to be assembled whole");
+    assert!(streamed.into_inner() == encoded);
+}
