@@ -304,6 +304,12 @@ fn locate(text: &str, terms: &[String]) -> Option<(usize, usize)> {
         }
         chunk_start = chunk_end;
     }
+    region_around(text, hits)
+}
+
+/// The region of `text` around the hit (`(offset, term index)`) with the most distinct terms in
+/// the half-snippet after it; `None` without hits.
+fn region_around(text: &str, mut hits: Vec<(usize, usize)>) -> Option<(usize, usize)> {
     hits.sort_unstable();
     let mut best = (0u32, *hits.first()?);
     for (k, &(pos, _)) in hits.iter().enumerate() {
@@ -460,27 +466,7 @@ mod tests {
                     .map(|(pos, _)| (pos, i)),
             );
         }
-        hits.sort_unstable();
-        let mut best = (0u32, *hits.first()?);
-        for (k, &(pos, _)) in hits.iter().enumerate() {
-            let seen = hits[k..]
-                .iter()
-                .take_while(|h| h.0 < pos + SNIPPET_BYTES / 2)
-                .fold(0u64, |acc, h| acc | 1 << (h.1 % 64));
-            if seen.count_ones() > best.0 {
-                best = (seen.count_ones(), hits[k]);
-            }
-        }
-        let pos = best.1.0;
-        let mut a = pos.saturating_sub(SNIPPET_BYTES);
-        while !text.is_char_boundary(a) {
-            a -= 1;
-        }
-        let mut b = (pos + 2 * SNIPPET_BYTES).min(text.len());
-        while !text.is_char_boundary(b) {
-            b += 1;
-        }
-        Some((a, b))
+        region_around(text, hits)
     }
 
     #[test]
