@@ -268,7 +268,7 @@ impl Query {
     /// Wraps a catalog compiled in memory (`--content DIR`). Its hash is the one `folio build`
     /// would record, so cursors behave exactly as for the written catalog.
     pub fn from_catalog(catalog: Catalog) -> Query {
-        let catalog_hash = codec::encode(&catalog).catalog_hash;
+        let catalog_hash = codec::hash_of(&catalog);
         Query::with_hash(catalog, catalog_hash)
     }
 

@@ -435,11 +435,9 @@ where
 {
     use std::io::SeekFrom;
     let search = catalog.search.data.as_slice();
-    let bodies_len: u64 = catalog.entries.iter().map(|e| e.size).sum();
+    let head = body_head(catalog);
+    let bodies_len = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
     let bodies_len = usize::try_from(bodies_len).map_err(|_| too_large(bodies_len))?;
-    let mut head = [0u8; HEAD];
-    head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());
-    head[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
     let known = HEAD + bodies_len + search.len();
     let sized = |i: usize| -> std::io::Result<std::borrow::Cow<'c, [u8]>> {
         let bytes = body(i)?;
@@ -549,6 +547,22 @@ fn too_large(len: u64) -> std::io::Error {
     )
 }
 
+/// The catalog hash [`encode`] would record, computed over the body's pieces in place (no
+/// copy of the bodies, no manifest).
+pub fn hash_of(catalog: &Catalog) -> String {
+    Pieces::new(catalog).hash().to_hex().to_string()
+}
+
+/// The body's first bytes: the lengths of the bodies (from the entries' sizes, so that
+/// [`write_with`] can take bodies from elsewhere) and of the search index.
+fn body_head(catalog: &Catalog) -> [u8; HEAD] {
+    let bodies_len: u64 = catalog.entries.iter().map(|e| e.size).sum();
+    let mut head = [0u8; HEAD];
+    head[..8].copy_from_slice(&bodies_len.to_le_bytes());
+    head[8..].copy_from_slice(&(catalog.search.data.len() as u64).to_le_bytes());
+    head
+}
+
 /// `manifest.json` for a catalog whose `catalog.msgpack` has `catalog_hash`.
 pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
     manifest_json(catalog, catalog_hash)
@@ -574,13 +588,7 @@ impl<'a> Pieces<'a> {
         // guards the field order; the catalog hash guards the bytes.
         let meta = encode_meta(catalog);
         let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
-        // From the sizes, so that [`write_with`] can swap in bodies read elsewhere.
-        let bodies_len: usize = catalog.entries.iter().map(|e| e.size as usize).sum();
-        let search = catalog.search.data.as_slice();
-        let mut head = [0u8; HEAD];
-        head[..8].copy_from_slice(&(bodies_len as u64).to_le_bytes());
-        head[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
-        Pieces { head, bodies, search, meta }
+        Pieces { head: body_head(catalog), bodies, search: catalog.search.data.as_slice(), meta }
     }
 
     fn slices(&self) -> impl Iterator<Item = &[u8]> {
@@ -1085,6 +1093,20 @@ mod tests {
             let mut ours = envelope_head("ab", len).unwrap();
             ours.extend_from_slice(&body);
             assert!(ours == whole, "envelope of a {len}-byte body");
+        }
+    }
+
+    #[test]
+    fn hash_of_is_the_recorded_hash_on_one_thread_and_on_two() {
+        let mut large = sample();
+        let bytes: Vec<u8> = (0..5u32 << 20).map(|i| (i % 251) as u8).collect();
+        large.entries[0].size = bytes.len() as u64;
+        large.entries[0].bytes = bytes.into();
+        for catalog in [sample(), large] {
+            let encoded = encode(&catalog);
+            assert_eq!(hash_of(&catalog), encoded.catalog_hash);
+            // decode checks the recorded hash against a hash of the body as one slice.
+            decode(&encoded.msgpack).expect("the recorded hash verifies");
         }
     }
 
