@@ -89,7 +89,7 @@ fn run(config: &Config, mode: Mode) -> Compilation {
     let assemble = mode != Mode::Check;
     let walk = source::walk(&config.root);
     let mut diagnostics = walk.diagnostics;
-    let (files, dicts) = process_all(walk.files, assemble, mode == Mode::Catalog, &mut diagnostics);
+    let (files, dicts) = process_all(walk.files, mode, &mut diagnostics);
     let built = build::build(files, dicts, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
@@ -135,15 +135,16 @@ pub enum Parsed {
 
 /// Reads and parses every file on all cores. Work is handed out one file at a time (sizes vary
 /// from bytes to megabytes, so fixed chunks would leave a core idle); results are put back in
-/// walk order, which is sorted by path. With `tokenize`, each worker also tokenizes bodies for
+/// walk order, which is sorted by path. Unless `mode` is a check, each worker also tokenizes bodies for
 /// the search index into its own dictionary; the dictionaries are returned in worker order
 /// (which worker saw which file does not reach the index: it is rebuilt by term).
 fn process_all(
     found: Vec<Found>,
-    tokenize: bool,
-    keep_bytes: bool,
+    mode: Mode,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Processed>, Vec<search::TermDict>) {
+    // A catalog needs its bodies tokenized; only `compile` keeps their bytes.
+    let (tokenize, keep_bytes) = (mode != Mode::Check, mode == Mode::Catalog);
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
     let next = AtomicUsize::new(0);

@@ -873,9 +873,13 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     let mut taken: Vec<Option<BodyTerms>> =
         fields.iter().map(|f| bodies.get_mut(f.entry as usize).and_then(Option::take)).collect();
     drop(bodies);
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4);
-    let chunks = if n_docs >= PARALLEL_MIN_DOCS { threads } else { 1 };
-    let chunk = n_docs.div_ceil(chunks).max(1);
+    // Threads for the two parallel passes (small fields, postings).
+    let threads = if n_docs >= PARALLEL_MIN_DOCS {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4)
+    } else {
+        1
+    };
+    let chunk = n_docs.div_ceil(threads).max(1);
     let base = dicts.len();
     let tokenized: Vec<(Vec<DocTerms>, TermDict)> = std::thread::scope(|scope| {
         let workers: Vec<_> = fields
@@ -911,9 +915,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
 
     // Postings, filled on several threads, each over a contiguous run of documents; the runs'
     // lists are joined per term below, so the bytes do not depend on the split.
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(4);
-    let runs = if n_docs >= PARALLEL_MIN_DOCS { threads } else { 1 };
-    let parts = fill_runs(&doc_terms, &remap, n_terms, runs);
+    let parts = fill_runs(&doc_terms, &remap, n_terms, threads);
     drop(remap);
 
     let mut avg = [0f32; FIELDS];
