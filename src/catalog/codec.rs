@@ -1,7 +1,7 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
-//! # Layout (format version 5)
+//! # Layout (format version 6)
 //!
 //! `catalog.msgpack` is a msgpack map with named fields:
 //! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`

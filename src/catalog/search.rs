@@ -18,15 +18,18 @@
 //!
 //! # Stored layout (little-endian, in the catalog's blob area, read in place)
 //! ```text
-//! magic "FSI1" | n_docs u32 | n_terms u32 | avg field length f32 × 5
+//! magic "FSI2" | n_docs u32 | n_terms u32 | avg field length f32 × 5
 //! docs:     n_docs × (entry u32, field length u32 × 5)
 //! terms:    (n_terms + 1) × (string offset u32, postings offset u32, df u32); the last row is a
 //!           sentinel holding the end offsets; rows sorted by term bytes
 //! strings:  the terms' UTF-8 bytes, concatenated
-//! postings: per term, df × (doc delta varint, field mask u8, tf varint per set field)
+//! postings: per term, df × posting, where a posting is one varint `delta << 3 | tf` when the
+//!           term is in the body alone with a frequency of 1 to 7 (nine postings in ten), else
+//!           the varint `delta << 3`, the field mask u8 and a tf varint per set field
 //! ```
-//! Doc deltas and varints keep the index small; fixed-width rows let a lookup binary-search
-//! the terms without decoding anything at open.
+//! Doc deltas and varints keep the index small, and folding the common posting into one byte
+//! halves the postings (they are most of the index, which an open catalog holds in memory);
+//! fixed-width rows let a lookup binary-search the terms without decoding anything at open.
 //!
 //! # Building
 //! Bodies are tokenized by [`Indexer`]s, one per compiler thread, each into its own
@@ -69,7 +72,7 @@ const FIELD_B: [f32; FIELDS] = [0.5, 0.5, 0.3, 0.6, 0.75];
 const K1: f32 = 5.0;
 /// Terms longer than this (in bytes) are not indexed: they are hashes, base64 or noise.
 const MAX_TERM_BYTES: usize = 48;
-const MAGIC: &[u8; 4] = b"FSI1";
+const MAGIC: &[u8; 4] = b"FSI2";
 const HEADER: usize = 4 + 4 + 4 + 4 * FIELDS;
 const DOC_ROW: usize = 4 + 4 * FIELDS;
 const TERM_ROW: usize = 12;
@@ -407,6 +410,39 @@ fn put_varint(out: &mut Vec<u8>, mut v: u32) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// Bits of a posting's first varint below the document delta (see the module docs).
+const INLINE_TF_BITS: u32 = 3;
+/// Largest body-only term frequency stored in a posting's first varint.
+const INLINE_TF_MAX: u32 = (1 << INLINE_TF_BITS) - 1;
+/// Field mask of a body-only posting.
+const BODY_ONLY: u8 = 1 << (FIELDS - 1);
+
+/// Writes a posting's first varint: `delta` shifted above `inline_tf` (0, or a body-only
+/// frequency up to [`INLINE_TF_MAX`]). 64 bits wide, so no delta overflows it.
+fn put_posting_head(out: &mut Vec<u8>, delta: u32, inline_tf: u32) {
+    let mut v = (u64::from(delta) << INLINE_TF_BITS) | u64::from(inline_tf);
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it
+/// or it is longer than [`put_posting_head`] writes (malformed index bytes).
+fn get_posting_head(bytes: &[u8], at: &mut usize) -> Option<(u64, u32)> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some((v >> INLINE_TF_BITS, (v & u64::from(INLINE_TF_MAX)) as u32));
+        }
+    }
+    None
 }
 
 /// Reads a varint written by [`put_varint`] from bytes this module wrote itself.
@@ -989,12 +1025,24 @@ struct TermRun {
 impl TermRun {
     /// Appends the posting of document `ordinal`: `tfs` holds the frequency of each field set
     /// in `mask`, in field order.
-    fn push(&mut self, ordinal: u32, mask: u8, tfs: impl Iterator<Item = u32>) {
+    fn push(&mut self, ordinal: u32, mask: u8, mut tfs: impl Iterator<Item = u32>) {
         let prev = if self.df == 0 { 0 } else { self.last };
-        put_varint(&mut self.list, ordinal - prev);
-        self.list.push(mask);
-        for tf in tfs {
-            put_varint(&mut self.list, tf);
+        let delta = ordinal - prev;
+        if mask == BODY_ONLY {
+            let tf = tfs.next().unwrap_or_default();
+            if (1..=INLINE_TF_MAX).contains(&tf) {
+                put_posting_head(&mut self.list, delta, tf);
+            } else {
+                put_posting_head(&mut self.list, delta, 0);
+                self.list.push(mask);
+                put_varint(&mut self.list, tf);
+            }
+        } else {
+            put_posting_head(&mut self.list, delta, 0);
+            self.list.push(mask);
+            for tf in tfs {
+                put_varint(&mut self.list, tf);
+            }
         }
         self.last = ordinal;
         self.df += 1;
@@ -1030,9 +1078,10 @@ fn join_runs(parts: &[PostingRun], term: usize, mut out: Option<&mut Vec<u8>>) -
             continue;
         }
         let mut at = 0;
-        let first = get_varint(&run.list, &mut at);
-        let mut head = Vec::with_capacity(5);
-        put_varint(&mut head, first - last);
+        let (first, inline_tf) = get_posting_head(&run.list, &mut at).expect("this module wrote the run");
+        // A run's first delta is its absolute ordinal, which fits the u32 it was made from.
+        let mut head = Vec::with_capacity(10);
+        put_posting_head(&mut head, first as u32 - last, inline_tf);
         len += head.len() + run.list.len() - at;
         if let Some(out) = out.as_deref_mut() {
             out.extend_from_slice(&head);
@@ -1088,7 +1137,7 @@ fn fill_postings(docs: &[DocTerms], first: usize, remap: &[Vec<u32>], n_terms: u
             let tf = get_varint(&doc.body.pairs, &mut at);
             let g = body_remap[id as usize] as usize;
             if masks[g] == 0 {
-                run.terms[g].push(ordinal, 1 << BODY, std::iter::once(tf));
+                run.terms[g].push(ordinal, BODY_ONLY, std::iter::once(tf));
             } else {
                 masks[g] |= 1 << BODY;
                 tfs[g][BODY] = tf;
@@ -1188,40 +1237,11 @@ impl<'a> View<'a> {
     }
 
     /// Calls `f(ordinal, tfs)` for every posting of term `i`.
-    fn postings(&self, i: usize, mut f: impl FnMut(usize, &[u32; FIELDS])) {
+    fn postings(&self, i: usize, f: impl FnMut(usize, &[u32; FIELDS])) {
         let start = u32_at(self.table, i * TERM_ROW + 4) as usize;
         let end = u32_at(self.table, (i + 1) * TERM_ROW + 4) as usize;
-        let Some(bytes) = self.postings.get(start..end) else { return };
-        let mut at = 0;
-        let mut ordinal = 0usize;
-        let varint = |at: &mut usize| -> Option<u32> {
-            let mut v = 0u32;
-            for shift in (0..35).step_by(7) {
-                let b = *bytes.get(*at)?;
-                *at += 1;
-                v |= u32::from(b & 0x7f) << shift;
-                if b & 0x80 == 0 {
-                    return Some(v);
-                }
-            }
-            None
-        };
-        while at < bytes.len() {
-            let Some(delta) = varint(&mut at) else { return };
-            ordinal += delta as usize;
-            let Some(&mask) = bytes.get(at) else { return };
-            at += 1;
-            let mut tfs = [0u32; FIELDS];
-            for (field, tf) in tfs.iter_mut().enumerate() {
-                if mask & (1 << field) != 0 {
-                    let Some(v) = varint(&mut at) else { return };
-                    *tf = v;
-                }
-            }
-            if ordinal >= self.n_docs {
-                return;
-            }
-            f(ordinal, &tfs);
+        if let Some(bytes) = self.postings.get(start..end) {
+            decode_postings(bytes, self.n_docs, f);
         }
     }
 
@@ -1235,6 +1255,48 @@ impl<'a> View<'a> {
 
     fn doc_len(&self, ordinal: usize, field: usize) -> f32 {
         u32_at(self.docs, ordinal * DOC_ROW + 4 + 4 * field) as f32
+    }
+}
+
+/// Calls `f(ordinal, tfs)` for each posting of one term's list (the layout in the module docs),
+/// stopping at the first malformed byte or ordinal of `n_docs` or more: a corrupted index loses
+/// matches, it never panics.
+fn decode_postings(bytes: &[u8], n_docs: usize, mut f: impl FnMut(usize, &[u32; FIELDS])) {
+    let varint = |at: &mut usize| -> Option<u32> {
+        let mut v = 0u32;
+        for shift in (0..35).step_by(7) {
+            let b = *bytes.get(*at)?;
+            *at += 1;
+            v |= u32::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    };
+    let mut at = 0;
+    let mut ordinal = 0usize;
+    while at < bytes.len() {
+        let Some((delta, inline_tf)) = get_posting_head(bytes, &mut at) else { return };
+        let Some(next) = usize::try_from(delta).ok().and_then(|d| ordinal.checked_add(d)) else { return };
+        ordinal = next;
+        let mut tfs = [0u32; FIELDS];
+        if inline_tf != 0 {
+            tfs[FIELDS - 1] = inline_tf;
+        } else {
+            let Some(&mask) = bytes.get(at) else { return };
+            at += 1;
+            for (field, tf) in tfs.iter_mut().enumerate() {
+                if mask & (1 << field) != 0 {
+                    let Some(v) = varint(&mut at) else { return };
+                    *tf = v;
+                }
+            }
+        }
+        if ordinal >= n_docs {
+            return;
+        }
+        f(ordinal, &tfs);
     }
 }
 
@@ -1439,6 +1501,43 @@ mod tests {
     }
 
     #[test]
+    fn postings_decode_to_what_was_pushed() {
+        // Body-only frequencies around the inline limit, other fields, deltas of 1, 2 and 3+
+        // varint bytes, and a posting at ordinal 0.
+        let mut tf = [0u32; FIELDS];
+        let mut postings: Vec<(u32, [u32; FIELDS])> = Vec::new();
+        for (ordinal, body) in [(0, 1), (1, 7), (2, 8), (3, 200), (20, 1), (20_000, 3), (5_000_000, 9)] {
+            tf[FIELDS - 1] = body;
+            postings.push((ordinal, tf));
+        }
+        postings.push((5_000_001, [2, 0, 0, 1, 0]));
+        postings.push((5_000_002, [0, 1, 0, 0, 4]));
+        postings.push((5_000_003, [0, 0, 300, 0, 0]));
+        let mut run = TermRun::default();
+        for (ordinal, tfs) in &postings {
+            let mask = (0..FIELDS).filter(|&f| tfs[f] > 0).fold(0u8, |m, f| m | 1 << f);
+            run.push(*ordinal, mask, tfs.iter().copied().filter(|&t| t > 0));
+        }
+        let mut joined = Vec::new();
+        join_runs(&[PostingRun { terms: vec![run] }], 0, Some(&mut joined));
+        let mut got = Vec::new();
+        decode_postings(&joined, 5_000_004, |ordinal, tfs| got.push((ordinal as u32, *tfs)));
+        assert_eq!(got, postings);
+        // Body-only frequencies up to 7 take one byte with their delta.
+        let mut small = TermRun::default();
+        small.push(0, BODY_ONLY, std::iter::once(7));
+        small.push(15, BODY_ONLY, std::iter::once(1));
+        assert_eq!(small.list.len(), 2);
+        // A truncated list stops early; an ordinal past the documents ends it.
+        let mut seen = 0;
+        decode_postings(&joined[..joined.len() - 1], 5_000_004, |_, _| seen += 1);
+        assert_eq!(seen, postings.len() - 1);
+        seen = 0;
+        decode_postings(&joined, 21, |_, _| seen += 1);
+        assert_eq!(seen, 5);
+    }
+
+    #[test]
     fn stop_word_length_bound_covers_every_stop_word() {
         assert_eq!(STOP_WORDS.iter().map(|w| w.len()).max(), Some(MAX_STOP_WORD_BYTES));
     }
@@ -1487,7 +1586,7 @@ mod tests {
 
     #[test]
     fn malformed_index_bytes_match_nothing() {
-        for data in [&b""[..], b"FSI1", b"FSI1\xff\xff\xff\xff\xff\xff\xff\xff", &[0u8; 64]] {
+        for data in [&b""[..], b"FSI2", b"FSI2\xff\xff\xff\xff\xff\xff\xff\xff", &[0u8; 64]] {
             let index = SearchIndex { data: data.to_vec().into() };
             assert!(index.score(&["x".to_owned()]).is_empty());
             assert!(index.terms_with_prefix("", 10).is_empty());
