@@ -56,6 +56,9 @@ struct Row {
     stats: corpus::Stats,
     runs: usize,
     floor: Duration,
+    /// The floor plus running pulldown-cmark (with the compiler's extensions) over every markdown
+    /// file: what any compile that must parse the markdown costs at least.
+    parse_floor: Duration,
     /// CPU time (user + system, all threads) of one floor run and one compile + encode: less
     /// sensitive than wall time to other processes competing for the cores.
     floor_cpu: Duration,
@@ -98,6 +101,7 @@ fn measure(size: Size) -> Row {
     let cpu = cpu_time();
     let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
     let floor_cpu = (cpu_time() - cpu) / runs as u32;
+    let parse_floor = median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir)))).collect());
 
     let config = Config { root: dir.clone() };
     let mut compile_times = Vec::new();
@@ -130,6 +134,7 @@ fn measure(size: Size) -> Row {
         stats,
         runs,
         floor: floor_time,
+        parse_floor,
         floor_cpu,
         build_cpu,
         compile: median(compile_times),
@@ -187,8 +192,34 @@ fn floor_timed(dir: &Path) -> Duration {
     elapsed
 }
 
+fn timed<T>(f: impl FnOnce() -> T) -> Duration {
+    let t = Instant::now();
+    std::hint::black_box(f());
+    t.elapsed()
+}
+
 /// Reads and hashes `files` on every core; returns the bytes read (so nothing is optimised away).
 fn floor(files: &[PathBuf]) -> u64 {
+    floor_then(files, |_, _| 0)
+}
+
+/// [`floor`], also parsing every markdown file with pulldown-cmark as the compiler configures it.
+fn floor_with_parser(files: &[PathBuf]) -> u64 {
+    let options = folio::compile::markdown::options();
+    floor_then(files, |path, bytes| {
+        let is_markdown = path.extension().is_some_and(|e| e == "md");
+        match std::str::from_utf8(bytes) {
+            Ok(text) if is_markdown => {
+                pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64
+            }
+            _ => 0,
+        }
+    })
+}
+
+/// Reads and hashes `files` on every core, calling `then(path, bytes)` on each file's bytes;
+/// returns the bytes read plus what `then` returned (so nothing is optimised away).
+fn floor_then(files: &[PathBuf], then: impl Fn(&Path, &[u8]) -> u64 + Sync) -> u64 {
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|scope| {
@@ -201,7 +232,7 @@ fn floor(files: &[PathBuf]) -> u64 {
                         let bytes =
                             fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
                         acc ^= blake3::hash(&bytes).as_bytes()[0];
-                        total += bytes.len() as u64;
+                        total += bytes.len() as u64 + then(path, &bytes);
                     }
                     std::hint::black_box(acc);
                     total
@@ -320,10 +351,12 @@ fn ms(d: Duration) -> f64 {
 fn print_report(rows: &[Row]) {
     println!();
     println!(
-        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | compile ms | write ms | build MB/s | \
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | compile ms | write ms | build MB/s | \
          catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
     for r in rows {
         let corpus_mb = mb(r.stats.bytes as usize);
         let build = r.compile + r.encode;
@@ -334,7 +367,7 @@ fn print_report(rows: &[Row]) {
             format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
         };
         println!(
-            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
             r.size.name(),
             r.stats.docs,
             r.stats.skills,
@@ -342,6 +375,7 @@ fn print_report(rows: &[Row]) {
             corpus_mb,
             ms(r.floor),
             corpus_mb / r.floor.as_secs_f64(),
+            ms(r.parse_floor),
             ms(r.compile),
             ms(r.encode),
             corpus_mb / build.as_secs_f64(),
@@ -366,6 +400,7 @@ fn print_report(rows: &[Row]) {
     println!();
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
+         parser floor = the floor plus pulldown-cmark over every markdown file (no analysis); \
          build = compile + write, as `folio build` does them (compiled without bodies; the write reads each body back from its file, checks its blake3 and streams the catalog to a file); CPU = user + system time \
          of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
          process doing one compile + write.",
@@ -383,6 +418,12 @@ fn print_report(rows: &[Row]) {
                 let ratio = k as f64 * 1024.0 / r.stats.bytes as f64;
                 format!("{ratio:.2}× {}", if ratio <= 2.0 { "MET" } else { "MISSED" })
             })
+        );
+        println!(
+            "parsing the markdown alone (parser floor) takes {:.2}× the floor; the build takes {:.2}× \
+             the parser floor",
+            r.parse_floor.as_secs_f64() / r.floor.as_secs_f64(),
+            build / r.parse_floor.as_secs_f64()
         );
     }
 }

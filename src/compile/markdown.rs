@@ -115,8 +115,9 @@ fn has_scheme(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// The markdown extensions Folio reads (see the module docs).
-fn options() -> Options {
+/// The markdown extensions Folio reads (see the module docs). Public for the compile benchmark,
+/// which times the parser alone with them.
+pub fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
