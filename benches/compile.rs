@@ -1,7 +1,7 @@
 //! Compile benchmark (ISSUE-2 Performance, DESIGN §11): per generated corpus, the compile time
 //! (median of N in-process runs), throughput, catalog size and peak RSS, next to the physical
 //! floor measured in the same run: walking the tree, reading every file and blake3-hashing it on
-//! every core.
+//! every core; and a parser floor, the same plus pulldown-cmark over every markdown file.
 //!
 //! Peak RSS is measured per compile in a fresh child process: the bench re-executes itself with
 //! `FOLIO_BENCH_CHILD=<size>`, the child compiles and writes the catalog once and prints its `VmHWM` from
