@@ -564,6 +564,71 @@ const WORD_BYTE: [bool; 256] = {
     table
 };
 
+/// Bit 7 of every byte of a `u64`: the lanes [`word_lanes`] marks.
+const LANE_HIGH: u64 = 0x8080_8080_8080_8080;
+/// 1 in every byte of a `u64`.
+const LANE_ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The [`WORD_BYTE`]s among the 8 bytes of `w` (read little-endian), as bit 7 of their lanes.
+///
+/// Eight bytes are classified at once (SWAR): with bit 7 cleared, each lane holds 0..=127, so
+/// `(lane | 0x80) - n` never borrows from the next lane and keeps bit 7 exactly when
+/// `lane >= n`. Letters are tested after OR-ing 0x20, which maps `A..=Z` onto `a..=z` and no
+/// other byte into that range.
+fn word_lanes(w: u64) -> u64 {
+    let at_least = |x: u64, n: u8| ((x | LANE_HIGH) - LANE_ONES * u64::from(n)) & LANE_HIGH;
+    let low = w & !LANE_HIGH;
+    let digit = at_least(low, b'0') & !at_least(low, b'9' + 1);
+    let folded = low | (LANE_ONES * 0x20);
+    let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
+    // Bytes of 0x80 and above (parts of non-ASCII characters) count as word bytes.
+    (digit | letter | w) & LANE_HIGH
+}
+
+/// The 8 bytes at `at`, when there are 8.
+fn lanes_at(bytes: &[u8], at: usize) -> Option<u64> {
+    let chunk = bytes.get(at..at + 8)?;
+    Some(u64::from_le_bytes(chunk.try_into().expect("8 bytes")))
+}
+
+/// The first [`WORD_BYTE`] at or after `pos`, or `bytes.len()`.
+fn next_word_byte(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(w) = lanes_at(bytes, pos) {
+        let word = word_lanes(w);
+        if word != 0 {
+            return pos + (word.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while pos < bytes.len() && !WORD_BYTE[bytes[pos] as usize] {
+        pos += 1;
+    }
+    pos
+}
+
+/// The end of the run of [`WORD_BYTE`]s starting at `start`, and whether the run is all ASCII.
+fn word_end(bytes: &[u8], start: usize) -> (usize, bool) {
+    let mut end = start;
+    let mut high = 0u64;
+    while let Some(w) = lanes_at(bytes, end) {
+        let other = !word_lanes(w) & LANE_HIGH;
+        if other == 0 {
+            high |= w;
+            end += 8;
+            continue;
+        }
+        let n = (other.trailing_zeros() / 8) as usize;
+        // The run's bytes are the `n` lowest lanes (n < 8, so the shift is in range).
+        high |= w & ((1u64 << (8 * n)) - 1);
+        return (end + n, high & LANE_HIGH == 0);
+    }
+    while end < bytes.len() && WORD_BYTE[bytes[end] as usize] {
+        high |= u64::from(bytes[end]);
+        end += 1;
+    }
+    (end, high & LANE_HIGH == 0)
+}
+
 /// The key of the ASCII word `bytes[start..end]` (at most 16 bytes), read as two words when
 /// 16 bytes are there to read, masked to the word.
 fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
@@ -749,18 +814,12 @@ impl Indexer {
     fn scan(&mut self, text: &str, tokens: &mut u32) {
         let bytes = text.as_bytes();
         let mut pos = 0;
-        while pos < bytes.len() {
-            if bytes[pos] < 0x80 && !bytes[pos].is_ascii_alphanumeric() {
-                pos += 1;
-                continue;
+        loop {
+            pos = next_word_byte(bytes, pos);
+            if pos == bytes.len() {
+                break;
             }
-            let mut end = pos;
-            let mut high = 0u8;
-            while end < bytes.len() && WORD_BYTE[bytes[end] as usize] {
-                high |= bytes[end];
-                end += 1;
-            }
-            let ascii = high < 0x80;
+            let (end, ascii) = word_end(bytes, pos);
             // `pos` and `end` are on char boundaries: both are at (or past) ASCII bytes.
             let (start, piece) = (pos, &text[pos..end]);
             pos = end;
@@ -1468,6 +1527,32 @@ mod tests {
             got.push((indexer.dict.term(id as usize).to_owned(), tf));
         }
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn word_scan_finds_the_runs_the_byte_table_finds() {
+        // Every byte value at every position of a 19-byte window (covering a full 8-byte load,
+        // a partial one and the scalar tail), between word bytes and separators.
+        for fill in [b'a', b' '] {
+            for at in 0..19 {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![fill; 19];
+                    bytes[at] = b;
+                    let expected_next = (0..bytes.len()).find(|&i| WORD_BYTE[bytes[i] as usize]);
+                    assert_eq!(
+                        next_word_byte(&bytes, 0),
+                        expected_next.unwrap_or(bytes.len()),
+                        "{b:#x} at {at}"
+                    );
+                    for start in (0..bytes.len()).filter(|&i| WORD_BYTE[bytes[i] as usize]) {
+                        let end = (start..bytes.len()).find(|&i| !WORD_BYTE[bytes[i] as usize]);
+                        let end = end.unwrap_or(bytes.len());
+                        let ascii = bytes[start..end].is_ascii();
+                        assert_eq!(word_end(&bytes, start), (end, ascii), "{b:#x} at {at}, from {start}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
