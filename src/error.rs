@@ -67,6 +67,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// truncated, corrupted, tampered with or of another format version; both print as one line
 /// naming the file.
 pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
-    let bytes = read(path)?;
-    crate::catalog::codec::decode(&bytes).map_err(|source| Error::Catalog { path: path.to_owned(), source })
+    // Owned: the bodies stay in the buffer that was read instead of being copied out of it.
+    crate::catalog::codec::decode_owned(read(path)?)
+        .map_err(|source| Error::Catalog { path: path.to_owned(), source })
 }
