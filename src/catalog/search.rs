@@ -24,7 +24,7 @@
 //!           sentinel holding the end offsets; rows sorted by term bytes
 //! strings:  the terms' UTF-8 bytes, concatenated
 //! postings: per term, df × posting, where a posting is one varint `delta << 3 | tf` when the
-//!           term is in the body alone with a frequency of 1 to 7 (nine postings in ten), else
+//!           term is in the body alone with a frequency of 1 to 7 (most postings), else
 //!           the varint `delta << 3`, the field mask u8 and a tf varint per set field
 //! ```
 //! Doc deltas and varints keep the index small, and folding the common posting into one byte
