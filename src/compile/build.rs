@@ -5,7 +5,7 @@
 //!
 //! Pure: no IO. Deterministic: every collection is sorted by an explicit key.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
@@ -328,28 +328,40 @@ fn resolve_links(
     unserved: &[String],
     assemble: bool,
 ) -> Linked {
-    let mut targets =
-        Targets { ignore, other_files: unserved.iter().cloned().collect(), ..Targets::default() };
-    for e in entries {
-        targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
-    }
+    // Borrowed, and collected (sorted once, then bulk-built) rather than inserted one by one.
+    let mut anchors: Vec<(&str, BTreeSet<&str>)> = Vec::with_capacity(pending.len() + skills.list.len());
     for (doc, p) in docs.iter().zip(&pending) {
         // The outline was moved out of the markdown; the other anchors are still there.
-        let anchors = doc.outline.iter().map(|s| s.id.as_str()).chain(p.markdown.anchors());
-        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
-        for alias in &doc.aliases {
-            targets.add_alias(alias, &p.path);
-        }
+        anchors
+            .push((&p.path, doc.outline.iter().map(|s| s.id.as_str()).chain(p.markdown.anchors()).collect()));
     }
     for ((_, parts), record) in skills.list.iter().zip(skills.records) {
         if let Some((path, _)) = &parts.document {
             // When assembled, the sections moved into the record's outline.
             let outline = record.map(|i| &skills.out[i].outline[..]).unwrap_or_default();
-            let anchors = outline.iter().map(|s| s.id.as_str()).chain(parts.markdown.anchors());
-            targets.anchors_by_path.insert(path.clone(), anchors.map(str::to_owned).collect());
+            anchors.push((
+                path,
+                outline.iter().map(|s| s.id.as_str()).chain(parts.markdown.anchors()).collect(),
+            ));
         }
         for (path, markdown) in &parts.markdown_files {
-            targets.anchors_by_path.insert(path.clone(), markdown.anchors().map(str::to_owned).collect());
+            anchors.push((path, markdown.anchors().collect()));
+        }
+    }
+    let mut targets = Targets {
+        uri_by_path: entries.iter().map(|e| (e.path.as_str(), e.uri.as_str())).collect(),
+        anchors_by_path: anchors.into_iter().collect(),
+        other_files: unserved.iter().map(String::as_str).collect(),
+        ignore,
+        aliases: BTreeMap::new(),
+    };
+    // The first doc to claim an alias keeps it: first in walk order, as the docs were found.
+    let mut claims: Vec<(&Doc, &Pending)> =
+        docs.iter().zip(&pending).filter(|(d, _)| !d.aliases.is_empty()).collect();
+    claims.sort_by_key(|(_, p)| p.entry);
+    for (doc, p) in claims {
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
         }
     }
     let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(pending.len() + skills.list.len());
