@@ -220,21 +220,23 @@ enum Outcome<'t> {
     Problem(Problem),
 }
 
-/// Lookup tables over the targets, built once per resolve.
+/// Lookup tables over the targets, built once per resolve. Keys borrow from the targets when
+/// they equal a path or a slice of it (most paths are lowercase already), so a large tree's
+/// index is not a copy of all its paths.
 struct Index<'t> {
     targets: &'t Targets<'t>,
     /// Every known path by its lowercase form, for `case-mismatch`.
-    by_lowercase: BTreeMap<String, Vec<&'t str>>,
+    by_lowercase: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Names of the files and directories in each directory, for did-you-mean.
     children: BTreeMap<&'t str, BTreeSet<&'t str>>,
     /// Wiki keys of paths relative to `docs/`, and of file names alone.
-    wiki_full: BTreeMap<String, Vec<&'t str>>,
-    wiki_name: BTreeMap<String, Vec<&'t str>>,
+    wiki_full: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
+    wiki_name: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
     /// Site forms of pages under `docs/` (`guides/install` for `guides/install/_index.md`), by
     /// their lowercase last segment, for did-you-mean.
-    pages_by_leaf: BTreeMap<String, Vec<String>>,
+    pages_by_leaf: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Anchors of pages that include other files: their own plus the included files'.
     merged_anchors: BTreeMap<String, BTreeSet<&'t str>>,
 }
@@ -255,22 +257,25 @@ impl<'t> Index<'t> {
                 .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
         for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
-            index.by_lowercase.entry(path.to_lowercase()).or_default().push(path);
-            // Register every ancestor directory as a child of its parent.
+            index.by_lowercase.entry(to_lowercase(path)).or_default().push(path);
+            // Register every ancestor directory as a child of its parent (the root is ""). A
+            // directory already registered had its ancestors registered with it.
             let mut child = path;
-            while let Some((parent, name)) = child.rsplit_once('/') {
-                index.children.entry(parent).or_default().insert(name);
+            loop {
+                let (parent, name) = child.rsplit_once('/').unwrap_or(("", child));
+                if !index.children.entry(parent).or_default().insert(name) || parent.is_empty() {
+                    break;
+                }
                 child = parent;
             }
-            index.children.entry("").or_default().insert(child);
             if let Some(rel) = path.strip_prefix("docs/").filter(|rel| is_page(rel)) {
                 let form = strip_page_ext(rel);
                 let form = ["/index", "/_index", "/README"]
                     .iter()
                     .find_map(|suffix| form.strip_suffix(suffix))
                     .unwrap_or(form);
-                let leaf = form.rsplit('/').next().unwrap_or(form).to_lowercase();
-                index.pages_by_leaf.entry(leaf).or_default().push(form.to_owned());
+                let leaf = to_lowercase(form.rsplit('/').next().unwrap_or(form));
+                index.pages_by_leaf.entry(leaf).or_default().push(form);
             }
             if let Some(rel) = path.strip_prefix("docs/") {
                 index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
@@ -478,7 +483,7 @@ impl<'t> Index<'t> {
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
     fn case_twin(&self, path: &str) -> Option<&'t str> {
-        self.by_lowercase.get(&path.to_lowercase())?.iter().copied().find(|p| *p != path)
+        self.by_lowercase.get(path.to_lowercase().as_str())?.iter().copied().find(|p| *p != path)
     }
 
     /// A close name (file or directory) in the directory the link points into.
@@ -506,7 +511,7 @@ impl<'t> Index<'t> {
         // directory does not exist), and comparing with every page would cost O(docs) per link.
         let leaf = want.rsplit('/').next().unwrap_or(&want);
         let pages = self.pages_by_leaf.get(leaf)?;
-        let best = closest(&want, pages.iter().map(|form| (lowercase(form), form.as_str())))?;
+        let best = closest(&want, pages.iter().map(|form| (lowercase(form), *form)))?;
         let ext = if path.ends_with(".md") { ".md" } else { "" };
         let slash = if path.ends_with('/') { "/" } else { "" };
         Some(format!("/{best}{ext}{slash}{rest}"))
@@ -542,14 +547,14 @@ impl<'t> Index<'t> {
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
-        if let Some(found) = self.wiki_full.get(&key) {
+        if let Some(found) = self.wiki_full.get(&*key) {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
         if !target.contains('/')
-            && let Some(found) = self.wiki_name.get(&key)
+            && let Some(found) = self.wiki_name.get(&*key)
         {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
@@ -642,13 +647,22 @@ fn wiki_display(path: &str) -> String {
 }
 
 /// The case- and separator-insensitive key of a wiki target: lowercase, `_` and space read as
-/// `-`, a page extension dropped.
-fn wiki_key(s: &str) -> String {
-    strip_page_ext(s.trim())
-        .to_lowercase()
-        .chars()
-        .map(|c| if c == '_' || c == ' ' { '-' } else { c })
-        .collect()
+/// `-`, a page extension dropped; borrowed when that leaves the text as it is.
+fn wiki_key(s: &str) -> Cow<'_, str> {
+    let stem = strip_page_ext(s.trim());
+    if stem.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'_' && b != b' ') {
+        return Cow::Borrowed(stem);
+    }
+    Cow::Owned(stem.to_lowercase().chars().map(|c| if c == '_' || c == ' ' { '-' } else { c }).collect())
+}
+
+/// Exactly `s.to_lowercase()`, borrowed when that is `s` itself (ASCII without uppercase).
+fn to_lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.to_lowercase())
+    }
 }
 
 fn is_page(path: &str) -> bool {
