@@ -5,7 +5,7 @@
 //!
 //! Pure: no IO. Deterministic: every collection is sorted by an explicit key.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
@@ -13,7 +13,7 @@ use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
 use super::source::Kind;
 use super::{Parsed, Processed, settings, validate};
-use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Settings, Skill, SkillFile, uri};
+use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, uri};
 
 /// What [`build`] produced.
 #[derive(Debug)]
@@ -24,15 +24,19 @@ pub struct Built {
     pub deny_warnings: bool,
 }
 
-/// A doc or skill waiting for its entry index and links.
+/// A doc's analysis still needed for link resolution once its [`Doc`] is made.
 struct Pending {
+    /// Content-relative path.
     path: String,
-    uri: String,
+    /// Position of its entry in walk order (before entries are sorted by URI).
+    entry: usize,
     markdown: Markdown,
 }
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
-/// Returns no catalog when errors were found before the (costly) search index build.
+/// Returns no catalog when errors were found. The search index, the costliest stage, is built
+/// on its own thread while links are resolved, from what is known before that (it reads no
+/// links); it is not started when errors are already known.
 /// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
 /// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
 pub fn build(
@@ -45,8 +49,8 @@ pub fn build(
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
-    // Tokenized bodies by URI, matched to entry indices once entries are sorted.
-    let mut body_terms: Vec<(String, catalog::search::BodyTerms)> = Vec::new();
+    // Tokenized bodies, by position in `entries` (walk order until entries are sorted by URI).
+    let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
     let mut docs: Vec<(Doc, Pending)> = Vec::new();
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
 
@@ -77,11 +81,10 @@ pub fn build(
                 EntryKind::SkillFile,
             ),
         };
-        if let Some(terms) = terms {
-            body_terms.push((uri.clone(), terms));
-        }
+        let at = entries.len();
+        bodies.push(terms);
         let entry = Entry {
-            uri: uri.clone(),
+            uri,
             kind,
             mime: mime_for(&found.path, is_text).to_owned(),
             size,
@@ -113,18 +116,18 @@ pub fn build(
                     updated: meta.updated,
                     aliases: meta.aliases,
                     extra: meta.extra.into(),
-                    // Moved, not cloned: the anchors below are read from the outline.
+                    // Moved, not cloned: link resolution reads the anchors from the outline.
                     outline: std::mem::take(&mut markdown.sections).into(),
                     links: Vec::new().into(),
                     backlinks: Vec::new().into(),
                 };
-                docs.push((doc, Pending { path: found.path, uri, markdown }));
+                docs.push((doc, Pending { path: found.path, entry: at, markdown }));
             }
             (Kind::SkillDocument { skill_dir }, parsed) => {
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
                 parts.document_size = entry.size;
-                parts.document = Some((found.path, uri));
+                parts.document = Some((found.path, at));
                 if let Parsed::Skill(meta, markdown) = parsed {
                     parts.meta = Some(meta);
                     parts.markdown = markdown;
@@ -136,7 +139,7 @@ pub fn build(
                 if let Parsed::SkillMarkdown(markdown) = parsed {
                     parts.markdown_files.push((found.path.clone(), markdown));
                 }
-                parts.files.push((rel, entry.size, uri));
+                parts.files.push((rel, entry.size, at));
             }
             (Kind::Settings, _) => unreachable!("settings were handled above"),
         }
@@ -146,6 +149,7 @@ pub fn build(
     let mut uris: Vec<(String, &str)> = entries.iter().map(|e| (e.uri.clone(), e.path.as_str())).collect();
     uris.sort();
     validate::unique_uris(&uris, diags);
+    drop(uris);
 
     // Per-skill rules and reference ids.
     let mut names = Vec::new();
@@ -174,174 +178,113 @@ pub fn build(
     }
     validate::skill_names(&names, diags);
 
-    // Links: every doc and SKILL.md against every served file and heading.
-    let mut targets = Targets {
-        ignore: parsed_settings.ignore_links.clone(),
-        other_files: unserved.iter().cloned().collect(),
-        ..Targets::default()
-    };
-    for e in &entries {
-        targets.uri_by_path.insert(e.path.clone(), e.uri.clone());
-    }
-    for (doc, p) in &docs {
-        // The outline was moved out of the markdown; the other anchors are still there.
-        let anchors = doc.outline.iter().map(|s| s.id.as_str());
-        let anchors = anchors.chain(p.markdown.term_ids.iter().map(String::as_str));
-        let anchors = anchors.chain(p.markdown.html_ids.iter().map(String::as_str));
-        targets.anchors_by_path.insert(p.path.clone(), anchors.map(str::to_owned).collect());
-        for alias in &doc.aliases {
-            targets.add_alias(alias, &p.path);
-        }
-    }
-    for parts in skills.values() {
-        if let Some((path, _)) = &parts.document {
-            targets
-                .anchors_by_path
-                .insert(path.clone(), parts.markdown.anchors().map(str::to_owned).collect());
-        }
-        for (path, markdown) in &parts.markdown_files {
-            targets.anchors_by_path.insert(path.clone(), markdown.anchors().map(str::to_owned).collect());
-        }
-    }
-    let skill_list: Vec<(&String, &SkillParts)> =
-        skills.iter().filter(|(_, p)| p.document.is_some()).collect();
-    let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(docs.len() + skill_list.len());
-    for (_, p) in &docs {
-        sources.push(LinkSource { path: &p.path, origin: Origin::Doc, links: &p.markdown.links });
-    }
-    for (dir, parts) in &skill_list {
-        let (path, _) = parts.document.as_ref().expect("filtered on document");
-        sources.push(LinkSource {
-            path,
-            origin: Origin::SkillDocument { skill_dir: (*dir).clone() },
-            links: &parts.markdown.links,
-        });
-    }
-    // A skill's other markdown files last: their links are checked but not stored.
-    for (dir, parts) in &skill_list {
-        for (path, markdown) in &parts.markdown_files {
-            sources.push(LinkSource {
-                path,
-                origin: Origin::SkillFile { skill_dir: (*dir).clone() },
-                links: &markdown.links,
-            });
-        }
-    }
-    let resolution = links::resolve(&sources, &targets);
-    diags.extend(resolution.diagnostics);
-    drop(sources);
-    drop(targets);
-    // The raw links are resolved now; free them before the search index is built (on large trees
-    // they weigh as much as the outlines).
-    for (_, p) in &mut docs {
-        p.markdown.links = Vec::new();
-    }
+    // Docs are stored by path; walk order differs from it (`a/x.md` is walked before `a-b.md`).
+    docs.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let (mut out_docs, pending): (Vec<Doc>, Vec<Pending>) = docs.into_iter().unzip();
+    // Skills that have a SKILL.md, by directory: the ones whose links are resolved. Every skill
+    // directory is under `skills/`, so this is also the order of their paths.
+    let skill_list: Vec<(String, SkillParts)> =
+        skills.into_iter().filter(|(_, p)| p.document.is_some()).collect();
 
-    let mut resolved = resolution.links.into_iter();
-    let mut doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
-    let mut skill_links: BTreeMap<String, Vec<Link>> =
-        skill_list.iter().map(|(dir, _)| ((*dir).clone(), resolved.next().unwrap_or_default())).collect();
-    for parts in skills.values_mut() {
-        parts.markdown.links = Vec::new();
-    }
-
-    // Backlinks: target URI -> linking URIs, sorted and deduplicated (self-links are not
-    // backlinks). Large trees have millions of links, so they become (target, source) index
-    // pairs sorted once, instead of string-keyed set inserts; indices into sorted URI lists keep
-    // the order by URI.
-    let own_uri = |dir: &String| skills[dir].document.as_ref().map_or("", |(_, uri)| uri.as_str());
-    let linking: Vec<(&str, &Vec<Link>)> = docs
-        .iter()
-        .zip(&doc_links)
-        .map(|((_, p), links)| (p.uri.as_str(), links))
-        .chain(skill_links.iter().map(|(dir, links)| (own_uri(dir), links)))
-        .collect();
-    let mut linker_uris: Vec<&str> = linking.iter().map(|(uri, _)| *uri).collect();
-    linker_uris.sort_unstable();
-    let target_uris = UriTable::new(entries.iter().map(|e| e.uri.as_str()));
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for (own, links) in &linking {
-        let source = linker_uris.binary_search(own).unwrap_or_default() as u32;
-        for target in links.iter().filter_map(|l| l.resolved.as_deref()).filter(|t| t != own) {
-            if let Some(target) = target_uris.find(target) {
-                pairs.push((target as u32, source));
+    // Everything the search index reads is known now: entries sorted by URI, docs and skills
+    // without their links. It is only built when no error is known yet.
+    let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
+    let mut out_skills = Vec::new();
+    // Per item of `skill_list`: its position in `out_skills`.
+    let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
+    let mut skill_list = skill_list;
+    if assemble {
+        // `order[new] = old`, `rank[old] = new`. URIs are unique here (duplicates are errors).
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        order.sort_unstable_by(|&a, &b| entries[a].uri.cmp(&entries[b].uri));
+        let mut rank = vec![0u32; entries.len()];
+        for (new, &old) in order.iter().enumerate() {
+            rank[old] = u32::try_from(new).expect("fewer than 2^32 entries");
+        }
+        entries = permute(entries, &order);
+        bodies = permute(bodies, &order);
+        for (doc, p) in out_docs.iter_mut().zip(&pending) {
+            doc.entry = rank[p.entry];
+        }
+        let mut mimes: BTreeMap<u32, String> = BTreeMap::new();
+        for ((dir, parts), record) in skill_list.iter_mut().zip(&mut skill_records) {
+            let Some(meta) = parts.meta.take() else { continue };
+            let document = parts.document.as_ref().map_or(0, |(_, at)| rank[*at]);
+            let declared = ref_ids.remove(dir.as_str()).unwrap_or_default();
+            let decls = meta.references.as_ref().map(|(d, ..)| d.as_slice()).unwrap_or_default();
+            let mut skill_files = Vec::with_capacity(parts.files.len());
+            for (rel, _, at) in std::mem::take(&mut parts.files) {
+                let entry = rank[at];
+                let decl = declared.declared.get(&rel).map(|&i| &decls[i]);
+                if let Some(mime) = decl.and_then(|d| d.mime_type.clone()) {
+                    mimes.insert(entry, mime);
+                }
+                skill_files.push(SkillFile {
+                    ref_id: decl.map_or_else(|| rel.clone(), |d| d.id.value.clone()),
+                    rel_path: rel,
+                    entry,
+                    title: decl.and_then(|d| d.title.clone()),
+                    description: decl.and_then(|d| d.description.clone()),
+                });
             }
+            skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+            // The title and sections move into the record; link resolution reads the section
+            // anchors from its outline.
+            let title = parts.markdown.title.take();
+            let sections = std::mem::take(&mut parts.markdown.sections);
+            *record = Some(out_skills.len());
+            out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
+        }
+        for (entry, mime) in mimes {
+            entries[entry as usize].mime = mime;
         }
     }
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut backlinks: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
-        let sources = group.iter().map(|&(_, s)| linker_uris[s as usize].to_owned()).collect();
-        backlinks.insert(target_uris.get(group[0].0 as usize).to_owned(), sources);
-    }
-    drop(linking);
+    drop(ref_ids);
 
-    if !assemble || diags.iter().any(Diagnostic::is_error) {
+    let ignore = parsed_settings.ignore_links.clone();
+    let pre = catalog::search::Pretokenized { dicts, bodies };
+    let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
+    let (linked, search) = if assemble {
+        std::thread::scope(|scope| {
+            // Link resolution and the search index are independent, and each keeps every core
+            // busy only part of the time (building the link targets, joining postings and
+            // gathering backlinks are serial), so they overlap. The index is built on this
+            // thread: glibc gives each thread its own allocator arena, and here the index
+            // reuses the memory this thread freed earlier instead of raising the peak RSS.
+            let (entries, docs) = (&entries, &out_docs);
+            let linker =
+                scope.spawn(move || resolve_links(entries, docs, pending, skills, ignore, unserved, true));
+            let search = catalog::search::build_with(entries, docs, &out_skills, pre);
+            (linker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), Some(search))
+        })
+    } else {
+        (resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, false), None)
+    };
+    diags.extend(linked.diagnostics);
+
+    let Some(search) = search else {
+        return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
+    };
+    if diags.iter().any(Diagnostic::is_error) {
         return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
     }
 
-    // Entries sorted by URI; docs and skills point into them by index.
-    entries.sort_by(|a, b| a.uri.cmp(&b.uri));
-    let index: BTreeMap<&str, u32> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries")))
-        .collect();
-    let mut bodies: Vec<Option<catalog::search::BodyTerms>> = entries.iter().map(|_| None).collect();
-    for (uri, terms) in body_terms {
-        if let Some(&i) = index.get(uri.as_str()) {
-            bodies[i as usize] = Some(terms);
+    let mut backlinks = linked.backlinks;
+    for (doc, links) in out_docs.iter_mut().zip(linked.doc_links) {
+        doc.links = links.into();
+        doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
+    }
+    for (record, links) in skill_records.iter().zip(linked.skill_links) {
+        if let Some(i) = *record {
+            let skill = &mut out_skills[i];
+            skill.links = links.into();
+            skill.backlinks = std::mem::take(&mut backlinks[skill.document as usize]).into();
         }
     }
+    debug_assert!(out_skills.is_sorted_by(|a, b| a.path <= b.path));
 
-    let mut out_docs = Vec::with_capacity(docs.len());
-    for ((mut doc, p), links) in docs.into_iter().zip(doc_links.iter_mut()) {
-        doc.entry = index[p.uri.as_str()];
-        doc.links = std::mem::take(links).into();
-        doc.backlinks = backlinks.get(&p.uri).cloned().unwrap_or_default().into();
-        out_docs.push(doc);
-    }
-    out_docs.sort_by(|a, b| a.path.cmp(&b.path));
-
-    let mut mimes: BTreeMap<u32, String> = BTreeMap::new();
-    let mut out_skills = Vec::with_capacity(skills.len());
-    for (dir, parts) in skills {
-        let SkillParts { document: Some((_, doc_uri)), meta: Some(meta), markdown, files, .. } = parts else {
-            continue;
-        };
-        let declared = ref_ids.remove(&dir).unwrap_or_default();
-        let decls = meta.references.as_ref().map(|(d, ..)| d.as_slice()).unwrap_or_default();
-        let mut skill_files = Vec::with_capacity(files.len());
-        for (rel, _, file_uri) in files {
-            let entry = index[file_uri.as_str()];
-            let decl = declared.declared.get(&rel).map(|&i| &decls[i]);
-            if let Some(mime) = decl.and_then(|d| d.mime_type.clone()) {
-                mimes.insert(entry, mime);
-            }
-            skill_files.push(SkillFile {
-                ref_id: decl.map_or_else(|| rel.clone(), |d| d.id.value.clone()),
-                rel_path: rel,
-                entry,
-                title: decl.and_then(|d| d.title.clone()),
-                description: decl.and_then(|d| d.description.clone()),
-            });
-        }
-        skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
-        let skill =
-            skill_record(&dir, *meta, markdown, &doc_uri, &index, skill_files, &mut skill_links, &backlinks);
-        out_skills.push(skill);
-    }
-    for (entry, mime) in mimes {
-        entries[entry as usize].mime = mime;
-    }
-    out_skills.sort_by(|a, b| a.path.cmp(&b.path));
-
-    let pre = catalog::search::Pretokenized { dicts, bodies };
-    let search = catalog::search::build_with(&entries, &out_docs, &out_skills, pre);
-    let settings: Settings = parsed_settings.settings;
     let catalog = Catalog {
-        settings,
+        settings: parsed_settings.settings,
         source_fingerprint: fingerprint.finalize().to_hex().to_string(),
         entries,
         docs: out_docs,
@@ -351,21 +294,172 @@ pub fn build(
     Built { catalog: Some(catalog), deny_warnings: parsed_settings.deny_warnings }
 }
 
-#[expect(clippy::too_many_arguments, reason = "one call site assembling one record from its parts")]
+/// The skills as link resolution sees them.
+#[derive(Clone, Copy)]
+struct SkillsView<'a> {
+    /// Skills with a SKILL.md, by directory.
+    list: &'a [(String, SkillParts)],
+    /// Per item of `list`: its record in `out`, when assembled.
+    records: &'a [Option<usize>],
+    out: &'a [Skill],
+}
+
+/// What [`resolve_links`] found.
+struct Linked {
+    diagnostics: Vec<Diagnostic>,
+    /// Per doc, in `docs` order.
+    doc_links: Vec<Vec<Link>>,
+    /// Per item of [`SkillsView::list`].
+    skill_links: Vec<Vec<Link>>,
+    /// Per entry (sorted by URI): the URIs of the docs and SKILL.md files linking to it, sorted
+    /// and deduplicated (self-links are not backlinks). Empty unless assembling.
+    backlinks: Vec<Vec<String>>,
+}
+
+/// Resolves the links of every doc and SKILL.md against every served file and heading, and
+/// with `assemble`, gathers the backlinks (entries must then be sorted by URI, and every doc's
+/// and skill record's entry index set).
+fn resolve_links(
+    entries: &[Entry],
+    docs: &[Doc],
+    mut pending: Vec<Pending>,
+    skills: SkillsView<'_>,
+    ignore: Vec<String>,
+    unserved: &[String],
+    assemble: bool,
+) -> Linked {
+    // Borrowed, and collected (sorted once, then bulk-built) rather than inserted one by one.
+    let mut anchors: Vec<(&str, BTreeSet<&str>)> = Vec::with_capacity(pending.len() + skills.list.len());
+    for (doc, p) in docs.iter().zip(&pending) {
+        // The outline was moved out of the markdown; the other anchors are still there.
+        anchors
+            .push((&p.path, doc.outline.iter().map(|s| s.id.as_str()).chain(p.markdown.anchors()).collect()));
+    }
+    for ((_, parts), record) in skills.list.iter().zip(skills.records) {
+        if let Some((path, _)) = &parts.document {
+            // When assembled, the sections moved into the record's outline.
+            let outline = record.map(|i| &skills.out[i].outline[..]).unwrap_or_default();
+            anchors.push((
+                path,
+                outline.iter().map(|s| s.id.as_str()).chain(parts.markdown.anchors()).collect(),
+            ));
+        }
+        for (path, markdown) in &parts.markdown_files {
+            anchors.push((path, markdown.anchors().collect()));
+        }
+    }
+    let mut targets = Targets {
+        uri_by_path: entries.iter().map(|e| (e.path.as_str(), e.uri.as_str())).collect(),
+        anchors_by_path: anchors.into_iter().collect(),
+        other_files: unserved.iter().map(String::as_str).collect(),
+        ignore,
+        aliases: BTreeMap::new(),
+    };
+    // The first doc to claim an alias keeps it: first in walk order, as the docs were found.
+    let mut claims: Vec<(&Doc, &Pending)> =
+        docs.iter().zip(&pending).filter(|(d, _)| !d.aliases.is_empty()).collect();
+    claims.sort_by_key(|(_, p)| p.entry);
+    for (doc, p) in claims {
+        for alias in &doc.aliases {
+            targets.add_alias(alias, &p.path);
+        }
+    }
+    let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(pending.len() + skills.list.len());
+    for p in &pending {
+        sources.push(LinkSource { path: &p.path, origin: Origin::Doc, links: &p.markdown.links });
+    }
+    for (dir, parts) in skills.list {
+        let (path, _) = parts.document.as_ref().expect("listed skills have a SKILL.md");
+        sources.push(LinkSource {
+            path,
+            origin: Origin::SkillDocument { skill_dir: dir.clone() },
+            links: &parts.markdown.links,
+        });
+    }
+    // A skill's other markdown files last: their links are checked but not stored.
+    for (dir, parts) in skills.list {
+        for (path, markdown) in &parts.markdown_files {
+            sources.push(LinkSource {
+                path,
+                origin: Origin::SkillFile { skill_dir: dir.clone() },
+                links: &markdown.links,
+            });
+        }
+    }
+    let resolution = links::resolve(&sources, &targets);
+    drop(sources);
+    drop(targets);
+    // The raw links are resolved now; free them while the search index is still being built.
+    for p in &mut pending {
+        p.markdown.links = Vec::new();
+    }
+    drop(pending);
+
+    let mut resolved = resolution.links.into_iter();
+    let doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
+    let skill_links: Vec<Vec<Link>> =
+        skills.list.iter().map(|_| resolved.next().unwrap_or_default()).collect();
+    drop(resolved);
+    let backlinks =
+        if assemble { backlinks(entries, docs, &doc_links, skills, &skill_links) } else { Vec::new() };
+    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, backlinks }
+}
+
+/// Backlinks per entry (see [`Linked::backlinks`]). Large trees have millions of links, so they
+/// become (target, source) entry index pairs sorted once; entries are sorted by URI, so the
+/// order of the indices is the order of the URIs.
+fn backlinks(
+    entries: &[Entry],
+    docs: &[Doc],
+    doc_links: &[Vec<Link>],
+    skills: SkillsView<'_>,
+    skill_links: &[Vec<Link>],
+) -> Vec<Vec<String>> {
+    let skill_linking = skills
+        .records
+        .iter()
+        .zip(skill_links)
+        .filter_map(|(record, links)| record.map(|i| (skills.out[i].document, links)));
+    let linking = docs.iter().map(|d| d.entry).zip(doc_links).chain(skill_linking);
+    let target_uris = UriTable::new(entries.iter().map(|e| e.uri.as_str()));
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (own, links) in linking {
+        for target in links.iter().filter_map(|l| l.resolved.as_deref()) {
+            if let Some(target) = target_uris.find(target)
+                && target as u32 != own
+            {
+                pairs.push((target as u32, own));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut out: Vec<Vec<String>> = entries.iter().map(|_| Vec::new()).collect();
+    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+        out[group[0].0 as usize] = group.iter().map(|&(_, s)| entries[s as usize].uri.clone()).collect();
+    }
+    out
+}
+
+/// `items` reordered so that item `i` of the result is `items[order[i]]`; `order` is a
+/// permutation.
+fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.iter().map(|&i| slots[i].take().expect("a permutation takes each item once")).collect()
+}
+
 fn skill_record(
     dir: &str,
     meta: SkillMeta,
-    markdown: Markdown,
-    doc_uri: &str,
-    index: &BTreeMap<&str, u32>,
+    title: Option<String>,
+    sections: Vec<catalog::Section>,
+    document: u32,
     files: Vec<SkillFile>,
-    skill_links: &mut BTreeMap<String, Vec<Link>>,
-    backlinks: &BTreeMap<String, Vec<String>>,
 ) -> Skill {
     let path = skill_path(dir).to_owned();
     let name = meta.name.map_or_else(|| path.rsplit('/').next().unwrap_or(&path).to_owned(), |n| n.value);
     Skill {
-        title: markdown.title.clone().unwrap_or_else(|| name.clone()),
+        title: title.unwrap_or_else(|| name.clone()),
         name,
         path,
         description: meta.description.unwrap_or_default(),
@@ -378,11 +472,11 @@ fn skill_record(
         version: meta.version,
         updated: meta.updated,
         frontmatter: meta.frontmatter.into(),
-        document: index[doc_uri],
+        document,
         files,
-        outline: markdown.sections.into(),
-        links: skill_links.remove(dir).unwrap_or_default().into(),
-        backlinks: backlinks.get(doc_uri).cloned().unwrap_or_default().into(),
+        outline: sections.into(),
+        links: Vec::new().into(),
+        backlinks: Vec::new().into(),
     }
 }
 
@@ -430,14 +524,15 @@ impl UriTable {
 /// A skill's SKILL.md, other files and parsed frontmatter, gathered while walking entries.
 #[derive(Default)]
 struct SkillParts {
-    /// Content-relative path and URI of SKILL.md.
-    document: Option<(String, String)>,
+    /// Content-relative path of SKILL.md and the position of its entry in walk order.
+    document: Option<(String, usize)>,
     document_lines: u32,
     document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
-    /// (path relative to the skill dir, size, URI) of every other file.
-    files: Vec<(String, u64, String)>,
+    /// (path relative to the skill dir, size, position of the entry in walk order) of every
+    /// other file.
+    files: Vec<(String, u64, usize)>,
     /// Content-relative path and analysis of every other markdown file (link checking only).
     markdown_files: Vec<(String, Markdown)>,
 }

@@ -87,31 +87,32 @@ pub struct LinkSource<'a> {
     pub links: &'a [RawLink],
 }
 
-/// Everything a link may point at.
+/// Everything a link may point at, borrowed from the entries and analyses it was gathered from
+/// (copying every path, URI and anchor of a large tree cost more than resolving its links).
 #[derive(Debug, Clone, Default)]
-pub struct Targets {
+pub struct Targets<'a> {
     /// Canonical URI of every served file, by content-relative path.
-    pub uri_by_path: BTreeMap<String, String>,
+    pub uri_by_path: BTreeMap<&'a str, &'a str>,
     /// Anchors of every analysed markdown file (heading, term and HTML ids:
     /// `Markdown::anchors`), by content-relative path.
-    pub anchors_by_path: BTreeMap<String, BTreeSet<String>>,
+    pub anchors_by_path: BTreeMap<&'a str, BTreeSet<&'a str>>,
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
-    pub other_files: BTreeSet<String>,
+    pub other_files: BTreeSet<&'a str>,
     /// Link targets not to check, as written: exact, or a prefix ending in `*`
     /// (`folio.toml` `[check] ignore_links`). For destinations a site's own render hooks
     /// rewrite, such as hugoDocs' glossary links `[term](g)`.
     pub ignore: Vec<String>,
     /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
     /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
-    pub aliases: BTreeMap<String, String>,
+    pub aliases: BTreeMap<String, &'a str>,
 }
 
-impl Targets {
+impl<'a> Targets<'a> {
     /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
     /// `doc_path`. The first doc to claim an alias keeps it.
-    pub fn add_alias(&mut self, alias: &str, doc_path: &str) {
-        self.aliases.entry(alias_key(alias)).or_insert_with(|| doc_path.to_owned());
+    pub fn add_alias(&mut self, alias: &str, doc_path: &'a str) {
+        self.aliases.entry(alias_key(alias)).or_insert(doc_path);
     }
 
     fn ignores(&self, target: &str) -> bool {
@@ -132,7 +133,7 @@ pub struct Resolution {
 }
 
 /// Resolves every link of every source against the targets.
-pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets) -> Resolution {
+pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
     let mut index = Index::new(targets);
     index.lend_included_anchors(sources);
     let index = index;
@@ -219,27 +220,29 @@ enum Outcome<'t> {
     Problem(Problem),
 }
 
-/// Lookup tables over the targets, built once per resolve.
+/// Lookup tables over the targets, built once per resolve. Keys borrow from the targets when
+/// they equal a path or a slice of it (most paths are lowercase already), so a large tree's
+/// index is not a copy of all its paths.
 struct Index<'t> {
-    targets: &'t Targets,
+    targets: &'t Targets<'t>,
     /// Every known path by its lowercase form, for `case-mismatch`.
-    by_lowercase: BTreeMap<String, Vec<&'t str>>,
+    by_lowercase: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Names of the files and directories in each directory, for did-you-mean.
     children: BTreeMap<&'t str, BTreeSet<&'t str>>,
     /// Wiki keys of paths relative to `docs/`, and of file names alone.
-    wiki_full: BTreeMap<String, Vec<&'t str>>,
-    wiki_name: BTreeMap<String, Vec<&'t str>>,
+    wiki_full: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
+    wiki_name: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
     /// Site forms of pages under `docs/` (`guides/install` for `guides/install/_index.md`), by
     /// their lowercase last segment, for did-you-mean.
-    pages_by_leaf: BTreeMap<String, Vec<String>>,
+    pages_by_leaf: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Anchors of pages that include other files: their own plus the included files'.
-    merged_anchors: BTreeMap<String, BTreeSet<String>>,
+    merged_anchors: BTreeMap<String, BTreeSet<&'t str>>,
 }
 
 impl<'t> Index<'t> {
-    fn new(targets: &'t Targets) -> Self {
+    fn new(targets: &'t Targets<'t>) -> Self {
         let mut index = Index {
             targets,
             by_lowercase: BTreeMap::new(),
@@ -253,24 +256,26 @@ impl<'t> Index<'t> {
                 .keys()
                 .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
-        for path in targets.uri_by_path.keys().chain(&targets.other_files) {
-            let path = path.as_str();
-            index.by_lowercase.entry(path.to_lowercase()).or_default().push(path);
-            // Register every ancestor directory as a child of its parent.
+        for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
+            index.by_lowercase.entry(to_lowercase(path)).or_default().push(path);
+            // Register every ancestor directory as a child of its parent (the root is ""). A
+            // directory already registered had its ancestors registered with it.
             let mut child = path;
-            while let Some((parent, name)) = child.rsplit_once('/') {
-                index.children.entry(parent).or_default().insert(name);
+            loop {
+                let (parent, name) = child.rsplit_once('/').unwrap_or(("", child));
+                if !index.children.entry(parent).or_default().insert(name) || parent.is_empty() {
+                    break;
+                }
                 child = parent;
             }
-            index.children.entry("").or_default().insert(child);
             if let Some(rel) = path.strip_prefix("docs/").filter(|rel| is_page(rel)) {
                 let form = strip_page_ext(rel);
                 let form = ["/index", "/_index", "/README"]
                     .iter()
                     .find_map(|suffix| form.strip_suffix(suffix))
                     .unwrap_or(form);
-                let leaf = form.rsplit('/').next().unwrap_or(form).to_lowercase();
-                index.pages_by_leaf.entry(leaf).or_default().push(form.to_owned());
+                let leaf = to_lowercase(form.rsplit('/').next().unwrap_or(form));
+                index.pages_by_leaf.entry(leaf).or_default().push(form);
             }
             if let Some(rel) = path.strip_prefix("docs/") {
                 index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
@@ -311,7 +316,9 @@ impl<'t> Index<'t> {
                 links.push(Link {
                     target: raw.target.clone(),
                     kind: raw.kind,
-                    resolved: resolved_path.and_then(|p| self.targets.uri_by_path.get(p).cloned()),
+                    resolved: resolved_path
+                        .and_then(|p| self.targets.uri_by_path.get(p))
+                        .map(|u| (*u).to_owned()),
                     anchor: raw.anchor.clone(),
                     line: raw.line,
                 });
@@ -340,8 +347,8 @@ impl<'t> Index<'t> {
                 if !seen.insert(path.clone()) {
                     continue;
                 }
-                if let Some(own) = self.targets.anchors_by_path.get(&path) {
-                    anchors.extend(own.iter().cloned());
+                if let Some(own) = self.targets.anchors_by_path.get(path.as_str()) {
+                    anchors.extend(own.iter().copied());
                 }
                 stack.extend(included.get(path.as_str()).into_iter().flatten().cloned());
             }
@@ -351,12 +358,12 @@ impl<'t> Index<'t> {
 
     /// The stored spelling of `path` when a file of the tree has exactly that path.
     fn existing(&self, path: &str) -> Option<&'t str> {
-        let targets: &'t Targets = self.targets;
+        let targets: &'t Targets<'t> = self.targets;
         targets
             .uri_by_path
             .get_key_value(path)
-            .map(|(key, _)| key.as_str())
-            .or_else(|| targets.other_files.get(path).map(String::as_str))
+            .map(|(key, _)| *key)
+            .or_else(|| targets.other_files.get(path).copied())
     }
 
     fn exists(&self, path: &str) -> bool {
@@ -476,7 +483,7 @@ impl<'t> Index<'t> {
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
     fn case_twin(&self, path: &str) -> Option<&'t str> {
-        self.by_lowercase.get(&path.to_lowercase())?.iter().copied().find(|p| *p != path)
+        self.by_lowercase.get(path.to_lowercase().as_str())?.iter().copied().find(|p| *p != path)
     }
 
     /// A close name (file or directory) in the directory the link points into.
@@ -504,7 +511,7 @@ impl<'t> Index<'t> {
         // directory does not exist), and comparing with every page would cost O(docs) per link.
         let leaf = want.rsplit('/').next().unwrap_or(&want);
         let pages = self.pages_by_leaf.get(leaf)?;
-        let best = closest(&want, pages.iter().map(|form| (lowercase(form), form.as_str())))?;
+        let best = closest(&want, pages.iter().map(|form| (lowercase(form), *form)))?;
         let ext = if path.ends_with(".md") { ".md" } else { "" };
         let slash = if path.ends_with('/') { "/" } else { "" };
         Some(format!("/{best}{ext}{slash}{rest}"))
@@ -521,13 +528,14 @@ impl<'t> Index<'t> {
         if let Some(skill_dir) = source.origin.skill_dir() {
             let prefix = format!("{skill_dir}/");
             // Only the skill's own files: a range of the sorted maps, not a scan of the tree.
-            let served = self.targets.uri_by_path.range(prefix.clone()..).map(|(p, _)| p);
-            let other = self.targets.other_files.range(prefix.clone()..);
+            let from = (std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded);
+            let served = self.targets.uri_by_path.range::<str, _>(from).map(|(p, _)| p);
+            let other = self.targets.other_files.range::<str, _>(from);
             let in_skill = served
                 .take_while(|p| p.starts_with(&prefix))
                 .chain(other.take_while(|p| p.starts_with(&prefix)));
             let matches: Vec<&str> = in_skill
-                .map(String::as_str)
+                .copied()
                 .filter(|p| p.strip_prefix(&prefix).is_some_and(|rel| wiki_key(rel) == key))
                 .collect();
             return match matches.as_slice() {
@@ -539,14 +547,14 @@ impl<'t> Index<'t> {
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
-        if let Some(found) = self.wiki_full.get(&key) {
+        if let Some(found) = self.wiki_full.get(&*key) {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
                 many => Outcome::Problem(ambiguous(&shown, many)),
             };
         }
         if !target.contains('/')
-            && let Some(found) = self.wiki_name.get(&key)
+            && let Some(found) = self.wiki_name.get(&*key)
         {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
@@ -572,8 +580,8 @@ impl<'t> Index<'t> {
         let suggestion = anchors
             .iter()
             .find(|a| a.eq_ignore_ascii_case(&anchor))
-            .map(String::as_str)
-            .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (a.clone(), a.as_str()))));
+            .copied()
+            .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (*a, *a))));
         let place = if path == source.path { "this file".to_owned() } else { format!("`{path}`") };
         Some(Problem {
             code: "broken-anchor",
@@ -584,7 +592,7 @@ impl<'t> Index<'t> {
 
     fn orphans(&self, linked: &BTreeSet<&str>) -> Vec<Diagnostic> {
         let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
-        docs.filter(|p| !linked.contains(p.as_str()) && !self.reached_without_link(p))
+        docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
             .map(|p| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
                     .with_help("link to it from a related doc or an index page, or remove it")
@@ -639,13 +647,22 @@ fn wiki_display(path: &str) -> String {
 }
 
 /// The case- and separator-insensitive key of a wiki target: lowercase, `_` and space read as
-/// `-`, a page extension dropped.
-fn wiki_key(s: &str) -> String {
-    strip_page_ext(s.trim())
-        .to_lowercase()
-        .chars()
-        .map(|c| if c == '_' || c == ' ' { '-' } else { c })
-        .collect()
+/// `-`, a page extension dropped; borrowed when that leaves the text as it is.
+fn wiki_key(s: &str) -> Cow<'_, str> {
+    let stem = strip_page_ext(s.trim());
+    if stem.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'_' && b != b' ') {
+        return Cow::Borrowed(stem);
+    }
+    Cow::Owned(stem.to_lowercase().chars().map(|c| if c == '_' || c == ' ' { '-' } else { c }).collect())
+}
+
+/// Exactly `s.to_lowercase()`, borrowed when that is `s` itself (ASCII without uppercase).
+fn to_lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.to_lowercase())
+    }
 }
 
 fn is_page(path: &str) -> bool {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::compile::diagnostic::Severity;
-use crate::compile::markdown::analyze;
+use crate::compile::markdown::{Markdown, analyze};
 
 /// Builds a tree from a fixture (`//- path` lines start files; markdown files are analysed, any
 /// other file only exists), resolves it and renders the outcome one item a line.
@@ -18,20 +18,24 @@ fn run_ignoring(fixture: &str, ignore: &[&str]) -> (Resolution, Vec<String>) {
             body.push('\n');
         }
     }
+    // Targets borrow their paths, URIs and anchors: these outlive them.
+    let uris: Vec<String> = files.iter().map(|(path, _)| format!("uri:{path}")).collect();
+    let analysed: Vec<(String, Markdown)> = files
+        .iter()
+        .filter(|(path, _)| !path.starts_with("static/") && is_page(path))
+        .map(|(path, body)| (path.clone(), analyze(body, 1)))
+        .collect();
     let mut targets =
         Targets { ignore: ignore.iter().map(|s| (*s).to_owned()).collect(), ..Targets::default() };
-    let mut analysed = Vec::new();
-    for (path, body) in &files {
+    for ((path, _), uri) in files.iter().zip(&uris) {
         if path.starts_with("static/") {
-            targets.other_files.insert(path.clone());
-            continue;
+            targets.other_files.insert(path);
+        } else {
+            targets.uri_by_path.insert(path, uri);
         }
-        targets.uri_by_path.insert(path.clone(), format!("uri:{path}"));
-        if is_page(path) {
-            let md = analyze(body, 1);
-            targets.anchors_by_path.insert(path.clone(), md.anchors().map(str::to_owned).collect());
-            analysed.push((path.clone(), md));
-        }
+    }
+    for (path, md) in &analysed {
+        targets.anchors_by_path.insert(path, md.anchors().collect());
     }
     let sources: Vec<LinkSource<'_>> = analysed
         .iter()
@@ -149,8 +153,8 @@ fn site_absolute_links_resolve_like_hugo_pages() {
 fn site_absolute_links_to_aliases_resolve_to_the_doc() {
     let (mut targets, links) =
         (Targets::default(), analyze("[a](/old/Path/) [b](/old/path#x) [c](/older/)", 1).links);
-    targets.uri_by_path.insert("docs/a.md".into(), "uri:a".into());
-    targets.uri_by_path.insert("docs/new.md".into(), "uri:new".into());
+    targets.uri_by_path.insert("docs/a.md", "uri:a");
+    targets.uri_by_path.insert("docs/new.md", "uri:new");
     targets.add_alias("/old/path/", "docs/new.md");
     targets.add_alias("old/path", "docs/a.md");
     let res = resolve(&[LinkSource { path: "docs/a.md", origin: Origin::Doc, links: &links }], &targets);
@@ -514,10 +518,12 @@ fn random_targets_never_panic() {
     let (run_res, _) =
         run("//- docs/_index.md\n//- docs/a/b.md\n## B\n//- skills/s/SKILL.md\n//- skills/s/A/x.md");
     assert!(run_res.diagnostics.iter().all(|d| d.code == "orphan-doc"));
+    let paths = ["docs/_index.md", "docs/a/b.md", "docs/A/index.md", "skills/s/SKILL.md", "skills/s/a/x.md"];
+    let uris: Vec<String> = paths.iter().map(|path| format!("uri:{path}")).collect();
     let mut targets = Targets::default();
-    for path in ["docs/_index.md", "docs/a/b.md", "docs/A/index.md", "skills/s/SKILL.md", "skills/s/a/x.md"] {
-        targets.uri_by_path.insert(path.to_owned(), format!("uri:{path}"));
-        targets.anchors_by_path.insert(path.to_owned(), ["b".to_owned()].into());
+    for (path, uri) in paths.into_iter().zip(&uris) {
+        targets.uri_by_path.insert(path, uri);
+        targets.anchors_by_path.insert(path, ["b"].into());
     }
     let mut state: u64 = 7;
     let mut links = Vec::new();
