@@ -1133,6 +1133,49 @@ mod tests {
         }
     }
 
+    /// A catalog of `n` entries of about 1 KiB each, with distinct bytes.
+    fn many_entries(n: usize) -> Catalog {
+        let mut catalog = sample();
+        let template = catalog.entries.remove(0);
+        for i in 0..n {
+            let bytes: Vec<u8> =
+                format!("# Entry {i}\n").bytes().chain((0..1000).map(|j| (i + j) as u8)).collect();
+            catalog.entries.push(Entry {
+                uri: format!("resource://docs/e{i:04}.md"),
+                path: format!("docs/e{i:04}.md"),
+                size: bytes.len() as u64,
+                blake3: blake3::hash(&bytes).to_hex().to_string(),
+                bytes: bytes.into(),
+                ..template.clone()
+            });
+        }
+        catalog
+    }
+
+    #[test]
+    fn bodies_streamed_in_many_batches_are_written_in_entry_order() {
+        // 2,000 entries of about 1 KiB: eight batches between the reader, writer and hasher.
+        let catalog = many_entries(2000);
+        let encoded = encode(&catalog);
+        let mut streamed = std::io::Cursor::new(Vec::new());
+        let hash = write(&catalog, &mut streamed).unwrap();
+        assert!(streamed.into_inner() == encoded.msgpack, "written out of order");
+        assert_eq!(hash, encoded.catalog_hash);
+
+        // A body that cannot be fetched, in the first, a middle or the last batch, fails the
+        // write with its own error (and no thread is left blocked).
+        for failing in [3, 900, 1999] {
+            let body = |i: usize| -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+                if i == failing {
+                    return Err(std::io::Error::other(format!("entry {i} is gone")));
+                }
+                Ok(std::borrow::Cow::Borrowed(catalog.entries[i].bytes.as_slice()))
+            };
+            let err = write_with(&catalog, &mut std::io::Cursor::new(Vec::new()), body).unwrap_err();
+            assert_eq!(err.to_string(), format!("entry {failing} is gone"));
+        }
+    }
+
     #[test]
     fn round_trips() {
         let catalog = sample();
