@@ -34,9 +34,7 @@ struct Pending {
 }
 
 /// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
-/// Returns no catalog when errors were found. The search index, the costliest stage, is built
-/// on its own thread while links are resolved, from what is known before that (it reads no
-/// links); it is not started when errors are already known.
+/// Returns no catalog, and builds no search index (the costliest stage), when errors were found.
 /// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
 /// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
 pub fn build(
@@ -102,12 +100,16 @@ pub fn build(
                     _ => Default::default(),
                 };
                 let path = doc_path(&found.path).to_owned();
+                // The first paragraph and the title are taken, not cloned: what stays pending
+                // until links are resolved is only what resolution reads (links and anchors).
+                let first_paragraph = markdown.first_paragraph.take();
                 let description = meta
                     .description
-                    .or_else(|| markdown.first_paragraph.as_deref().map(first_sentences))
+                    .or_else(|| first_paragraph.as_deref().map(first_sentences))
                     .unwrap_or_default();
+                drop(first_paragraph);
                 let doc = Doc {
-                    title: meta.title.or_else(|| markdown.title.clone()).unwrap_or_else(|| stem_title(&path)),
+                    title: meta.title.or_else(|| markdown.title.take()).unwrap_or_else(|| stem_title(&path)),
                     path,
                     entry: 0,
                     description,
@@ -186,8 +188,8 @@ pub fn build(
     let skill_list: Vec<(String, SkillParts)> =
         skills.into_iter().filter(|(_, p)| p.document.is_some()).collect();
 
-    // Everything the search index reads is known now: entries sorted by URI, docs and skills
-    // without their links. It is only built when no error is known yet.
+    // Entries are sorted by URI and docs and skill records assembled (without their links) only
+    // when no error is known yet.
     let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
     let mut out_skills = Vec::new();
     // Per item of `skill_list`: its position in `out_skills`.
@@ -244,37 +246,36 @@ pub fn build(
     let ignore = parsed_settings.ignore_links.clone();
     let pre = catalog::search::Pretokenized { dicts, bodies };
     let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-    let (linked, search) = if assemble {
-        std::thread::scope(|scope| {
-            // Link resolution and the search index are independent, and each keeps every core
-            // busy only part of the time (building the link targets, joining postings and
-            // gathering backlinks are serial), so they overlap. The index is built on this
-            // thread: glibc gives each thread its own allocator arena, and here the index
-            // reuses the memory this thread freed earlier instead of raising the peak RSS.
-            let (entries, docs) = (&entries, &out_docs);
-            let linker =
-                scope.spawn(move || resolve_links(entries, docs, pending, skills, ignore, unserved, true));
-            let search = catalog::search::build_with(entries, docs, &out_skills, pre);
-            (linker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), Some(search))
-        })
-    } else {
-        (resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, false), None)
-    };
-    diags.extend(linked.diagnostics);
-
-    let Some(search) = search else {
-        return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
-    };
-    if diags.iter().any(Diagnostic::is_error) {
+    let Linked { diagnostics, doc_links, skill_links } =
+        resolve_links(&entries, &out_docs, pending, skills, ignore, unserved);
+    diags.extend(diagnostics);
+    if !assemble || diags.iter().any(Diagnostic::is_error) {
         return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
     }
+    // The skills' raw links are resolved too: free them before the search index is built.
+    for (_, parts) in &mut skill_list {
+        parts.markdown.links = Vec::new();
+        parts.markdown_files = Vec::new();
+    }
+    let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
 
-    let mut backlinks = linked.backlinks;
-    for (doc, links) in out_docs.iter_mut().zip(linked.doc_links) {
+    let (mut backlinks, search) = std::thread::scope(|scope| {
+        // Backlinks are gathered (serially) beside the search index. Link resolution is not
+        // overlapped with the index as well: the link targets and index were then live next
+        // to the index's buffers, and the peak RSS on the large corpus rose from 1.94x to
+        // 2.04-2.12x the corpus bytes. The index is built on this thread: glibc gives each
+        // thread its own allocator arena, and here it reuses what this thread freed.
+        let (entries, docs, links) = (&entries, &out_docs, (&doc_links, &skill_links));
+        let gather = scope.spawn(move || backlinks(entries, docs, links.0, skills, links.1));
+        let search = catalog::search::build_with(entries, docs, &out_skills, pre);
+        (gather.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), search)
+    });
+
+    for (doc, links) in out_docs.iter_mut().zip(doc_links) {
         doc.links = links.into();
         doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
     }
-    for (record, links) in skill_records.iter().zip(linked.skill_links) {
+    for (record, links) in skill_records.iter().zip(skill_links) {
         if let Some(i) = *record {
             let skill = &mut out_skills[i];
             skill.links = links.into();
@@ -311,14 +312,9 @@ struct Linked {
     doc_links: Vec<Vec<Link>>,
     /// Per item of [`SkillsView::list`].
     skill_links: Vec<Vec<Link>>,
-    /// Per entry (sorted by URI): the URIs of the docs and SKILL.md files linking to it, sorted
-    /// and deduplicated (self-links are not backlinks). Empty unless assembling.
-    backlinks: Vec<Vec<String>>,
 }
 
-/// Resolves the links of every doc and SKILL.md against every served file and heading, and
-/// with `assemble`, gathers the backlinks (entries must then be sorted by URI, and every doc's
-/// and skill record's entry index set).
+/// Resolves the links of every doc and SKILL.md against every served file and heading.
 fn resolve_links(
     entries: &[Entry],
     docs: &[Doc],
@@ -326,7 +322,6 @@ fn resolve_links(
     skills: SkillsView<'_>,
     ignore: Vec<String>,
     unserved: &[String],
-    assemble: bool,
 ) -> Linked {
     // Borrowed, and collected (sorted once, then bulk-built) rather than inserted one by one.
     let mut anchors: Vec<(&str, BTreeSet<&str>)> = Vec::with_capacity(pending.len() + skills.list.len());
@@ -389,7 +384,7 @@ fn resolve_links(
     let resolution = links::resolve(&sources, &targets);
     drop(sources);
     drop(targets);
-    // The raw links are resolved now; free them while the search index is still being built.
+    // The raw links are resolved now; free them before the search index is built.
     for p in &mut pending {
         p.markdown.links = Vec::new();
     }
@@ -400,14 +395,13 @@ fn resolve_links(
     let skill_links: Vec<Vec<Link>> =
         skills.list.iter().map(|_| resolved.next().unwrap_or_default()).collect();
     drop(resolved);
-    let backlinks =
-        if assemble { backlinks(entries, docs, &doc_links, skills, &skill_links) } else { Vec::new() };
-    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, backlinks }
+    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links }
 }
 
-/// Backlinks per entry (see [`Linked::backlinks`]). Large trees have millions of links, so they
-/// become (target, source) entry index pairs sorted once; entries are sorted by URI, so the
-/// order of the indices is the order of the URIs.
+/// Per entry (sorted by URI, with every doc's and skill record's entry index set): the URIs of
+/// the docs and SKILL.md files linking to it, sorted and deduplicated (self-links are not
+/// backlinks). Large trees have many links, so they become (target, source) entry index pairs
+/// sorted once; entries are sorted by URI, so the order of the indices is the order of the URIs.
 fn backlinks(
     entries: &[Entry],
     docs: &[Doc],
