@@ -3,7 +3,10 @@
 //! backlinks, the source fingerprint and the search index. Runs the cross-file rules of
 //! `validate` and the link resolution of `links` on the way.
 //!
-//! Pure: no IO. Deterministic: every collection is sorted by an explicit key.
+//! Pure: no IO. Deterministic: every collection is sorted by an explicit key. The search index
+//! is built on the calling thread while a scoped thread gathers backlinks (both need only what
+//! link resolution left behind); each result lands in a slot chosen by index, so which thread
+//! finishes first never reaches the catalog.
 
 use std::collections::{BTreeMap, BTreeSet};
 
