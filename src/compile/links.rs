@@ -257,7 +257,7 @@ impl<'t> Index<'t> {
                 .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
         for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
-            index.by_lowercase.entry(to_lowercase(path)).or_default().push(path);
+            index.by_lowercase.entry(lowercase(path)).or_default().push(path);
             // Register every ancestor directory as a child of its parent (the root is ""). A
             // directory already registered had its ancestors registered with it.
             let mut child = path;
@@ -274,7 +274,7 @@ impl<'t> Index<'t> {
                     .iter()
                     .find_map(|suffix| form.strip_suffix(suffix))
                     .unwrap_or(form);
-                let leaf = to_lowercase(form.rsplit('/').next().unwrap_or(form));
+                let leaf = lowercase(form.rsplit('/').next().unwrap_or(form));
                 index.pages_by_leaf.entry(leaf).or_default().push(form);
             }
             if let Some(rel) = path.strip_prefix("docs/") {
@@ -629,9 +629,15 @@ fn ambiguous(shown: &str, many: &[&str]) -> Problem {
     )
 }
 
-/// `s` in lowercase, borrowed when it already is.
+/// Exactly `s.to_lowercase()`, borrowed when that is `s` itself (ASCII without uppercase). Exact,
+/// not just "no uppercase letter" (a titlecase `ǅ` lowercases too), because the index's keys
+/// are matched against the lowercase form of what a link says.
 fn lowercase(s: &str) -> Cow<'_, str> {
-    if s.chars().any(char::is_uppercase) { Cow::Owned(s.to_lowercase()) } else { Cow::Borrowed(s) }
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.to_lowercase())
+    }
 }
 
 /// The key of a site path among aliases: without surrounding slashes, lowercase (Hugo serves
@@ -654,15 +660,6 @@ fn wiki_key(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(stem);
     }
     Cow::Owned(stem.to_lowercase().chars().map(|c| if c == '_' || c == ' ' { '-' } else { c }).collect())
-}
-
-/// Exactly `s.to_lowercase()`, borrowed when that is `s` itself (ASCII without uppercase).
-fn to_lowercase(s: &str) -> Cow<'_, str> {
-    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(s.to_lowercase())
-    }
 }
 
 fn is_page(path: &str) -> bool {
