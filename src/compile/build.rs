@@ -151,7 +151,7 @@ pub fn build(
         entries.push(entry);
     }
 
-    let mut uris: Vec<(String, &str)> = entries.iter().map(|e| (e.uri.clone(), e.path.as_str())).collect();
+    let mut uris: Vec<(&str, &str)> = entries.iter().map(|e| (e.uri.as_str(), e.path.as_str())).collect();
     uris.sort();
     validate::unique_uris(&uris, diags);
     drop(uris);

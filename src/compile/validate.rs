@@ -245,10 +245,10 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
 }
 
 /// `duplicate-uri`: (uri, content-relative path) pairs; each URI may name one file.
-pub fn unique_uris(uris: &[(String, &str)], diags: &mut Vec<Diagnostic>) {
+pub fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for (uri, path) in uris {
-        match seen.get(uri.as_str()) {
+    for &(uri, path) in uris {
+        match seen.get(uri) {
             Some(first) => diags.push(
                 Diagnostic::error(
                     "duplicate-uri",
