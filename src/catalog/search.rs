@@ -404,7 +404,9 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+/// Appends `v` as a LEB128 varint (7 bits per byte, low bits first).
+fn put_varint(out: &mut Vec<u8>, v: impl Into<u64>) {
+    let mut v = v.into();
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -422,12 +424,7 @@ const BODY_ONLY: u8 = 1 << (FIELDS - 1);
 /// Writes a posting's first varint: `delta` shifted above `inline_tf` (0, or a body-only
 /// frequency up to [`INLINE_TF_MAX`]). 64 bits wide, so no delta overflows it.
 fn put_posting_head(out: &mut Vec<u8>, delta: u32, inline_tf: u32) {
-    let mut v = (u64::from(delta) << INLINE_TF_BITS) | u64::from(inline_tf);
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+    put_varint(out, (u64::from(delta) << INLINE_TF_BITS) | u64::from(inline_tf));
 }
 
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it
@@ -1084,23 +1081,20 @@ struct TermRun {
 impl TermRun {
     /// Appends the posting of document `ordinal`: `tfs` holds the frequency of each field set
     /// in `mask`, in field order.
-    fn push(&mut self, ordinal: u32, mask: u8, mut tfs: impl Iterator<Item = u32>) {
+    fn push(&mut self, ordinal: u32, mask: u8, tfs: impl Iterator<Item = u32>) {
         let prev = if self.df == 0 { 0 } else { self.last };
         let delta = ordinal - prev;
-        if mask == BODY_ONLY {
-            let tf = tfs.next().unwrap_or_default();
-            if (1..=INLINE_TF_MAX).contains(&tf) {
+        let mut tfs = tfs.peekable();
+        match tfs.peek() {
+            Some(&tf) if mask == BODY_ONLY && (1..=INLINE_TF_MAX).contains(&tf) => {
                 put_posting_head(&mut self.list, delta, tf);
-            } else {
+            }
+            _ => {
                 put_posting_head(&mut self.list, delta, 0);
                 self.list.push(mask);
-                put_varint(&mut self.list, tf);
-            }
-        } else {
-            put_posting_head(&mut self.list, delta, 0);
-            self.list.push(mask);
-            for tf in tfs {
-                put_varint(&mut self.list, tf);
+                for tf in tfs {
+                    put_varint(&mut self.list, tf);
+                }
             }
         }
         self.last = ordinal;
