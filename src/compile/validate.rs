@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
+use unicode_normalization::UnicodeNormalization as _;
+
 use super::diagnostic::Diagnostic;
 use super::frontmatter::{Located, RefDecl, closest};
 
@@ -304,22 +306,28 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
                     .with_help("rename it so it can be checked out on Windows, macOS and Linux"),
             );
         }
-        if name.chars().any(is_combining) {
+        // An ASCII name is in every normal form: only the others need the Unicode tables.
+        let composed = (!name.is_ascii()).then(|| name.nfc().collect::<String>());
+        if let Some(composed) = composed.as_deref().filter(|c| *c != name) {
             diags.push(
                 Diagnostic::warning(
                     "non-portable-name",
                     prefix,
                     1,
                     1,
-                    format!("`{name}` is in decomposed Unicode (NFD): macOS and Windows may present it differently"),
+                    format!(
+                        "`{name}` (`{}`) is not in composed Unicode (NFC): macOS and Windows may \
+                         present it differently",
+                        escape_non_ascii(name)
+                    ),
                 )
-                .with_help("rename it using precomposed (NFC) characters"),
+                .with_help(format!("rename it to its NFC spelling, `{}`", escape_non_ascii(composed))),
             );
         }
-        // An ASCII name decomposes to itself and cannot equal another name's decomposition
-        // (which would hold a combining mark), so only non-ASCII names need the map.
-        if !name.is_ascii() {
-            match by_form.entry((parent, decompose(name))) {
+        // Canonically equivalent names have the same NFC form (Unicode's definition of
+        // canonical equivalence), and are the same name to macOS.
+        if let Some(composed) = composed {
+            match by_form.entry((parent, composed)) {
                 Entry::Occupied(first) if *first.get() != name => diags.push(
                     Diagnostic::error(
                         "non-portable-name",
@@ -327,8 +335,11 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
                         1,
                         1,
                         format!(
-                            "`{name}` and `{}` differ only in Unicode normalisation (NFC vs NFD)",
-                            first.get()
+                            "`{name}` (`{}`) and `{}` (`{}`) differ only in Unicode normalisation \
+                             (NFC vs NFD)",
+                            escape_non_ascii(name),
+                            first.get(),
+                            escape_non_ascii(first.get())
                         ),
                     )
                     .with_help("they are the same name on macOS; keep one"),
@@ -403,35 +414,16 @@ fn non_portable(name: &str) -> Option<String> {
     None
 }
 
-/// Combining diacritical marks (U+0300–U+036F): the marks NFD splits accented letters into.
-fn is_combining(c: char) -> bool {
-    ('\u{300}'..='\u{36f}').contains(&c)
-}
-
-/// Canonical decomposition for the precomposed Latin letters (U+00C0–U+017F) that NFD splits into
-/// a base letter and one combining mark, generated from Python's `unicodedata`. This covers the
-/// accented names people write; a full normalisation table would need a crate the compiler may
-/// not depend on (it is mounted by `build.rs`).
-const DECOMPOSITIONS: &[(char, char, char)] = &include!("validate/decompositions.in");
-
-/// The name with every precomposed Latin letter decomposed, so NFC and NFD spellings compare equal.
-fn decompose(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        match DECOMPOSITIONS.binary_search_by(|(p, ..)| p.cmp(&c)) {
-            Ok(i) => {
-                out.push(DECOMPOSITIONS[i].1);
-                out.push(DECOMPOSITIONS[i].2);
-            }
-            Err(_) => out.push(c),
-        }
-    }
-    out
+/// `name` with each non-ASCII character written as its code point (`re\u{301}sume\u{301}.md`),
+/// so names that render alike can be told apart in a message.
+fn escape_non_ascii(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii() { c.to_string() } else { c.escape_unicode().to_string() }).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::diagnostic::Severity;
 
     #[track_caller]
     fn codes(paths: &[&str]) -> Vec<(String, &'static str)> {
@@ -469,6 +461,44 @@ mod tests {
         assert!(found.contains(&(nfd.to_owned(), "non-portable-name")), "{found:?}");
         assert_eq!(found.len(), 2, "an NFD warning and a twin error: {found:?}");
         assert!(codes(&["docs/résumé.md", "docs/resume.md"]).is_empty());
+    }
+
+    #[test]
+    fn normalisation_twins_are_found_in_every_script() {
+        // (NFC, NFD) spellings as macOS tools write them: Japanese voiced kana (U+3099), Hangul
+        // syllables (split into jamo), Vietnamese stacked marks, Cyrillic й, Greek with tonos.
+        let pairs = [
+            ("\u{304C}\u{30A4}\u{30C9}", "\u{304B}\u{3099}\u{30A4}\u{30C8}\u{3099}"),
+            ("\u{D55C}\u{AE00}", "\u{1112}\u{1161}\u{11AB}\u{1100}\u{1173}\u{11AF}"),
+            ("vi\u{1EC7}t", "vie\u{323}\u{302}t"),
+            ("\u{439}", "\u{438}\u{306}"),
+            ("\u{3AC}", "\u{3B1}\u{301}"),
+        ];
+        for (nfc, nfd) in pairs {
+            let (nfc, nfd) = (format!("docs/{nfc}.md"), format!("docs/{nfd}.md"));
+            let mut diags = Vec::new();
+            portable_names(&[&nfc, &nfd], &mut diags);
+            let found: Vec<_> = diags.iter().map(|d| (d.path.as_str(), d.severity)).collect();
+            // The later path (in byte order) is the twin; the decomposed one is also a warning.
+            let later = nfc.as_str().max(nfd.as_str());
+            assert!(found.contains(&(later, Severity::Error)), "{nfd}: {found:?}");
+            assert!(found.contains(&(nfd.as_str(), Severity::Warning)), "{nfd}: {found:?}");
+            assert_eq!(found.len(), 2, "{nfd}: {found:?}");
+            // Alone, the composed spelling is fine.
+            assert!(codes(&[&nfc]).is_empty(), "{nfc}");
+        }
+    }
+
+    #[test]
+    fn a_decomposed_name_is_named_with_its_code_points() {
+        let mut diags = Vec::new();
+        portable_names(&["docs/cafe\u{301}.md"], &mut diags);
+        assert_eq!(
+            diags[0].message,
+            "`cafe\u{301}.md` (`cafe\\u{301}.md`) is not in composed Unicode (NFC): macOS and Windows \
+             may present it differently"
+        );
+        assert_eq!(diags[0].help.as_deref(), Some("rename it to its NFC spelling, `caf\\u{e9}.md`"));
     }
 
     #[test]
