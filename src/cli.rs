@@ -115,6 +115,13 @@ pub(crate) struct ServeArgs {
     /// Require `Authorization: Bearer <token>` with the token read from this environment variable.
     #[arg(long, value_name = "VAR")]
     pub(crate) bearer_token_env: Option<String>,
+    /// Serve at most this many HTTP connections at once; more clients wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections: u32,
+    /// Requests per second each remote client may make to /mcp (bursts of twice as many pass;
+    /// loopback clients are not limited); 0 turns the limit off.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub(crate) rate_limit: u32,
 }
 
 /// Which kind of entry to list or search.

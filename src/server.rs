@@ -14,6 +14,7 @@ mod completion;
 mod content;
 mod errors;
 mod handler;
+mod limits;
 mod resources;
 mod skills;
 mod templates;
@@ -27,6 +28,7 @@ use serde_json::json;
 
 use crate::catalog::Catalog;
 use crate::query::Query;
+pub use limits::HttpLimits;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_stdio, serve_http, serve_stdio, shutdown_signal,
 };

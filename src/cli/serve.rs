@@ -11,7 +11,7 @@ use anyhow::{Context as _, anyhow, bail};
 
 use super::ServeArgs;
 use crate::compile::{self, Severity};
-use crate::server::{FolioServer, HttpOptions};
+use crate::server::{FolioServer, HttpLimits, HttpOptions};
 
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -113,7 +113,13 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
     let local = listener.local_addr().with_context(|| format!("cannot read the address bound for {addr}"))?;
     eprintln!("folio: serving Streamable HTTP at http://{local}/mcp (health: http://{local}/healthz)");
+    let limits = HttpLimits {
+        max_connections: args.max_connections as usize,
+        requests_per_second: (args.rate_limit > 0).then_some(args.rate_limit),
+        ..HttpLimits::default()
+    };
     let options = HttpOptions {
+        limits,
         allow_origins: args.allow_origin.clone(),
         allow_hosts: args.allow_host.clone(),
         bearer_token,

@@ -1,6 +1,7 @@
 //! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout, logs on stderr)
 //! and Streamable HTTP at `/mcp` on axum (stateless, JSON responses, Origin and Host validation,
-//! body size limit, optional bearer token, `GET /healthz`, graceful shutdown).
+//! body size limit, optional bearer token, `GET /healthz`, graceful shutdown), with the
+//! per-client bounds of `limits`.
 //!
 //! Also the public entry points a binary uses to serve its own embedded catalog in a few lines:
 //! [`serve_stdio`] (blocking) or [`run_stdio`] / [`serve_http`] inside a Tokio runtime.
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State as AxumState};
+use axum::extract::{ConnectInfo, Request, State as AxumState};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +25,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ServerHandler, ServiceExt};
 
 use super::FolioServer;
+use super::limits::{self, HttpLimits};
 
 /// Any failure to start or run a server (a refused catalog, an IO or bind error).
 pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
@@ -138,6 +140,8 @@ pub const LOOPBACK_ORIGINS: [&str; 6] = [
 /// Options of the Streamable HTTP transport.
 #[derive(Debug, Clone, Default)]
 pub struct HttpOptions {
+    /// What each client may hold (timeouts, connections, request rate).
+    pub limits: HttpLimits,
     /// Browser origins allowed besides [`LOOPBACK_ORIGINS`] (e.g. `https://app.example.com`).
     pub allow_origins: Vec<String>,
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
@@ -164,9 +168,18 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
     let health = health_body(&server);
     let factory = move || Ok(server.clone());
     let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-    let mut mcp_router = Router::new().nest_service("/mcp", mcp);
+    // Layers run last-added first: the rate is checked before the token (so guessing tokens
+    // is rate-limited too), and the token before the body is read.
+    let body_limits = (options.limits.body_read_timeout, MAX_BODY_BYTES);
+    let mut mcp_router = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
     if let Some(token) = options.bearer_token.clone() {
         mcp_router = mcp_router.layer(middleware::from_fn_with_state(Arc::new(token), require_bearer));
+    }
+    if let Some(rate) = options.limits.requests_per_second {
+        let limiter = Arc::new(limits::RateLimiter::new(rate));
+        mcp_router = mcp_router.layer(middleware::from_fn_with_state(limiter, limits::limit_rate));
     }
     let app = Router::new()
         .route(
@@ -215,6 +228,11 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// Serves Streamable HTTP on an already bound listener until `shutdown` resolves, then stops
 /// accepting, cancels open streams and drains in-flight requests.
 ///
+/// The accept loop is axum's `serve` plus what it cannot be told ([`HttpLimits`]): at most
+/// `max_connections` connections at once, and a timer for hyper's header read timeout (without
+/// one, hyper never times out a connection that sends nothing). Each request carries its
+/// peer's address ([`ConnectInfo`]) for the rate limit.
+///
 /// Fails on an IO error of the listener.
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
@@ -223,14 +241,94 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (app, stop) = router(server, options);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Listen streams idle until cancelled: end them so the drain can finish.
-            stop();
-        })
-        .await?;
+    let limits = options.limits.clone();
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let (draining, drain) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // The client gave up before it was accepted: nothing to do.
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                    ) {
+                        continue;
+                    }
+                    // Out of file descriptors or similar: retrying at once would spin.
+                    tracing::error!(error = %e, "cannot accept a connection; retrying in 1 s");
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                        () = &mut shutdown => break,
+                    }
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Finished connections are reaped as new ones come, so the set stays small.
+        while connections.try_join_next().is_some() {}
+        let connection =
+            Connection { app: app.clone(), peer, header_read_timeout: limits.header_read_timeout };
+        connections.spawn(connection.serve(stream, drain.clone(), slot));
+    }
+    // Listen streams idle until cancelled: end them so the drain can finish.
+    stop();
+    let _ = draining.send(true);
+    while connections.join_next().await.is_some() {}
     Ok(())
+}
+
+/// One accepted HTTP/1.1 connection.
+struct Connection {
+    app: Router,
+    peer: std::net::SocketAddr,
+    header_read_timeout: Duration,
+}
+
+impl Connection {
+    /// Serves requests until the client closes, a head is late, or `drain` turns true (then
+    /// the request in flight is finished first). Holds `_slot` until it ends.
+    async fn serve(
+        self,
+        stream: tokio::net::TcpStream,
+        mut drain: tokio::sync::watch::Receiver<bool>,
+        _slot: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        use tower::ServiceExt as _;
+        // Small JSON answers: send them now rather than wait for more to coalesce.
+        let _ = stream.set_nodelay(true);
+        let Connection { app, peer, header_read_timeout } = self;
+        let service = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            app.clone().oneshot(request.map(axum::body::Body::new))
+        });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_read_timeout);
+        let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let mut connection = std::pin::pin!(connection);
+        // The borrow `wait_for` returns is dropped inside, so the future stays `Send`.
+        let drained = async move {
+            let _ = drain.wait_for(|draining| *draining).await;
+        };
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(%peer, error = %e, "connection ended with an error");
+                }
+            }
+            () = drained => {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+        }
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM (Ctrl-C only, off Unix).

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use folio::server::HttpOptions;
+use folio::server::{HttpLimits, HttpOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::TcpStream;
@@ -522,4 +522,107 @@ async fn the_binary_binds_loopback_by_default_and_stops_on_sigterm() {
     let mut stdout = String::new();
     child.stdout.take().unwrap().read_to_string(&mut stdout).await.unwrap();
     assert!(stdout.is_empty(), "nothing on stdout in HTTP mode either");
+}
+
+/// Reads until the server closes the connection (bounded), returning what it sent.
+async fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    raw
+}
+
+#[tokio::test]
+async fn connections_that_do_not_send_a_request_in_time_are_closed() {
+    let limits = HttpLimits {
+        header_read_timeout: Duration::from_millis(300),
+        body_read_timeout: Duration::from_millis(300),
+        ..HttpLimits::default()
+    };
+    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    // Silent, and trickling a head (slowloris): both closed without an answer.
+    let mut silent = TcpStream::connect(srv.addr).await.unwrap();
+    let mut trickle = TcpStream::connect(srv.addr).await.unwrap();
+    trickle.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+    assert_eq!(read_until_closed(&mut silent).await, b"");
+    assert_eq!(read_until_closed(&mut trickle).await, b"");
+    // A head in time but a body that stops: 408, and the connection is closed.
+    let mut slow_body = TcpStream::connect(srv.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\"",
+        srv.addr.port()
+    );
+    slow_body.write_all(head.as_bytes()).await.unwrap();
+    let reply = parse_reply(&read_until_closed(&mut slow_body).await);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert_eq!(reply.header("connection"), Some("close"));
+    // A kept-alive connection is served, then closed once idle for the same time.
+    let mut kept = TcpStream::connect(srv.addr).await.unwrap();
+    kept.write_all(
+        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", srv.addr.port()).as_bytes(),
+    )
+    .await
+    .unwrap();
+    let reply = parse_reply(&read_until_closed(&mut kept).await);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // Prompt clients are unaffected.
+    assert_eq!(rpc(srv.addr, "tools/list", json!({}), &[]).await.status, 200);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn connections_over_the_limit_wait_for_a_free_slot() {
+    let limits = HttpLimits { max_connections: 1, ..HttpLimits::default() };
+    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    // An idle connection holds the only slot...
+    let idle = TcpStream::connect(srv.addr).await.unwrap();
+    let addr = srv.addr;
+    let mut waiting = tokio::spawn(async move { rpc(addr, "tools/list", json!({}), &[]).await.status });
+    // ...so the next client is not served (it waits in the listen backlog)...
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), &mut waiting).await.is_err(),
+        "served past the connection limit"
+    );
+    // ...until the slot is freed.
+    drop(idle);
+    let status =
+        tokio::time::timeout(Duration::from_secs(10), waiting).await.expect("served once a slot frees");
+    assert_eq!(status.unwrap(), 200);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn remote_clients_over_the_rate_get_429_with_retry_after() {
+    use tower::ServiceExt as _;
+    let limits = HttpLimits { requests_per_second: Some(1), ..HttpLimits::default() };
+    let (app, _stop) = folio::server::router(server(), &HttpOptions { limits, ..Default::default() });
+    let call = |peer: &str| {
+        let peer: SocketAddr = peer.parse().unwrap();
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": modern_meta() } });
+        let mut request = axum::http::Request::post("/mcp")
+            .header("Host", "localhost")
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", V_MODERN)
+            .header("Mcp-Method", "tools/list")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        app.clone().oneshot(request)
+    };
+    // A burst of twice the rate passes; the next request is refused until a token refills.
+    for _ in 0..2 {
+        assert_eq!(call("203.0.113.7:4000").await.unwrap().status(), 200);
+    }
+    let refused = call("203.0.113.7:4001").await.unwrap();
+    assert_eq!(refused.status(), 429);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    // Other clients, and loopback ones, are not held back by it.
+    assert_eq!(call("198.51.100.1:4000").await.unwrap().status(), 200);
+    for _ in 0..5 {
+        assert_eq!(call("127.0.0.1:5000").await.unwrap().status(), 200);
+    }
 }

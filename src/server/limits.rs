@@ -1,0 +1,240 @@
+//! What one HTTP client may hold of the server, so that a slow or greedy client cannot starve
+//! the others: [`HttpLimits`] (time to send a request head and body, connections at once,
+//! requests per second per remote client) and the two axum middlewares that enforce the
+//! per-request ones. The accept loop in `transport` enforces the per-connection ones.
+//!
+//! Nothing here knows MCP: these are HTTP rules, answered with plain HTTP statuses (408, 413,
+//! 429) before a request reaches rmcp.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tokio::time::Instant;
+
+/// Bounds on what each client of the Streamable HTTP transport may use. [`Default`] gives the
+/// values `folio serve --http` runs with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpLimits {
+    /// Time a client has to send a request's head: from the moment its connection opens, or
+    /// the previous response on a kept-alive connection ends. Past it the connection is
+    /// closed, so an idle or trickling connection (slowloris) does not hold a slot.
+    pub header_read_timeout: Duration,
+    /// Time a client has to send a request's body once its head is read; 408 past it.
+    pub body_read_timeout: Duration,
+    /// Connections served at once. Further clients wait in the listen backlog until one
+    /// closes.
+    pub max_connections: usize,
+    /// Requests per second each remote client may make to `/mcp`, on average; twice as many
+    /// may come in a burst. Past it: 429 with `Retry-After`. Clients on loopback (the local
+    /// user, or a reverse proxy on this machine, which limits its own clients) are not
+    /// limited. `None`: no limit.
+    pub requests_per_second: Option<u32>,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 512,
+            requests_per_second: Some(50),
+        }
+    }
+}
+
+/// Remote clients tracked before idle ones are forgotten (each costs a few dozen bytes).
+const MAX_TRACKED_CLIENTS: usize = 10_000;
+
+/// Per remote client, a token bucket of requests. Shared by every connection.
+#[derive(Debug)]
+pub(crate) struct RateLimiter {
+    /// Tokens added per second.
+    rate: f64,
+    /// Bucket size: the largest burst.
+    burst: f64,
+    buckets: Mutex<BTreeMap<IpAddr, Bucket>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+impl RateLimiter {
+    pub(crate) fn new(requests_per_second: u32) -> RateLimiter {
+        let rate = f64::from(requests_per_second.max(1));
+        RateLimiter { rate, burst: 2.0 * rate, buckets: Mutex::new(BTreeMap::new()) }
+    }
+
+    /// Takes a token for a request from `peer` at `now`: `Ok` when allowed, or how long to wait
+    /// for the next token.
+    pub(crate) fn take(&self, peer: IpAddr, now: Instant) -> Result<(), Duration> {
+        if peer.is_loopback() || peer.to_canonical().is_loopback() {
+            return Ok(());
+        }
+        let key = client_key(peer);
+        // A panic while the lock was held left the map consistent (each update is one store).
+        let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if buckets.len() >= MAX_TRACKED_CLIENTS && !buckets.contains_key(&key) {
+            // Forget the clients whose bucket has refilled: they are idle, and a new bucket
+            // is full anyway, so forgetting them changes nothing they can do.
+            let (rate, burst) = (self.rate, self.burst);
+            buckets.retain(|_, b| b.tokens + now.duration_since(b.updated).as_secs_f64() * rate < burst);
+            if buckets.len() >= MAX_TRACKED_CLIENTS {
+                // Every tracked client is busy (a flood from many addresses): refuse newcomers
+                // rather than grow without bound.
+                return Err(Duration::from_secs(1));
+            }
+        }
+        let bucket = buckets.entry(key).or_insert(Bucket { tokens: self.burst, updated: now });
+        bucket.tokens =
+            (bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * self.rate).min(self.burst);
+        bucket.updated = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+        }
+    }
+}
+
+/// The address a client is counted under: its IPv4 address, or the /64 network of an IPv6 one
+/// (one host usually holds a whole /64, so counting single addresses would not limit it).
+fn client_key(peer: IpAddr) -> IpAddr {
+    match peer.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+    }
+}
+
+/// Middleware: 429 with `Retry-After` (whole seconds, at least 1) when the client is over its
+/// rate. Requests without a peer address (not from the transport's accept loop) pass.
+pub(crate) async fn limit_rate(
+    State(limiter): State<Arc<RateLimiter>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    match peer.map_or(Ok(()), |ip| limiter.take(ip, Instant::now())) {
+        Ok(()) => next.run(request).await,
+        Err(wait) => {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, seconds.max(1).to_string())],
+                format!("Too Many Requests: over {} requests per second; retry later\n", limiter.rate),
+            )
+                .into_response()
+        }
+    }
+}
+
+/// Middleware: reads the whole body within `limits` (time, bytes) before the request goes on,
+/// answering 408 when the client is too slow and 413 when the body is too large. rmcp would
+/// wait for a trickling body as long as the client keeps the connection open.
+pub(crate) async fn read_body_within(
+    State((timeout, max_bytes)): State<(Duration, usize)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, max_bytes)).await {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Err(e)) if is_length_limit(&e) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Payload Too Large: request bodies are limited to {max_bytes} bytes\n"),
+        )
+            .into_response(),
+        // The client broke off the body: nobody reads this answer, but the request ends here.
+        Ok(Err(_)) => (StatusCode::BAD_REQUEST, "Bad Request: the body could not be read\n").into_response(),
+        Err(_) => (
+            StatusCode::REQUEST_TIMEOUT,
+            [(header::CONNECTION, "close")],
+            format!("Request Timeout: the body did not arrive within {} s\n", timeout.as_secs_f64()),
+        )
+            .into_response(),
+    }
+}
+
+/// True when `to_bytes` stopped at the byte limit (rather than on a broken connection).
+fn is_length_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bursts_pass_then_each_client_waits_for_its_own_tokens() {
+        let limiter = RateLimiter::new(5);
+        let start = Instant::now();
+        let a: IpAddr = "203.0.113.7".parse().unwrap();
+        let b: IpAddr = "198.51.100.1".parse().unwrap();
+        for _ in 0..10 {
+            assert_eq!(limiter.take(a, start), Ok(()));
+        }
+        let wait = limiter.take(a, start).unwrap_err();
+        assert_eq!(wait, Duration::from_millis(200));
+        // Another client has its own bucket.
+        assert_eq!(limiter.take(b, start), Ok(()));
+        // A fifth of a second later, one more token.
+        let later = start + Duration::from_millis(200);
+        assert_eq!(limiter.take(a, later), Ok(()));
+        assert!(limiter.take(a, later).is_err());
+    }
+
+    #[test]
+    fn loopback_is_not_limited_and_ipv6_counts_by_network() {
+        let limiter = RateLimiter::new(1);
+        let now = Instant::now();
+        for ip in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!((0..100).all(|_| limiter.take(ip, now).is_ok()), "{ip}");
+        }
+        // Two addresses of one /64 share a bucket of 2.
+        let x: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let y: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        assert!(limiter.take(x, now).is_ok() && limiter.take(y, now).is_ok());
+        assert!(limiter.take(x, now).is_err());
+        // Another /64 does not.
+        assert!(limiter.take("2001:db8:1:3::1".parse().unwrap(), now).is_ok());
+        // An IPv4-mapped address is its IPv4 client.
+        let v4: IpAddr = "192.0.2.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        assert!(limiter.take(v4, now).is_ok() && limiter.take(mapped, now).is_ok());
+        assert!(limiter.take(v4, now).is_err());
+    }
+
+    #[test]
+    fn idle_clients_are_forgotten_when_the_table_is_full() {
+        let limiter = RateLimiter::new(1);
+        let now = Instant::now();
+        for i in 0..MAX_TRACKED_CLIENTS as u32 {
+            assert!(limiter.take(IpAddr::V4((0x0A00_0000 + i).into()), now).is_ok());
+        }
+        // All busy: a newcomer is refused rather than tracked.
+        let newcomer: IpAddr = "192.0.2.99".parse().unwrap();
+        assert_eq!(limiter.take(newcomer, now), Err(Duration::from_secs(1)));
+        // Once their buckets refill they are forgotten, and the newcomer is served.
+        let later = now + Duration::from_secs(2);
+        assert!(limiter.take(newcomer, later).is_ok());
+        assert_eq!(limiter.buckets.lock().unwrap().len(), 1);
+    }
+}
