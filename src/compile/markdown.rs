@@ -19,7 +19,9 @@
 //! shortcodes (`{{% include "/_common/x.md" %}}`) are recorded as links marked `include`: the
 //! resolver checks them and lends the included file's anchors to the page.
 //!
-//! Not extracted: links in raw HTML (`<a href>`, `<img src>`) and bare URLs without `<>`.
+//! Raw HTML: `<a href>`, `<img src>` and the `src` of `<source>`, `<video>` and `<audio>` are
+//! links too (outside comments, and unless the value is a template: `{{ .Permalink }}`).
+//! Not extracted: bare URLs without `<>`.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
@@ -251,7 +253,15 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             }
             Event::Start(Tag::CodeBlock(_)) => acc.code.push(range),
             Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
-            Event::Html(html) | Event::InlineHtml(html) => acc.html_ids.extend(html_ids(&html)),
+            // A block's links are read from its whole source at its start (its `Html` events
+            // are its lines, and a comment or tag may span several); an inline tag or comment
+            // is one event.
+            Event::Start(Tag::HtmlBlock) => acc.push_html_links(text, range, &lines),
+            Event::InlineHtml(html) => {
+                acc.push_html_links(text, range, &lines);
+                acc.html_ids.extend(html_ids(&html));
+            }
+            Event::Html(html) => acc.html_ids.extend(html_ids(&html)),
             _ => {}
         }
     }
@@ -310,6 +320,16 @@ impl Analysis {
     fn extend_open_links(&mut self, end: usize) {
         for open in &mut self.open_links {
             open.text_end = open.text_end.max(end);
+        }
+    }
+
+    /// Records the links of the raw HTML at `range` of `text`.
+    fn push_html_links(&mut self, text: &str, range: Range<usize>, lines: &LineIndex) {
+        let Some(html) = text.get(range.clone()) else { return };
+        for (at, target) in html_links(html) {
+            let (kind, path, anchor) = RawLink::classify(&target, false);
+            let (line, column) = lines.locate(range.start + at);
+            self.links.push(RawLink { target, kind, path, anchor, line, column, include: false });
         }
     }
 
@@ -453,6 +473,138 @@ fn html_ids(html: &str) -> Vec<String> {
         }
     }
     ids
+}
+
+/// The elements and attributes whose value is a link to check: what a page links to or embeds.
+const HTML_LINK_ATTRIBUTES: &[(&str, &str)] =
+    &[("a", "href"), ("img", "src"), ("source", "src"), ("video", "src"), ("audio", "src")];
+
+/// The links in raw HTML (`<a href="x.md">`, `<img src='i.png'>`, ...: see
+/// [`HTML_LINK_ATTRIBUTES`]) as (offset of the value in `html`, value with character references
+/// decoded). Comments are skipped; so are values holding a template (`{{ .RelPermalink }}`),
+/// which only a site generator can resolve.
+fn html_links(html: &str) -> Vec<(usize, String)> {
+    let bytes = html.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(rel) = html.get(at..).and_then(|rest| rest.find('<')) {
+        at += rel + 1;
+        if html[at..].starts_with("!--") {
+            at = html[at..].find("-->").map_or(html.len(), |end| at + end + 3);
+            continue;
+        }
+        let name_end = at + html[at..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(html.len() - at);
+        let name = &html[at..name_end];
+        let wanted: Vec<&str> = HTML_LINK_ATTRIBUTES
+            .iter()
+            .filter(|(element, _)| element.eq_ignore_ascii_case(name))
+            .map(|(_, attribute)| *attribute)
+            .collect();
+        at = name_end;
+        if name.is_empty() {
+            continue;
+        }
+        // Attributes up to the end of the tag: `name`, `name=value`, `name="value"`.
+        loop {
+            while at < bytes.len() && (bytes[at].is_ascii_whitespace() || bytes[at] == b'/') {
+                at += 1;
+            }
+            if at >= bytes.len() || bytes[at] == b'>' || bytes[at] == b'<' {
+                break;
+            }
+            let attr_start = at;
+            while at < bytes.len()
+                && !matches!(bytes[at], b'=' | b'>' | b'<' | b'/')
+                && !bytes[at].is_ascii_whitespace()
+            {
+                at += 1;
+            }
+            let attribute = &html[attr_start..at];
+            while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+                at += 1;
+            }
+            if bytes.get(at) != Some(&b'=') {
+                // A bare attribute (`<a download>`) or a stray character: go on after it.
+                at = at.max(attr_start + 1).min(bytes.len());
+                continue;
+            }
+            at += 1;
+            while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+                at += 1;
+            }
+            let (value_start, value_end, next) = match bytes.get(at) {
+                Some(&q @ (b'"' | b'\'')) => match html[at + 1..].find(q as char) {
+                    Some(len) => (at + 1, at + 1 + len, at + 2 + len),
+                    None => (at + 1, html.len(), html.len()),
+                },
+                _ => {
+                    let end = at
+                        + html[at..]
+                            .find(|c: char| c.is_ascii_whitespace() || c == '>')
+                            .unwrap_or(html.len() - at);
+                    (at, end, end)
+                }
+            };
+            at = next;
+            if !wanted.iter().any(|w| w.eq_ignore_ascii_case(attribute)) {
+                continue;
+            }
+            let raw = &html[value_start..value_end];
+            if raw.contains("{{") {
+                continue;
+            }
+            // URLs in attributes are trimmed of surrounding whitespace (HTML's "valid URL
+            // potentially surrounded by spaces"); the location is that of the URL itself.
+            let lead = raw.len() - raw.trim_start().len();
+            out.push((value_start + lead, decode_character_references(raw.trim())));
+        }
+    }
+    out
+}
+
+/// `raw` with HTML character references decoded: the named ones a URL holds in practice
+/// (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`) and numeric ones. Others are kept as written.
+fn decode_character_references(raw: &str) -> String {
+    if !raw.contains('&') {
+        return raw.to_owned();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let decoded = rest.find(';').and_then(|semi| {
+            let name = &rest[1..semi];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => {
+                    let number = name.strip_prefix('#')?;
+                    let code = match number.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                        None => number.parse().ok()?,
+                    };
+                    char::from_u32(code)
+                }
+            }?;
+            Some((c, semi + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Blanks the inner text of Hugo block shortcodes written with angle brackets

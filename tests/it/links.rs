@@ -173,3 +173,24 @@ fn agent_skills_links_all_resolve() {
     let (counts, rest) = corpus_counts("agent-skills");
     assert!(counts.is_empty(), "{rest:#?}");
 }
+
+#[test]
+fn links_in_raw_html_are_checked_where_they_are_written() {
+    let tree = Tree::new();
+    tree.file(
+        "content/docs/README.md",
+        "# Readme\n\n<p align=\"center\">\n  <img src=\"img/lgo.png\" width=\"120\">\n  \
+         <a href=\"install.md#setup\">Install</a>\n</p>\n\n<!-- <a href=\"old.md\">old</a> -->\n",
+    )
+    .file("content/docs/img/logo.png", b"\x89PNG\r\n")
+    .file("content/docs/install.md", "# Install\n\n## Set up\n");
+    assert_eq!(
+        link_report(tree.path(), "content"),
+        [
+            "content/docs/README.md:4:13: error[broken-link]: link `img/lgo.png` matches no file: no \
+             `docs/img/lgo.png` (help: did you mean `img/logo.png`?)",
+            "content/docs/README.md:5:12: warning[broken-anchor]: `docs/install.md` has no heading with id \
+             `setup` (help: did you mean `#set-up`?)",
+        ]
+    );
+}

@@ -247,6 +247,42 @@ fn html_ids_are_anchors() {
 }
 
 #[test]
+fn raw_html_links_are_links() {
+    // Block HTML, spanning lines, with single, double and no quotes, any case.
+    check_links(
+        "<p align=\"center\">\n  <IMG alt=\"x\" SRC='img/logo.png' width=200>\n  <a\n    href=guide.md#install>Guide</a>\n</p>",
+        "2:21 rel img/logo.png [img/logo.png]\n4:10 rel guide.md#install [guide.md] #install",
+    );
+    // Inline, among markdown links, in source order; character references decoded.
+    check_links(
+        "See <a href=\"/x/?a=1&amp;b=2\">x</a> and [y](y.md) <img src=\" z.png \">.",
+        "1:14 abs /x/?a=1&b=2 [/x/?a=1&b=2]\n1:45 rel y.md [y.md]\n1:62 rel z.png [z.png]",
+    );
+    check_links(
+        "<video src=\"v.mp4\"><source src=\"v.webm\"></video>",
+        "1:13 rel v.mp4 [v.mp4]\n1:33 rel v.webm [v.webm]",
+    );
+    check_links("<a href=\"https://e.com\">e</a>", "1:10 ext https://e.com [https://e.com]");
+}
+
+#[test]
+fn raw_html_that_is_not_a_link_is_ignored() {
+    // Comments (inline, block, spanning lines), templates, other attributes and elements,
+    // and code.
+    check_links("x <!-- <a href=\"gone.md\"> --> y", "");
+    check_links("<!--\n<img src=\"old.png\">\n-->", "");
+    check_links("<a href=\"{{ .RelPermalink }}\">x</a>", "");
+    check_links("<a data-href=\"x.md\" title=\"src=y.md\">x</a> <div src=\"z.md\"></div>", "");
+    check_links("`<a href=\"x.md\">` and\n\n```html\n<img src=\"y.png\">\n```", "");
+    // Not a complete tag, so not HTML for CommonMark: text.
+    check_links("<a href=\"unterminated", "");
+    // Broken HTML inside an HTML block does not panic and finds what it can.
+    check_links("<div>\n<a href=\"x.md>\n</div>", "2:10 rel x.md>\n</div> [x.md>\n</div>]");
+    check_links("<a href=>x</a> <a href = é.md> <img src", "1:26 rel é.md [é.md]");
+    assert_eq!(decode_character_references("a&amp;b&#x41;&#66;&bogus;&"), "a&bAB&bogus;&");
+}
+
+#[test]
 fn hugo_block_shortcode_bodies_are_not_markdown() {
     check_links(
         "{{< code-toggle file=hugo >}}\n[[module.mounts]]\nsource = 'x'\n{{< /code-toggle >}}\n[a](b.md)",
