@@ -8,7 +8,7 @@
 //! link resolution left behind); each result lands in a slot chosen by index, so which thread
 //! finishes first never reaches the catalog.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
@@ -327,7 +327,7 @@ fn resolve_links(
     unserved: &[String],
 ) -> Linked {
     // Borrowed, and collected (sorted once, then bulk-built) rather than inserted one by one.
-    let mut anchors: Vec<(&str, BTreeSet<&str>)> = Vec::with_capacity(pending.len() + skills.list.len());
+    let mut anchors: Vec<(&str, links::Anchors<'_>)> = Vec::with_capacity(pending.len() + skills.list.len());
     for (doc, p) in docs.iter().zip(&pending) {
         // The outline was moved out of the markdown; the other anchors are still there.
         anchors

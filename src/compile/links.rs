@@ -95,7 +95,7 @@ pub struct Targets<'a> {
     pub uri_by_path: BTreeMap<&'a str, &'a str>,
     /// Anchors of every analysed markdown file (heading, term and HTML ids:
     /// `Markdown::anchors`), by content-relative path.
-    pub anchors_by_path: BTreeMap<&'a str, BTreeSet<&'a str>>,
+    pub anchors_by_path: BTreeMap<&'a str, Anchors<'a>>,
     /// Content-relative paths of files that exist in the tree but are not served (an image
     /// under `docs/`): valid link targets without a URI.
     pub other_files: BTreeSet<&'a str>,
@@ -123,6 +123,36 @@ impl<'a> Targets<'a> {
     }
 }
 
+/// The anchors of one file, sorted and without repeats: one allocation per file rather than a
+/// tree node per anchor (a large tree has hundreds of thousands).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Anchors<'a>(Box<[&'a str]>);
+
+impl<'a> Anchors<'a> {
+    fn contains(&self, anchor: &str) -> bool {
+        self.0.binary_search(&anchor).is_ok()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+impl<'a> FromIterator<&'a str> for Anchors<'a> {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Self {
+        let mut anchors: Vec<&'a str> = iter.into_iter().collect();
+        anchors.sort_unstable();
+        anchors.dedup();
+        Anchors(anchors.into_boxed_slice())
+    }
+}
+
+impl<'a, const N: usize> From<[&'a str; N]> for Anchors<'a> {
+    fn from(anchors: [&'a str; N]) -> Self {
+        anchors.into_iter().collect()
+    }
+}
+
 /// The outcome of resolving every link of the tree.
 #[derive(Debug, Clone, Default)]
 pub struct Resolution {
@@ -145,7 +175,7 @@ pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Reso
     let chunk = sources.len().div_ceil(threads * 16).max(64);
     let parts: Vec<&[LinkSource<'t>]> = sources.chunks(chunk).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, Chunk<'t>)> = std::thread::scope(|scope| {
+    let mut done: Vec<(usize, Chunk)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.min(parts.len()))
             .map(|_| {
                 scope.spawn(|| {
@@ -167,22 +197,24 @@ pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Reso
     done.sort_unstable_by_key(|(i, _)| *i);
     let chunks = done.into_iter().map(|(_, chunk)| chunk);
     let mut res = Resolution::default();
-    let mut linked = BTreeSet::new();
+    let mut linked = vec![false; index.files.len()];
     for part in chunks {
         res.links.extend(part.links);
         res.diagnostics.extend(part.diagnostics);
-        linked.extend(part.linked);
+        for id in part.linked {
+            linked[id as usize] = true;
+        }
     }
     res.diagnostics.extend(index.orphans(&linked));
     res
 }
 
 /// What resolving a run of sources yields.
-struct Chunk<'t> {
+struct Chunk {
     links: Vec<Vec<Link>>,
     diagnostics: Vec<Diagnostic>,
-    /// Paths linked from another file.
-    linked: BTreeSet<&'t str>,
+    /// Files linked from another file, as [`FileTarget::id`]s (with repeats).
+    linked: Vec<u32>,
 }
 
 /// A problem with one link.
@@ -225,6 +257,14 @@ enum Outcome<'t> {
 /// index is not a copy of all its paths.
 struct Index<'t> {
     targets: &'t Targets<'t>,
+    /// Every file of the tree (served or not) by its exact path: the lookups made several
+    /// times per link, hashed once instead of compared against some 25 long, shared-prefix
+    /// keys of a sorted map.
+    #[expect(
+        clippy::disallowed_types,
+        reason = "only looked up, never iterated: its order cannot reach the output"
+    )]
+    files: std::collections::HashMap<&'t str, FileTarget<'t>>,
     /// Every known path by its lowercase form, for `case-mismatch`.
     by_lowercase: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Names of the files and directories in each directory, for did-you-mean.
@@ -238,13 +278,42 @@ struct Index<'t> {
     /// their lowercase last segment, for did-you-mean.
     pages_by_leaf: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// Anchors of pages that include other files: their own plus the included files'.
-    merged_anchors: BTreeMap<String, BTreeSet<&'t str>>,
+    merged_anchors: BTreeMap<String, Anchors<'t>>,
+}
+
+/// What a link resolved to a file needs of it.
+#[derive(Clone, Copy)]
+struct FileTarget<'t> {
+    /// Position among the served files in path order, then the other files.
+    id: u32,
+    /// The path as stored (borrowed for the life of the targets).
+    path: &'t str,
+    /// Its URI when served.
+    uri: Option<&'t str>,
+    /// Its anchors when it is analysed markdown.
+    anchors: Option<&'t Anchors<'t>>,
 }
 
 impl<'t> Index<'t> {
     fn new(targets: &'t Targets<'t>) -> Self {
+        #[expect(clippy::disallowed_types, reason = "see `Index::files`")]
+        let mut files =
+            std::collections::HashMap::with_capacity(targets.uri_by_path.len() + targets.other_files.len());
+        let served = targets.uri_by_path.iter().map(|(&path, &uri)| (path, Some(uri)));
+        let other = targets.other_files.iter().map(|&path| (path, None));
+        for (id, (path, uri)) in served.chain(other).enumerate() {
+            let id = u32::try_from(id).expect("fewer than 2^32 files");
+            // A path is served or not, never both; were it both, the served one (first) stays.
+            files.entry(path).or_insert(FileTarget {
+                id,
+                path,
+                uri,
+                anchors: targets.anchors_by_path.get(path),
+            });
+        }
         let mut index = Index {
             targets,
+            files,
             by_lowercase: BTreeMap::new(),
             children: BTreeMap::new(),
             wiki_full: BTreeMap::new(),
@@ -287,12 +356,9 @@ impl<'t> Index<'t> {
     }
 
     /// Resolves the links of some sources.
-    fn resolve_chunk(&self, sources: &[LinkSource<'t>]) -> Chunk<'t> {
-        let mut out = Chunk {
-            links: Vec::with_capacity(sources.len()),
-            diagnostics: Vec::new(),
-            linked: BTreeSet::new(),
-        };
+    fn resolve_chunk(&self, sources: &[LinkSource<'t>]) -> Chunk {
+        let mut out =
+            Chunk { links: Vec::with_capacity(sources.len()), diagnostics: Vec::new(), linked: Vec::new() };
         for source in sources {
             // Reference-style links that share a definition report the same spot once.
             let mut seen = BTreeSet::new();
@@ -303,10 +369,12 @@ impl<'t> Index<'t> {
                     Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
                     Outcome::Problem(problem) => (None, Some(problem)),
                 };
-                if let Some(path) = resolved_path
-                    && path != source.path
+                // A directory (or an alias) resolves to no file here.
+                let file = resolved_path.and_then(|p| self.files.get(p));
+                if let Some(file) = file
+                    && file.path != source.path
                 {
-                    out.linked.insert(path);
+                    out.linked.push(file.id);
                 }
                 if let Some(problem) = problem
                     && seen.insert((raw.line, raw.column, problem.code))
@@ -316,9 +384,7 @@ impl<'t> Index<'t> {
                 links.push(Link {
                     target: raw.target.clone(),
                     kind: raw.kind,
-                    resolved: resolved_path
-                        .and_then(|p| self.targets.uri_by_path.get(p))
-                        .map(|u| (*u).to_owned()),
+                    resolved: file.and_then(|f| f.uri).map(str::to_owned),
                     anchor: raw.anchor.clone(),
                     line: raw.line,
                 });
@@ -340,7 +406,7 @@ impl<'t> Index<'t> {
             }
         }
         for page in included.keys() {
-            let mut anchors = BTreeSet::new();
+            let mut anchors = Vec::new();
             let mut seen = BTreeSet::new();
             let mut stack = vec![(*page).to_owned()];
             while let Some(path) = stack.pop() {
@@ -348,26 +414,21 @@ impl<'t> Index<'t> {
                     continue;
                 }
                 if let Some(own) = self.targets.anchors_by_path.get(path.as_str()) {
-                    anchors.extend(own.iter().copied());
+                    anchors.extend(own.iter());
                 }
                 stack.extend(included.get(path.as_str()).into_iter().flatten().cloned());
             }
-            self.merged_anchors.insert((*page).to_owned(), anchors);
+            self.merged_anchors.insert((*page).to_owned(), anchors.into_iter().collect());
         }
     }
 
     /// The stored spelling of `path` when a file of the tree has exactly that path.
     fn existing(&self, path: &str) -> Option<&'t str> {
-        let targets: &'t Targets<'t> = self.targets;
-        targets
-            .uri_by_path
-            .get_key_value(path)
-            .map(|(key, _)| *key)
-            .or_else(|| targets.other_files.get(path).copied())
+        self.files.get(path).map(|f| f.path)
     }
 
     fn exists(&self, path: &str) -> bool {
-        self.targets.uri_by_path.contains_key(path) || self.targets.other_files.contains(path)
+        self.files.contains_key(path)
     }
 
     fn resolve_link(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
@@ -573,15 +634,17 @@ impl<'t> Index<'t> {
             return None;
         }
         // Only markdown targets have known anchors (a PDF's `#page=2` is not ours to check).
-        let anchors = self.merged_anchors.get(path).or_else(|| self.targets.anchors_by_path.get(path))?;
-        if anchors.contains(anchor.as_str()) {
+        let anchors = match self.merged_anchors.get(path) {
+            Some(merged) => merged,
+            None => self.files.get(path).and_then(|f| f.anchors)?,
+        };
+        if anchors.contains(&anchor) {
             return None;
         }
         let suggestion = anchors
             .iter()
             .find(|a| a.eq_ignore_ascii_case(&anchor))
-            .copied()
-            .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (*a, *a))));
+            .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (a, a))));
         let place = if path == source.path { "this file".to_owned() } else { format!("`{path}`") };
         Some(Problem {
             code: "broken-anchor",
@@ -590,9 +653,12 @@ impl<'t> Index<'t> {
         })
     }
 
-    fn orphans(&self, linked: &BTreeSet<&str>) -> Vec<Diagnostic> {
-        let docs = self.targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p));
-        docs.filter(|p| !linked.contains(*p) && !self.reached_without_link(p))
+    /// `linked` is indexed by [`FileTarget::id`]: served files come first, in path order.
+    fn orphans(&self, linked: &[bool]) -> Vec<Diagnostic> {
+        let served = self.targets.uri_by_path.keys().zip(linked);
+        let docs = served.filter(|(p, _)| p.starts_with("docs/") && is_page(p));
+        docs.filter(|&(p, &linked)| !linked && !self.reached_without_link(p))
+            .map(|(p, _)| p)
             .map(|p| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
                     .with_help("link to it from a related doc or an index page, or remove it")
@@ -845,9 +911,9 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
 
 /// Decodes `%XX` escapes once. Invalid escapes stay as written; a result that is not UTF-8
 /// leaves the whole input as written.
-fn percent_decode(s: &str) -> String {
+fn percent_decode(s: &str) -> Cow<'_, str> {
     if !s.contains('%') {
-        return s.to_owned();
+        return Cow::Borrowed(s);
     }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -864,7 +930,7 @@ fn percent_decode(s: &str) -> String {
             i += 1;
         }
     }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+    String::from_utf8(out).map_or(Cow::Borrowed(s), Cow::Owned)
 }
 
 #[cfg(test)]
