@@ -1,5 +1,6 @@
 //! Compile benchmark (ISSUE-2 Performance, DESIGN §11): per generated corpus, the compile time
-//! (median of N in-process runs), throughput, catalog size and peak RSS, next to the physical
+//! (median of N in-process runs), throughput, catalog size and peak RSS, and the time of
+//! `folio check`'s work (every diagnostic, no catalog), next to the physical
 //! floor measured in the same run: walking the tree, reading every file and blake3-hashing it on
 //! every core; and a parser floor, the same plus pulldown-cmark over every markdown file.
 //!
@@ -26,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use corpus::Size;
 use folio::catalog::codec;
-use folio::compile::{Config, Severity, compile_without_bodies, source};
+use folio::compile::{Config, Severity, check, compile_without_bodies, source};
 
 /// Environment variable that turns the bench binary into the one-shot compile child.
 const CHILD_ENV: &str = "FOLIO_BENCH_CHILD";
@@ -65,6 +66,8 @@ struct Row {
     build_cpu: Duration,
     compile: Duration,
     encode: Duration,
+    /// `folio check`'s work: every diagnostic, without assembling a catalog or its search index.
+    check: Duration,
     catalog_bytes: Option<usize>,
     errors: usize,
     warnings: usize,
@@ -128,6 +131,7 @@ fn measure(size: Size) -> Row {
         drop(compilation);
     }
     let build_cpu = (cpu_time() - cpu) / runs as u32;
+    let check_time = median((0..runs).map(|_| timed(|| check(&config))).collect());
     let peak_rss_kib = child_peak_rss(size);
     Row {
         size,
@@ -139,6 +143,7 @@ fn measure(size: Size) -> Row {
         build_cpu,
         compile: median(compile_times),
         encode: if encode_times.is_empty() { Duration::ZERO } else { median(encode_times) },
+        check: check_time,
         catalog_bytes,
         errors,
         warnings,
@@ -351,11 +356,11 @@ fn ms(d: Duration) -> f64 {
 fn print_report(rows: &[Row]) {
     println!();
     println!(
-        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | compile ms | write ms | build MB/s | \
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | check ms | compile ms | write ms | build MB/s | \
          catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
     println!(
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for r in rows {
         let corpus_mb = mb(r.stats.bytes as usize);
@@ -367,7 +372,7 @@ fn print_report(rows: &[Row]) {
             format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
         };
         println!(
-            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
             r.size.name(),
             r.stats.docs,
             r.stats.skills,
@@ -376,6 +381,7 @@ fn print_report(rows: &[Row]) {
             ms(r.floor),
             corpus_mb / r.floor.as_secs_f64(),
             ms(r.parse_floor),
+            ms(r.check),
             ms(r.compile),
             ms(r.encode),
             corpus_mb / build.as_secs_f64(),
@@ -401,6 +407,7 @@ fn print_report(rows: &[Row]) {
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
          parser floor = the floor plus pulldown-cmark over every markdown file (no analysis); \
+         check = `folio check`'s work (every diagnostic; no catalog, no search index); \
          build = compile + write, as `folio build` does them (compiled without bodies; the write reads each body back from its file, checks its blake3 and streams the catalog to a file); CPU = user + system time \
          of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
          process doing one compile + write.",
@@ -421,9 +428,10 @@ fn print_report(rows: &[Row]) {
         );
         println!(
             "parsing the markdown alone (parser floor) takes {:.2}× the floor; the build takes {:.2}× \
-             the parser floor",
+             the parser floor; checking (`folio check`) takes {:.2}× the floor",
             r.parse_floor.as_secs_f64() / r.floor.as_secs_f64(),
-            build / r.parse_floor.as_secs_f64()
+            build / r.parse_floor.as_secs_f64(),
+            r.check.as_secs_f64() / r.floor.as_secs_f64()
         );
     }
 }

@@ -105,9 +105,9 @@ pub struct Processed {
     pub bytes: Vec<u8>,
     /// Their length.
     pub size: u64,
-    /// blake3 of `bytes`.
-    pub blake3: blake3::Hash,
-    /// `sha256:` + hex of `bytes`, for skill files.
+    /// blake3 of `bytes` (`None` when only checking: no diagnostic needs it).
+    pub blake3: Option<blake3::Hash>,
+    /// `sha256:` + hex of `bytes`, for skill files (not when only checking).
     pub sha256: Option<String>,
     /// UTF-8 without NUL.
     pub is_text: bool,
@@ -143,8 +143,8 @@ fn process_all(
     mode: Mode,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Processed>, Vec<search::TermDict>) {
-    // A catalog needs its bodies tokenized; only `compile` keeps their bytes.
-    let (tokenize, keep_bytes) = (mode != Mode::Check, mode == Mode::Catalog);
+    // A catalog needs its bodies hashed and tokenized; only `compile` keeps their bytes.
+    let (catalog, keep_bytes) = (mode != Mode::Check, mode == Mode::Catalog);
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16).min(found.len().max(1));
     let next = AtomicUsize::new(0);
@@ -153,13 +153,13 @@ fn process_all(
             .map(|worker| {
                 let (next, found) = (&next, &found);
                 scope.spawn(move || {
-                    let mut indexer = tokenize.then(|| search::Indexer::new(worker as u32));
+                    let mut indexer = catalog.then(|| search::Indexer::new(worker as u32));
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = found.get(i) else { break };
                         let mut diags = Vec::new();
-                        let processed = process(f, indexer.as_mut(), keep_bytes, &mut diags);
+                        let processed = process(f, catalog, indexer.as_mut(), keep_bytes, &mut diags);
                         out.push((i, processed, diags));
                     }
                     (out, indexer.map(search::Indexer::into_dict).unwrap_or_default())
@@ -184,9 +184,11 @@ fn process_all(
     (out, dicts)
 }
 
-/// Reads one file and does all the per-file work: hashes, text detection, frontmatter, markdown.
+/// Reads one file and does all the per-file work: hashes (for a catalog), text detection,
+/// frontmatter, markdown.
 fn process(
     found: &Found,
+    hash: bool,
     indexer: Option<&mut search::Indexer>,
     keep_bytes: bool,
     diags: &mut Vec<Diagnostic>,
@@ -198,8 +200,9 @@ fn process(
             return None;
         }
     };
-    let blake3 = blake3::hash(&bytes);
-    let sha256 = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. }).then(|| {
+    let blake3 = hash.then(|| blake3::hash(&bytes));
+    let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
+    let sha256 = (hash && in_skill).then(|| {
         use sha2::Digest as _;
         let digest = sha2::Sha256::digest(&bytes);
         let mut hex = String::with_capacity(7 + 64);

@@ -67,7 +67,8 @@ pub fn build(
         fingerprint.update(&(found.path.len() as u64).to_le_bytes());
         fingerprint.update(found.path.as_bytes());
         fingerprint.update(&size.to_le_bytes());
-        fingerprint.update(blake3.as_bytes());
+        // Unhashed only when checking, which makes no catalog.
+        fingerprint.update(&blake3.map_or([0; 32], |h| *h.as_bytes()));
         let (uri, kind) = match &found.kind {
             Kind::Settings => {
                 parsed_settings = settings::parse(&found.path, &bytes, diags);
@@ -89,7 +90,7 @@ pub fn build(
             kind,
             mime: mime_for(&found.path, is_text).to_owned(),
             size,
-            blake3: blake3.to_hex().to_string(),
+            blake3: blake3.map_or_else(String::new, |h| h.to_hex().to_string()),
             sha256,
             is_text,
             total_lines,
