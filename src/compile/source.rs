@@ -64,6 +64,19 @@ pub struct Walk {
 /// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
 /// content and is not read). Never fails: every problem is a diagnostic.
 pub fn walk(root: &Path) -> Walk {
+    let mut docs = Vec::new();
+    let mut out = walk_streaming(root, |doc| docs.push(doc));
+    out.files.extend(docs);
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// [`walk`], handing each doc to `doc` as soon as it is found, so a caller can read docs while
+/// the rest of the tree is walked. Docs come in walk order, which is not path order
+/// (`docs/a/x.md` comes before `docs/a-b.md`); the returned [`Walk::files`] holds the other
+/// files (`folio.toml`, skill files), sorted by path. Skill files wait for the end of the walk:
+/// which directory is a skill is known only once every `SKILL.md` is found.
+pub fn walk_streaming(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
     let canonical_root = match root.canonicalize() {
         Ok(p) => p,
@@ -89,19 +102,17 @@ pub fn walk(root: &Path) -> Walk {
             files.push(("folio.toml".to_owned(), settings));
         }
     }
-    for top in ["docs", "skills"] {
-        walk_dir(root, &canonical_root, top, &mut files, &mut out.diagnostics);
-    }
+    walk_dir(root, &canonical_root, "docs", &mut out.diagnostics, |path, abs| {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".md") || lower.ends_with(".mdx") {
+            doc(Found { path, abs, kind: Kind::Doc });
+        } else {
+            out.unserved.push(path);
+        }
+    });
+    walk_dir(root, &canonical_root, "skills", &mut out.diagnostics, |path, abs| files.push((path, abs)));
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    out.unserved = files
-        .iter()
-        .map(|(path, ..)| path)
-        .filter(|path| {
-            let lower = path.to_ascii_lowercase();
-            path.starts_with("docs/") && !(lower.ends_with(".md") || lower.ends_with(".mdx"))
-        })
-        .cloned()
-        .collect();
+    out.unserved.sort();
     out.files = classify(files);
     out
 }
@@ -136,12 +147,13 @@ fn relative(root: &Path, abs: &Path) -> (String, bool) {
     (parts.join("/"), utf8)
 }
 
+/// Walks `root/top`, calling `file(content-relative path, absolute path)` for each file.
 fn walk_dir(
     root: &Path,
     canonical_root: &Path,
     top: &str,
-    files: &mut Vec<(String, PathBuf)>,
     diags: &mut Vec<Diagnostic>,
+    mut file: impl FnMut(String, PathBuf),
 ) {
     let start = root.join(top);
     if std::fs::symlink_metadata(&start).is_err() {
@@ -209,13 +221,14 @@ fn walk_dir(
         }
         // Sizes are checked when the file is read (on all cores), not with a second stat here.
         if entry.file_type().is_file() {
-            files.push((path, entry.into_path()));
+            file(path, entry.into_path());
         }
     }
 }
 
-/// Decides what each walked file is. Skill directories are the directories under `skills/` that
-/// hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill owns its files.
+/// Decides what each walked file outside `docs/` is. Skill directories are the directories under
+/// `skills/` that hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill
+/// owns its files.
 fn classify(files: Vec<(String, PathBuf)>) -> Vec<Found> {
     let skill_dirs: BTreeSet<String> = files
         .iter()
@@ -227,12 +240,6 @@ fn classify(files: Vec<(String, PathBuf)>) -> Vec<Found> {
     for (path, abs) in files {
         let kind = if path == "folio.toml" {
             Kind::Settings
-        } else if path.starts_with("docs/") {
-            let lower = path.to_ascii_lowercase();
-            if !(lower.ends_with(".md") || lower.ends_with(".mdx")) {
-                continue;
-            }
-            Kind::Doc
         } else {
             let mut dir = path.as_str();
             let skill_dir = loop {
