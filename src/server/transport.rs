@@ -233,7 +233,9 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// one, hyper never times out a connection that sends nothing). Each request carries its
 /// peer's address ([`ConnectInfo`]) for the rate limit.
 ///
-/// Fails on an IO error of the listener.
+/// Returns once `shutdown` has resolved and the open connections have drained. An error
+/// accepting a connection (out of file descriptors) is logged and retried a second later, as
+/// axum does, so the result is always `Ok` today; it stays a `Result` for the callers.
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
     server: FolioServer,
