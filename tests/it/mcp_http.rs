@@ -626,3 +626,24 @@ async fn remote_clients_over_the_rate_get_429_with_retry_after() {
         assert_eq!(call("127.0.0.1:5000").await.unwrap().status(), 200);
     }
 }
+
+#[tokio::test]
+async fn shutdown_closes_idle_kept_alive_connections_at_once() {
+    let srv = Running::start(HttpOptions::default()).await;
+    // A client that made a request and keeps the connection open for more.
+    let mut kept = TcpStream::connect(srv.addr).await.unwrap();
+    kept.write_all(
+        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", srv.addr.port()).as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut head = [0u8; 12];
+    kept.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // The drain does not wait the 10 s header timeout for it (shutdown allows 10 s in all).
+    let started = std::time::Instant::now();
+    srv.shutdown().await;
+    assert!(started.elapsed() < Duration::from_secs(5), "drain waited {:?}", started.elapsed());
+    let mut rest = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), kept.read_to_end(&mut rest)).await.expect("closed");
+}
