@@ -750,6 +750,8 @@ pub struct Indexer {
     touched: Vec<u32>,
     /// ASCII words waiting for [`Indexer::flush`].
     batch: Vec<Pending>,
+    /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
+    joined: String,
 }
 
 /// Words looked up together by [`Indexer::flush`].
@@ -798,8 +800,24 @@ impl Indexer {
     /// in first-occurrence order, and returns the number of tokens.
     fn count<'a>(&mut self, texts: impl Iterator<Item = &'a str>, mut emit: impl FnMut(u32, u32)) -> u32 {
         let mut tokens = 0u32;
-        for text in texts {
-            self.scan(text, &mut tokens);
+        let mut texts = texts.peekable();
+        match texts.next() {
+            Some(only) if texts.peek().is_none() => self.scan(only, &mut tokens),
+            Some(first) => {
+                // Several short texts (a doc's headings) are scanned as one, joined by spaces:
+                // a space ends any token, so the tokens are the same, and scanning costs
+                // something per text (a large tree has hundreds of thousands of headings).
+                let mut joined = std::mem::take(&mut self.joined);
+                joined.clear();
+                joined.push_str(first);
+                for text in texts {
+                    joined.push(' ');
+                    joined.push_str(text);
+                }
+                self.scan(&joined, &mut tokens);
+                self.joined = joined;
+            }
+            None => {}
         }
         for &id in &self.touched {
             emit(id, std::mem::take(&mut self.tf[id as usize]));
