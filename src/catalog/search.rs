@@ -1542,6 +1542,30 @@ mod tests {
     }
 
     #[test]
+    fn a_field_of_several_texts_counts_the_tokens_of_each() {
+        // Joined for one scan, the texts must not merge at their edges: `日本` + `語` is not
+        // the bigram run `日本語`, and `end` + `ing` is not `ending`.
+        let texts = ["Getting Started", "日本", "語 x2", "the end", "", "ing Überblick"];
+        let mut expected: Vec<(String, u32)> = Vec::new();
+        let mut n = 0;
+        for text in texts {
+            tokenize(text, false, |_, _, t| {
+                n += 1;
+                match expected.iter_mut().find(|(x, _)| x == t) {
+                    Some((_, tf)) => *tf += 1,
+                    None => expected.push((t.to_owned(), 1)),
+                }
+            });
+        }
+        let mut indexer = Indexer::new(0);
+        let mut got = Vec::new();
+        let tokens = indexer.count(texts.into_iter(), |id, tf| got.push((id, tf)));
+        let got: Vec<(String, u32)> =
+            got.into_iter().map(|(id, tf)| (indexer.dict.term(id as usize).to_owned(), tf)).collect();
+        assert_eq!((tokens, got), (n, expected));
+    }
+
+    #[test]
     fn word_scan_finds_the_runs_the_byte_table_finds() {
         // Every byte value at every position of a 19-byte window (covering a full 8-byte load,
         // a partial one and the scalar tail), between word bytes and separators.
