@@ -265,20 +265,60 @@ struct Index<'t> {
         reason = "only looked up, never iterated: its order cannot reach the output"
     )]
     files: std::collections::HashMap<&'t str, FileTarget<'t>>,
-    /// Every known path by its lowercase form, for `case-mismatch`.
-    by_lowercase: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
-    /// Names of the files and directories in each directory, for did-you-mean.
-    children: BTreeMap<&'t str, BTreeSet<&'t str>>,
+    /// What only a link that matches no file needs, built on the first such link (a tree whose
+    /// links all resolve never builds it).
+    misses: std::sync::OnceLock<Misses<'t>>,
     /// Wiki keys of paths relative to `docs/`, and of file names alone.
     wiki_full: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     wiki_name: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
+    /// Anchors of pages that include other files: their own plus the included files'.
+    merged_anchors: BTreeMap<String, Anchors<'t>>,
+}
+
+/// Lookup tables for links that match no file: case twins, directories, did-you-mean.
+struct Misses<'t> {
+    /// Every known path by its lowercase form, for `case-mismatch`.
+    by_lowercase: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
+    /// Names of the files and directories in each directory, for did-you-mean.
+    children: BTreeMap<&'t str, BTreeSet<&'t str>>,
     /// Site forms of pages under `docs/` (`guides/install` for `guides/install/_index.md`), by
     /// their lowercase last segment, for did-you-mean.
     pages_by_leaf: BTreeMap<Cow<'t, str>, Vec<&'t str>>,
-    /// Anchors of pages that include other files: their own plus the included files'.
-    merged_anchors: BTreeMap<String, Anchors<'t>>,
+}
+
+impl<'t> Misses<'t> {
+    fn new(targets: &'t Targets<'t>) -> Self {
+        let mut misses = Misses {
+            by_lowercase: BTreeMap::new(),
+            children: BTreeMap::new(),
+            pages_by_leaf: BTreeMap::new(),
+        };
+        for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
+            misses.by_lowercase.entry(lowercase(path)).or_default().push(path);
+            // Register every ancestor directory as a child of its parent (the root is ""). A
+            // directory already registered had its ancestors registered with it.
+            let mut child = path;
+            loop {
+                let (parent, name) = child.rsplit_once('/').unwrap_or(("", child));
+                if !misses.children.entry(parent).or_default().insert(name) || parent.is_empty() {
+                    break;
+                }
+                child = parent;
+            }
+            if let Some(rel) = path.strip_prefix("docs/").filter(|rel| is_page(rel)) {
+                let form = strip_page_ext(rel);
+                let form = ["/index", "/_index", "/README"]
+                    .iter()
+                    .find_map(|suffix| form.strip_suffix(suffix))
+                    .unwrap_or(form);
+                let leaf = lowercase(form.rsplit('/').next().unwrap_or(form));
+                misses.pages_by_leaf.entry(leaf).or_default().push(form);
+            }
+        }
+        misses
+    }
 }
 
 /// What a link resolved to a file needs of it.
@@ -314,38 +354,16 @@ impl<'t> Index<'t> {
         let mut index = Index {
             targets,
             files,
-            by_lowercase: BTreeMap::new(),
-            children: BTreeMap::new(),
+            misses: std::sync::OnceLock::new(),
             wiki_full: BTreeMap::new(),
             wiki_name: BTreeMap::new(),
             merged_anchors: BTreeMap::new(),
-            pages_by_leaf: BTreeMap::new(),
             hugo: targets
                 .uri_by_path
                 .keys()
                 .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
         };
         for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
-            index.by_lowercase.entry(lowercase(path)).or_default().push(path);
-            // Register every ancestor directory as a child of its parent (the root is ""). A
-            // directory already registered had its ancestors registered with it.
-            let mut child = path;
-            loop {
-                let (parent, name) = child.rsplit_once('/').unwrap_or(("", child));
-                if !index.children.entry(parent).or_default().insert(name) || parent.is_empty() {
-                    break;
-                }
-                child = parent;
-            }
-            if let Some(rel) = path.strip_prefix("docs/").filter(|rel| is_page(rel)) {
-                let form = strip_page_ext(rel);
-                let form = ["/index", "/_index", "/README"]
-                    .iter()
-                    .find_map(|suffix| form.strip_suffix(suffix))
-                    .unwrap_or(form);
-                let leaf = lowercase(form.rsplit('/').next().unwrap_or(form));
-                index.pages_by_leaf.entry(leaf).or_default().push(form);
-            }
             if let Some(rel) = path.strip_prefix("docs/") {
                 index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
                 let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -353,6 +371,10 @@ impl<'t> Index<'t> {
             }
         }
         index
+    }
+
+    fn misses(&self) -> &Misses<'t> {
+        self.misses.get_or_init(|| Misses::new(self.targets))
     }
 
     /// Resolves the links of some sources.
@@ -396,7 +418,7 @@ impl<'t> Index<'t> {
 
     /// Gives every page that includes other files (`{{% include %}}`) the anchors of those files,
     /// transitively, since their headings are rendered into the page.
-    fn lend_included_anchors(&mut self, sources: &[LinkSource<'_>]) {
+    fn lend_included_anchors(&mut self, sources: &[LinkSource<'t>]) {
         let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
@@ -513,7 +535,7 @@ impl<'t> Index<'t> {
             }
             // A directory without an index page is still a place: GitHub lists it, and MCP
             // clients read a skill's directories (`resources/directory/read`).
-            if let Some((dir, _)) = self.children.get_key_value(joined_path.as_str())
+            if let Some((dir, _)) = self.misses().children.get_key_value(joined_path.as_str())
                 && !dir.is_empty()
             {
                 return Outcome::Found(dir);
@@ -544,14 +566,14 @@ impl<'t> Index<'t> {
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
     fn case_twin(&self, path: &str) -> Option<&'t str> {
-        self.by_lowercase.get(path.to_lowercase().as_str())?.iter().copied().find(|p| *p != path)
+        self.misses().by_lowercase.get(path.to_lowercase().as_str())?.iter().copied().find(|p| *p != path)
     }
 
     /// A close name (file or directory) in the directory the link points into.
     fn suggest_path(&self, joined: &[&str]) -> Option<Suggestion> {
         let (leaf, dir) = joined.split_last()?;
         let dir_path = to_path(dir);
-        let children = self.children.get(dir_path.as_str())?;
+        let children = self.misses().children.get(dir_path.as_str())?;
         // `refrence.md` is compared with whole names, `instal` (a page link) with stems.
         let whole = leaf.contains('.');
         let key = |name: &'t str| lowercase(if whole { name } else { page_stem(name) });
@@ -571,7 +593,7 @@ impl<'t> Index<'t> {
         // Only pages whose last segment is the one written: the typo is in a directory (the
         // directory does not exist), and comparing with every page would cost O(docs) per link.
         let leaf = want.rsplit('/').next().unwrap_or(&want);
-        let pages = self.pages_by_leaf.get(leaf)?;
+        let pages = self.misses().pages_by_leaf.get(leaf)?;
         let best = closest(&want, pages.iter().map(|form| (lowercase(form), *form)))?;
         let ext = if path.ends_with(".md") { ".md" } else { "" };
         let slash = if path.ends_with('/') { "/" } else { "" };
