@@ -118,6 +118,10 @@ pub(crate) struct ServeArgs {
     /// Serve at most this many HTTP connections at once; more clients wait until one closes.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_connections: u32,
+    /// Serve at most this many HTTP connections from one remote client at once (loopback
+    /// clients are not counted); more are answered 429.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections_per_client: u32,
     /// Requests per second each remote client may make to /mcp (bursts of twice as many pass;
     /// loopback clients are not limited); 0 turns the limit off.
     #[arg(long, value_name = "N", default_value_t = 50)]

@@ -115,6 +115,7 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
     eprintln!("folio: serving Streamable HTTP at http://{local}/mcp (health: http://{local}/healthz)");
     let limits = HttpLimits {
         max_connections: args.max_connections as usize,
+        max_connections_per_client: args.max_connections_per_client as usize,
         requests_per_second: (args.rate_limit > 0).then_some(args.rate_limit),
         ..HttpLimits::default()
     };

@@ -31,6 +31,10 @@ pub struct HttpLimits {
     /// Connections served at once. Further clients wait in the listen backlog until one
     /// closes.
     pub max_connections: usize,
+    /// Connections one remote client may hold at once (counted like the request rate; loopback
+    /// clients are not counted), so that one client cannot take every slot. A connection over
+    /// it is answered 429 and closed.
+    pub max_connections_per_client: usize,
     /// Requests per second each remote client may make to `/mcp`, on average; twice as many
     /// may come in a burst. Past it: 429 with `Retry-After`. Clients on loopback (the local
     /// user, or a reverse proxy on this machine, which limits its own clients) are not
@@ -44,6 +48,7 @@ impl Default for HttpLimits {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 512,
+            max_connections_per_client: 64,
             requests_per_second: Some(50),
         }
     }
@@ -103,6 +108,56 @@ impl RateLimiter {
             Ok(())
         } else {
             Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+        }
+    }
+}
+
+/// Per remote client, the connections it holds. Entries exist only while a connection does, so
+/// the table never outgrows the connection limit.
+#[derive(Debug)]
+pub(crate) struct ConnectionCounts {
+    max: usize,
+    held: Mutex<BTreeMap<IpAddr, usize>>,
+}
+
+/// A connection counted against its client until dropped.
+#[derive(Debug)]
+pub(crate) struct ClientSlot {
+    counts: Arc<ConnectionCounts>,
+    /// `None` for a loopback client (not counted).
+    key: Option<IpAddr>,
+}
+
+impl ConnectionCounts {
+    pub(crate) fn new(max_per_client: usize) -> Arc<ConnectionCounts> {
+        Arc::new(ConnectionCounts { max: max_per_client.max(1), held: Mutex::new(BTreeMap::new()) })
+    }
+
+    /// A slot for a new connection from `peer`, or `None` when it holds the maximum already.
+    pub(crate) fn open(self: &Arc<Self>, peer: IpAddr) -> Option<ClientSlot> {
+        if peer.is_loopback() || peer.to_canonical().is_loopback() {
+            return Some(ClientSlot { counts: Arc::clone(self), key: None });
+        }
+        let key = client_key(peer);
+        let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = held.entry(key).or_insert(0);
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(ClientSlot { counts: Arc::clone(self), key: Some(key) })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let Some(key) = self.key else { return };
+        let mut held = self.counts.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&key) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&key);
+            }
         }
     }
 }
@@ -220,6 +275,27 @@ mod tests {
         let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
         assert!(limiter.take(v4, now).is_ok() && limiter.take(mapped, now).is_ok());
         assert!(limiter.take(v4, now).is_err());
+    }
+
+    #[test]
+    fn each_remote_client_holds_at_most_its_share_of_connections() {
+        let counts = ConnectionCounts::new(2);
+        let a: IpAddr = "203.0.113.7".parse().unwrap();
+        let (first, second) = (counts.open(a).unwrap(), counts.open(a).unwrap());
+        assert!(counts.open(a).is_none(), "a third connection from one client");
+        // Other clients, an address of the same IPv6 /64 counted together, and loopback.
+        assert!(counts.open("198.51.100.1".parse().unwrap()).is_some());
+        let v6: Vec<_> =
+            ["2001:db8::1", "2001:db8::2"].iter().map(|ip| counts.open(ip.parse().unwrap())).collect();
+        assert!(v6.iter().all(Option::is_some));
+        assert!(counts.open("2001:db8::3".parse().unwrap()).is_none());
+        let local: Vec<_> = (0..10).map(|_| counts.open("127.0.0.1".parse().unwrap())).collect();
+        assert!(local.iter().all(Option::is_some));
+        // A closed connection frees its slot, and a client with none leaves the table.
+        drop(first);
+        let third = counts.open(a).unwrap();
+        drop((second, third, v6));
+        assert!(counts.held.lock().unwrap().is_empty());
     }
 
     #[test]

@@ -229,8 +229,9 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// accepting, cancels open streams and drains in-flight requests.
 ///
 /// The accept loop is axum's `serve` plus what it cannot be told ([`HttpLimits`]): at most
-/// `max_connections` connections at once, and a timer for hyper's header read timeout (without
-/// one, hyper never times out a connection that sends nothing). Each request carries its
+/// `max_connections` connections at once and `max_connections_per_client` from one remote
+/// client, and a timer for hyper's header read timeout (without one, hyper never times out a
+/// connection that sends nothing). Each request carries its
 /// peer's address ([`ConnectInfo`]) for the rate limit.
 ///
 /// Returns once `shutdown` has resolved and the open connections have drained. An error
@@ -245,6 +246,7 @@ pub async fn serve_http(
     let (app, stop) = router(server, options);
     let limits = options.limits.clone();
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let per_client = limits::ConnectionCounts::new(limits.max_connections_per_client);
     let (draining, drain) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -276,9 +278,16 @@ pub async fn serve_http(
         };
         // Finished connections are reaped as new ones come, so the set stays small.
         while connections.try_join_next().is_some() {}
+        let Some(client) = per_client.open(peer.ip()) else {
+            // Answered without reading the request: what it asks does not matter. The write
+            // is a few bytes into a fresh socket's buffer, so it does not wait; the connection
+            // and its slot are released when `stream` drops.
+            let _ = stream.try_write(TOO_MANY_CONNECTIONS);
+            continue;
+        };
         let connection =
             Connection { app: app.clone(), peer, header_read_timeout: limits.header_read_timeout };
-        connections.spawn(connection.serve(stream, drain.clone(), slot));
+        connections.spawn(connection.serve(stream, drain.clone(), (slot, client)));
     }
     // Listen streams idle until cancelled: end them so the drain can finish.
     stop();
@@ -286,6 +295,10 @@ pub async fn serve_http(
     while connections.join_next().await.is_some() {}
     Ok(())
 }
+
+/// The whole answer to a connection over its client's limit.
+const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 1\r\n\
+Content-Type: text/plain\r\nContent-Length: 57\r\n\r\nToo Many Requests: this client holds too many connections";
 
 /// One accepted HTTP/1.1 connection.
 struct Connection {
@@ -296,12 +309,13 @@ struct Connection {
 
 impl Connection {
     /// Serves requests until the client closes, a head is late, or `drain` turns true (then
-    /// the request in flight is finished first). Holds `_slot` until it ends.
+    /// the request in flight is finished first). Holds `_slots` (its place among all
+    /// connections and among its client's) until it ends.
     async fn serve(
         self,
         stream: tokio::net::TcpStream,
         mut drain: tokio::sync::watch::Receiver<bool>,
-        _slot: tokio::sync::OwnedSemaphorePermit,
+        _slots: (tokio::sync::OwnedSemaphorePermit, limits::ClientSlot),
     ) {
         use tower::ServiceExt as _;
         // Small JSON answers: send them now rather than wait for more to coalesce.
@@ -364,5 +378,14 @@ mod tests {
         assert!(!constant_time_eq(b"secret", b"secreT"));
         assert!(!constant_time_eq(b"secret", b"secret2"));
         assert!(!constant_time_eq(b"", b"x"));
+    }
+
+    #[test]
+    fn the_too_many_connections_answer_is_well_formed() {
+        let text = std::str::from_utf8(TOO_MANY_CONNECTIONS).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 429 Too Many Requests\r\n"));
+        let length = head.lines().find_map(|l| l.strip_prefix("Content-Length: ")).unwrap();
+        assert_eq!(length.parse::<usize>().unwrap(), body.len());
     }
 }

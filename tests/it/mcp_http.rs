@@ -647,3 +647,62 @@ async fn shutdown_closes_idle_kept_alive_connections_at_once() {
     let mut rest = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), kept.read_to_end(&mut rest)).await.expect("closed");
 }
+
+/// An address of this machine other than loopback (the one it would route from), if any.
+fn non_loopback_ip() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    // Connecting a UDP socket sends nothing; it only picks the route and the local address.
+    socket.connect("192.0.2.1:9").ok()?;
+    Some(socket.local_addr().ok()?.ip()).filter(|ip| !ip.is_loopback() && !ip.is_unspecified())
+}
+
+#[tokio::test]
+async fn a_remote_client_is_held_to_its_connections_and_its_rate() {
+    // Loopback clients are exempt, so the server listens on (and the test connects from) this
+    // machine's own network address.
+    let Some(ip) = non_loopback_ip() else {
+        eprintln!("skipped: this machine has no address other than loopback");
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let limits =
+        HttpLimits { max_connections_per_client: 2, requests_per_second: Some(1), ..HttpLimits::default() };
+    let options = HttpOptions { limits, ..Default::default() };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        folio::server::serve_http(listener, server(), &options, async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    let srv = Running { addr, stop: Some(stop), task };
+
+    // Two connections held; a third is answered 429 at once and closed.
+    let first = TcpStream::connect(addr).await.unwrap();
+    let _second = TcpStream::connect(addr).await.unwrap();
+    let mut third = TcpStream::connect(addr).await.unwrap();
+    let reply = parse_reply(&read_until_closed(&mut third).await);
+    assert_eq!(reply.status, 429, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    // Closing one frees a place: the next request is served. The burst is twice the rate.
+    drop(first);
+    let mut served = None;
+    for _ in 0..200 {
+        // The server notices the close a moment later; until then the answer is 429.
+        let r = rpc(addr, "tools/list", json!({}), &[]).await;
+        if r.status != 429 || r.body.contains("requests per second") {
+            served = Some(r.status);
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(served, Some(200));
+    // Requests over the rate (1 per second, bursts of 2) are refused with 429.
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        statuses.push(rpc(addr, "tools/list", json!({}), &[]).await.status);
+    }
+    assert!(statuses.contains(&429), "{statuses:?}");
+    srv.shutdown().await;
+}
