@@ -1,7 +1,8 @@
 //! What one HTTP client may hold of the server, so that a slow or greedy client cannot starve
-//! the others: [`HttpLimits`] (time to send a request head and body, connections at once,
-//! requests per second per remote client) and the two axum middlewares that enforce the
-//! per-request ones. The accept loop in `transport` enforces the per-connection ones.
+//! the others: [`HttpLimits`] (time to send a request head and body, connections at once and
+//! per remote client, requests per second per remote client), the per-client tables
+//! ([`RateLimiter`], [`ConnectionCounts`]) and the two axum middlewares that enforce the
+//! per-request limits. The accept loop in `transport` enforces the per-connection ones.
 //!
 //! Nothing here knows MCP: these are HTTP rules, answered with plain HTTP statuses (408, 413,
 //! 429) before a request reaches rmcp.
