@@ -1515,19 +1515,28 @@ mod tests {
         assert_eq!(dict.len(), terms.len());
     }
 
+    /// What [`tokenize`] yields over each of `texts`: the token count, and each distinct term
+    /// with its frequency in first-occurrence order (what an [`Indexer`] must count).
+    fn tokens_of(texts: &[&str]) -> (u32, Vec<(String, u32)>) {
+        let mut terms: Vec<(String, u32)> = Vec::new();
+        let mut n = 0;
+        for text in texts {
+            tokenize(text, false, |_, _, t| {
+                n += 1;
+                match terms.iter_mut().find(|(x, _)| x == t) {
+                    Some((_, tf)) => *tf += 1,
+                    None => terms.push((t.to_owned(), 1)),
+                }
+            });
+        }
+        (n, terms)
+    }
+
     #[test]
     fn indexer_counts_the_tokens_tokenize_yields() {
         let text = "The Shortcodes and shortcodes: taxonomies, Überblick 日本語 x2 the_end \
                     averyveryveryveryveryveryveryveryveryveryverylongwordthatisdropped";
-        let mut expected: Vec<(String, u32)> = Vec::new();
-        let mut n = 0;
-        tokenize(text, false, |_, _, t| {
-            n += 1;
-            match expected.iter_mut().find(|(x, _)| x == t) {
-                Some((_, tf)) => *tf += 1,
-                None => expected.push((t.to_owned(), 1)),
-            }
-        });
+        let (n, expected) = tokens_of(&[text]);
         let mut indexer = Indexer::new(0);
         let body = indexer.body(text);
         assert_eq!(body.tokens, n);
@@ -1546,17 +1555,7 @@ mod tests {
         // Joined for one scan, the texts must not merge at their edges: `日本` + `語` is not
         // the bigram run `日本語`, and `end` + `ing` is not `ending`.
         let texts = ["Getting Started", "日本", "語 x2", "the end", "", "ing Überblick"];
-        let mut expected: Vec<(String, u32)> = Vec::new();
-        let mut n = 0;
-        for text in texts {
-            tokenize(text, false, |_, _, t| {
-                n += 1;
-                match expected.iter_mut().find(|(x, _)| x == t) {
-                    Some((_, tf)) => *tf += 1,
-                    None => expected.push((t.to_owned(), 1)),
-                }
-            });
-        }
+        let (n, expected) = tokens_of(&texts);
         let mut indexer = Indexer::new(0);
         let mut got = Vec::new();
         let tokens = indexer.count(texts.into_iter(), |id, tf| got.push((id, tf)));
