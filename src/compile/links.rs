@@ -341,6 +341,8 @@ impl<'t> Index<'t> {
             std::collections::HashMap::with_capacity(targets.uri_by_path.len() + targets.other_files.len());
         let served = targets.uri_by_path.iter().map(|(&path, &uri)| (path, Some(uri)));
         let other = targets.other_files.iter().map(|&path| (path, None));
+        let mut wiki_full: BTreeMap<Cow<'t, str>, Vec<&'t str>> = BTreeMap::new();
+        let mut wiki_name: BTreeMap<Cow<'t, str>, Vec<&'t str>> = BTreeMap::new();
         for (id, (path, uri)) in served.chain(other).enumerate() {
             let id = u32::try_from(id).expect("fewer than 2^32 files");
             // A path is served or not, never both; were it both, the served one (first) stays.
@@ -350,27 +352,24 @@ impl<'t> Index<'t> {
                 uri,
                 anchors: targets.anchors_by_path.get(path),
             });
+            if let Some(rel) = path.strip_prefix("docs/") {
+                wiki_full.entry(wiki_key(rel)).or_default().push(path);
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                wiki_name.entry(wiki_key(name)).or_default().push(path);
+            }
         }
-        let mut index = Index {
+        Index {
             targets,
             files,
             misses: std::sync::OnceLock::new(),
-            wiki_full: BTreeMap::new(),
-            wiki_name: BTreeMap::new(),
+            wiki_full,
+            wiki_name,
             merged_anchors: BTreeMap::new(),
             hugo: targets
                 .uri_by_path
                 .keys()
                 .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
-        };
-        for &path in targets.uri_by_path.keys().chain(&targets.other_files) {
-            if let Some(rel) = path.strip_prefix("docs/") {
-                index.wiki_full.entry(wiki_key(rel)).or_default().push(path);
-                let name = rel.rsplit('/').next().unwrap_or(rel);
-                index.wiki_name.entry(wiki_key(name)).or_default().push(path);
-            }
         }
-        index
     }
 
     fn misses(&self) -> &Misses<'t> {
@@ -566,7 +565,7 @@ impl<'t> Index<'t> {
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
     fn case_twin(&self, path: &str) -> Option<&'t str> {
-        self.misses().by_lowercase.get(path.to_lowercase().as_str())?.iter().copied().find(|p| *p != path)
+        self.misses().by_lowercase.get(&*lowercase(path))?.iter().copied().find(|p| *p != path)
     }
 
     /// A close name (file or directory) in the directory the link points into.
@@ -680,8 +679,7 @@ impl<'t> Index<'t> {
         let served = self.targets.uri_by_path.keys().zip(linked);
         let docs = served.filter(|(p, _)| p.starts_with("docs/") && is_page(p));
         docs.filter(|&(p, &linked)| !linked && !self.reached_without_link(p))
-            .map(|(p, _)| p)
-            .map(|p| {
+            .map(|(p, _)| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
                     .with_help("link to it from a related doc or an index page, or remove it")
             })
