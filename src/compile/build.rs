@@ -31,7 +31,7 @@ pub struct Built {
 struct Pending {
     /// Content-relative path.
     path: String,
-    /// Position of its entry in walk order (before entries are sorted by URI).
+    /// Position of its entry in path order (before entries are sorted by URI).
     entry: usize,
     markdown: Markdown,
 }
@@ -50,7 +50,7 @@ pub fn build(
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
-    // Tokenized bodies, by position in `entries` (walk order until entries are sorted by URI).
+    // Tokenized bodies, by position in `entries` (path order until entries are sorted by URI).
     let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
     let mut docs: Vec<(Doc, Pending)> = Vec::new();
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
@@ -184,12 +184,13 @@ pub fn build(
     }
     validate::skill_names(&names, diags);
 
-    // Docs are stored by path; walk order differs from it (`a/x.md` is walked before `a-b.md`).
-    docs.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    // Docs are stored by path: the files' order, since every doc path is its file's without
+    // the shared `docs/`.
+    debug_assert!(docs.is_sorted_by(|a, b| a.0.path <= b.0.path));
     let (mut out_docs, pending): (Vec<Doc>, Vec<Pending>) = docs.into_iter().unzip();
     // Skills that have a SKILL.md, by directory: the ones whose links are resolved. Every skill
     // directory is under `skills/`, so this is also the order of their paths.
-    let skill_list: Vec<(String, SkillParts)> =
+    let mut skill_list: Vec<(String, SkillParts)> =
         skills.into_iter().filter(|(_, p)| p.document.is_some()).collect();
 
     // Entries are sorted by URI and docs and skill records assembled (without their links) only
@@ -198,7 +199,6 @@ pub fn build(
     let mut out_skills = Vec::new();
     // Per item of `skill_list`: its position in `out_skills`.
     let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
-    let mut skill_list = skill_list;
     if assemble {
         // `order[new] = old`, `rank[old] = new`. URIs are unique here (duplicates are errors).
         let mut order: Vec<usize> = (0..entries.len()).collect();
@@ -354,7 +354,7 @@ fn resolve_links(
         ignore,
         aliases: BTreeMap::new(),
     };
-    // The first doc to claim an alias keeps it: first in walk order, as the docs were found.
+    // The first doc to claim an alias keeps it: the first in path order.
     let mut claims: Vec<(&Doc, &Pending)> =
         docs.iter().zip(&pending).filter(|(d, _)| !d.aliases.is_empty()).collect();
     claims.sort_by_key(|(_, p)| p.entry);
@@ -522,13 +522,13 @@ impl UriTable {
 /// A skill's SKILL.md, other files and parsed frontmatter, gathered while walking entries.
 #[derive(Default)]
 struct SkillParts {
-    /// Content-relative path of SKILL.md and the position of its entry in walk order.
+    /// Content-relative path of SKILL.md and the position of its entry in path order.
     document: Option<(String, usize)>,
     document_lines: u32,
     document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
-    /// (path relative to the skill dir, size, position of the entry in walk order) of every
+    /// (path relative to the skill dir, size, position of the entry in path order) of every
     /// other file.
     files: Vec<(String, u64, usize)>,
     /// Content-relative path and analysis of every other markdown file (link checking only).

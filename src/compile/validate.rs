@@ -280,7 +280,7 @@ const RESERVED: &[&str] = &[
 /// and NFC/NFD twins) and `case-collision` (siblings equal ignoring case). `paths` are the
 /// content-relative paths of every file; each distinct directory and file is checked once.
 pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
-    // Every distinct directory and file path. In walk order a directory's files are adjacent, so
+    // Every distinct directory and file path. In path order a directory's files are adjacent, so
     // the directories a path shares with the one before it are already listed: only the
     // segments after them are new (in any other order the dedup below still removes repeats).
     let mut prefixes: Vec<&str> = Vec::with_capacity(paths.len() * 2);
