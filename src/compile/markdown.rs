@@ -253,15 +253,10 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             }
             Event::Start(Tag::CodeBlock(_)) => acc.code.push(range),
             Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
-            // A block's links are read from its whole source at its start (its `Html` events
-            // are its lines, and a comment or tag may span several); an inline tag or comment
-            // is one event.
-            Event::Start(Tag::HtmlBlock) => acc.push_html_links(text, range, &lines),
-            Event::InlineHtml(html) => {
-                acc.push_html_links(text, range, &lines);
-                acc.html_ids.extend(html_ids(&html));
-            }
-            Event::Html(html) => acc.html_ids.extend(html_ids(&html)),
+            // A block is read from its whole source at its start (its `Html` events are its
+            // lines, and a comment or tag may span several); an inline tag or comment is one
+            // event.
+            Event::Start(Tag::HtmlBlock) | Event::InlineHtml(_) => acc.push_html(text, range, &lines),
             _ => {}
         }
     }
@@ -323,14 +318,31 @@ impl Analysis {
         }
     }
 
-    /// Records the links of the raw HTML at `range` of `text`.
-    fn push_html_links(&mut self, text: &str, range: Range<usize>, lines: &LineIndex) {
+    /// Records the links and ids of the raw HTML at `range` of `text`.
+    fn push_html(&mut self, text: &str, range: Range<usize>, lines: &LineIndex) {
         let Some(html) = text.get(range.clone()) else { return };
-        for (at, target) in html_links(html) {
+        html_attributes(html, |element, attribute, at, value| {
+            if attribute.eq_ignore_ascii_case("id") || attribute.eq_ignore_ascii_case("name") {
+                if !value.is_empty() {
+                    self.html_ids.push(value.to_owned());
+                }
+                return;
+            }
+            let is_link = HTML_LINK_ATTRIBUTES
+                .iter()
+                .any(|(e, a)| e.eq_ignore_ascii_case(element) && a.eq_ignore_ascii_case(attribute));
+            // A template (`{{ .RelPermalink }}`) only a site generator can fill in.
+            if !is_link || value.contains("{{") {
+                return;
+            }
+            // URLs in attributes are trimmed of surrounding whitespace (HTML's "valid URL
+            // potentially surrounded by spaces"); the location is that of the URL itself.
+            let lead = value.len() - value.trim_start().len();
+            let target = decode_character_references(value.trim());
             let (kind, path, anchor) = RawLink::classify(&target, false);
-            let (line, column) = lines.locate(range.start + at);
+            let (line, column) = lines.locate(range.start + at + lead);
             self.links.push(RawLink { target, kind, path, anchor, line, column, include: false });
-        }
+        });
     }
 
     fn push_text(&mut self, text: &str) {
@@ -445,47 +457,15 @@ fn definition_target(text: &str, span: Range<usize>) -> usize {
     span.start + at.min(bytes.len())
 }
 
-/// Values of `id="…"` and `name="…"` attributes in a piece of raw HTML.
-fn html_ids(html: &str) -> Vec<String> {
-    let mut ids = Vec::new();
-    let lower = html.to_ascii_lowercase();
-    for attr in ["id", "name"] {
-        let mut from = 0;
-        while let Some(rel) = lower[from..].find(attr) {
-            let at = from + rel;
-            from = at + attr.len();
-            // The attribute name must stand alone: preceded by whitespace.
-            if !lower[..at].ends_with(|c: char| c.is_ascii_whitespace()) {
-                continue;
-            }
-            let rest = lower[from..].trim_start();
-            let Some(rest) = rest.strip_prefix('=') else { continue };
-            let rest = rest.trim_start();
-            let value_start = html.len() - rest.len();
-            let value = match rest.chars().next() {
-                Some(q @ ('"' | '\'')) => html[value_start + 1..].split(q).next(),
-                Some(_) => html[value_start..].split(|c: char| c.is_ascii_whitespace() || c == '>').next(),
-                None => None,
-            };
-            if let Some(value) = value.filter(|v| !v.is_empty()) {
-                ids.push(value.to_owned());
-            }
-        }
-    }
-    ids
-}
-
 /// The elements and attributes whose value is a link to check: what a page links to or embeds.
 const HTML_LINK_ATTRIBUTES: &[(&str, &str)] =
     &[("a", "href"), ("img", "src"), ("source", "src"), ("video", "src"), ("audio", "src")];
 
-/// The links in raw HTML (`<a href="x.md">`, `<img src='i.png'>`, ...: see
-/// [`HTML_LINK_ATTRIBUTES`]) as (offset of the value in `html`, value with character references
-/// decoded). Comments are skipped; so are values holding a template (`{{ .RelPermalink }}`),
-/// which only a site generator can resolve.
-fn html_links(html: &str) -> Vec<(usize, String)> {
+/// Calls `f(element, attribute, offset of the value in html, value as written)` for every
+/// attribute with a value of every tag in a piece of raw HTML (`<a href="x.md">`,
+/// `<img src='i.png'>`, `<div id=intro>`), in any case, quoting and spacing. Comments are skipped.
+fn html_attributes(html: &str, mut f: impl FnMut(&str, &str, usize, &str)) {
     let bytes = html.as_bytes();
-    let mut out = Vec::new();
     let mut at = 0;
     while let Some(rel) = html.get(at..).and_then(|rest| rest.find('<')) {
         at += rel + 1;
@@ -495,11 +475,6 @@ fn html_links(html: &str) -> Vec<(usize, String)> {
         }
         let name_end = at + html[at..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(html.len() - at);
         let name = &html[at..name_end];
-        let wanted: Vec<&str> = HTML_LINK_ATTRIBUTES
-            .iter()
-            .filter(|(element, _)| element.eq_ignore_ascii_case(name))
-            .map(|(_, attribute)| *attribute)
-            .collect();
         at = name_end;
         if name.is_empty() {
             continue;
@@ -546,20 +521,9 @@ fn html_links(html: &str) -> Vec<(usize, String)> {
                 }
             };
             at = next;
-            if !wanted.iter().any(|w| w.eq_ignore_ascii_case(attribute)) {
-                continue;
-            }
-            let raw = &html[value_start..value_end];
-            if raw.contains("{{") {
-                continue;
-            }
-            // URLs in attributes are trimmed of surrounding whitespace (HTML's "valid URL
-            // potentially surrounded by spaces"); the location is that of the URL itself.
-            let lead = raw.len() - raw.trim_start().len();
-            out.push((value_start + lead, decode_character_references(raw.trim())));
+            f(name, attribute, value_start, &html[value_start..value_end]);
         }
     }
-    out
 }
 
 /// `raw` with HTML character references decoded: the named ones a URL holds in practice
