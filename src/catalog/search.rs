@@ -430,13 +430,20 @@ fn put_posting_head(out: &mut Vec<u8>, delta: u32, inline_tf: u32) {
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it
 /// or it is longer than [`put_posting_head`] writes (malformed index bytes).
 fn get_posting_head(bytes: &[u8], at: &mut usize) -> Option<(u64, u32)> {
+    let v = get_checked_varint(bytes, at)?;
+    Some((v >> INLINE_TF_BITS, (v & u64::from(INLINE_TF_MAX)) as u32))
+}
+
+/// Reads a varint of up to 64 bits from stored bytes; `None` when the bytes end inside it or it
+/// is longer than [`put_varint`] writes.
+fn get_checked_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at)?;
         *at += 1;
         v |= u64::from(b & 0x7f) << shift;
         if b < 0x80 {
-            return Some((v >> INLINE_TF_BITS, (v & u64::from(INLINE_TF_MAX)) as u32));
+            return Some(v);
         }
     }
     None
@@ -1333,18 +1340,7 @@ impl<'a> View<'a> {
 /// stopping at the first malformed byte or ordinal of `n_docs` or more: a corrupted index loses
 /// matches, it never panics.
 fn decode_postings(bytes: &[u8], n_docs: usize, mut f: impl FnMut(usize, &[u32; FIELDS])) {
-    let varint = |at: &mut usize| -> Option<u32> {
-        let mut v = 0u32;
-        for shift in (0..35).step_by(7) {
-            let b = *bytes.get(*at)?;
-            *at += 1;
-            v |= u32::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
-    };
+    let varint = |at: &mut usize| get_checked_varint(bytes, at).and_then(|v| u32::try_from(v).ok());
     let mut at = 0;
     let mut ordinal = 0usize;
     while at < bytes.len() {
