@@ -95,7 +95,7 @@ fn run(config: &Config, mode: Mode) -> Compilation {
         let walker = scope.spawn(move || {
             // A closed channel means the workers stopped, which only a panic does; `join`
             // below re-raises it.
-            let mut walk = source::walk_streaming(&config.root, |doc| {
+            let mut walk = source::walk(&config.root, |doc| {
                 let _ = to_workers.send(doc);
             });
             for file in std::mem::take(&mut walk.files) {

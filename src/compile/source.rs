@@ -52,7 +52,7 @@ pub struct Found {
 /// The outcome of a walk.
 #[derive(Debug, Default)]
 pub struct Walk {
-    /// Every file to read, sorted by `path`.
+    /// Every file to read that is not a doc (docs go to [`walk`]'s callback), sorted by `path`.
     pub files: Vec<Found>,
     /// Problems found while walking.
     pub diagnostics: Vec<Diagnostic>,
@@ -63,20 +63,13 @@ pub struct Walk {
 
 /// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
 /// content and is not read). Never fails: every problem is a diagnostic.
-pub fn walk(root: &Path) -> Walk {
-    let mut docs = Vec::new();
-    let mut out = walk_streaming(root, |doc| docs.push(doc));
-    out.files.extend(docs);
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
-    out
-}
-
-/// [`walk`], handing each doc to `doc` as soon as it is found, so a caller can read docs while
-/// the rest of the tree is walked. Docs come in walk order, which is not path order
-/// (`docs/a/x.md` comes before `docs/a-b.md`); the returned [`Walk::files`] holds the other
-/// files (`folio.toml`, skill files), sorted by path. Skill files wait for the end of the walk:
-/// which directory is a skill is known only once every `SKILL.md` is found.
-pub fn walk_streaming(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
+///
+/// Each doc is handed to `doc` as soon as it is found, so a caller can read docs while the rest
+/// of the tree is walked. Docs come in walk order, which is not path order (`docs/a/x.md` comes
+/// before `docs/a-b.md`); the returned [`Walk::files`] holds the other files (`folio.toml`,
+/// skill files), sorted by path. Skill files wait for the end of the walk: which directory is a
+/// skill is known only once every `SKILL.md` is found.
+pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
     let canonical_root = match root.canonicalize() {
         Ok(p) => p,
