@@ -83,10 +83,7 @@ impl RateLimiter {
     /// Takes a token for a request from `peer` at `now`: `Ok` when allowed, or how long to wait
     /// for the next token.
     pub(crate) fn take(&self, peer: IpAddr, now: Instant) -> Result<(), Duration> {
-        if peer.is_loopback() || peer.to_canonical().is_loopback() {
-            return Ok(());
-        }
-        let key = client_key(peer);
+        let Some(key) = client_key(peer) else { return Ok(()) };
         // A panic while the lock was held left the map consistent (each update is one store).
         let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if buckets.len() >= MAX_TRACKED_CLIENTS && !buckets.contains_key(&key) {
@@ -136,10 +133,9 @@ impl ConnectionCounts {
 
     /// A slot for a new connection from `peer`, or `None` when it holds the maximum already.
     pub(crate) fn open(self: &Arc<Self>, peer: IpAddr) -> Option<ClientSlot> {
-        if peer.is_loopback() || peer.to_canonical().is_loopback() {
+        let Some(key) = client_key(peer) else {
             return Some(ClientSlot { counts: Arc::clone(self), key: None });
-        }
-        let key = client_key(peer);
+        };
         let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let count = held.entry(key).or_insert(0);
         if *count >= self.max {
@@ -163,12 +159,14 @@ impl Drop for ClientSlot {
     }
 }
 
-/// The address a client is counted under: its IPv4 address, or the /64 network of an IPv6 one
-/// (one host usually holds a whole /64, so counting single addresses would not limit it).
-fn client_key(peer: IpAddr) -> IpAddr {
+/// The address a client is counted under: its IPv4 address (an IPv4-mapped IPv6 one counts as
+/// IPv4), or the /64 network of an IPv6 one (one host usually holds a whole /64, so counting
+/// single addresses would not limit it). `None` for loopback, which is never limited.
+fn client_key(peer: IpAddr) -> Option<IpAddr> {
     match peer.to_canonical() {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        ip if ip.is_loopback() => None,
+        IpAddr::V4(v4) => Some(IpAddr::V4(v4)),
+        IpAddr::V6(v6) => Some(IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into())),
     }
 }
 
