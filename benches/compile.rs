@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use corpus::Size;
 use folio::catalog::codec;
-use folio::compile::{Config, Severity, check, compile_without_bodies, source};
+use folio::compile::{Compilation, Config, Severity, check, compile_streaming};
 
 /// Environment variable that turns the bench binary into the one-shot compile child.
 const CHILD_ENV: &str = "FOLIO_BENCH_CHILD";
@@ -60,7 +60,7 @@ struct Row {
     /// The floor plus running pulldown-cmark (with the compiler's extensions) over every markdown
     /// file: what any compile that must parse the markdown costs at least.
     parse_floor: Duration,
-    /// CPU time (user + system, all threads) of one floor run and one compile + encode: less
+    /// CPU time (user + system, all threads) of one floor run and one build: less
     /// sensitive than wall time to other processes competing for the cores.
     floor_cpu: Duration,
     build_cpu: Duration,
@@ -113,22 +113,20 @@ fn measure(size: Size) -> Row {
     let cpu = cpu_time();
     let (mut errors, mut warnings, mut first_codes) = (0, 0, Vec::new());
     for run in 0..runs {
-        let t = Instant::now();
-        let compilation = compile_without_bodies(&config);
-        compile_times.push(t.elapsed());
+        let built = build_catalog(size);
+        compile_times.push(built.compiled);
         if run == 0 {
-            errors = compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-            warnings = compilation.diagnostics.len() - errors;
-            first_codes = summarize_codes(&compilation.diagnostics);
+            let diagnostics = &built.compilation.diagnostics;
+            errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+            warnings = diagnostics.len() - errors;
+            first_codes = summarize_codes(diagnostics);
         }
-        if let Some(catalog) = &compilation.catalog {
-            let t = Instant::now();
-            let written = write_catalog(size, catalog);
-            encode_times.push(t.elapsed());
-            catalog_bytes = Some(written);
+        if let Some(bytes) = built.bytes {
+            encode_times.push(built.finished);
+            catalog_bytes = Some(bytes);
         }
-        // Dropping a large catalog takes time too; keep it outside the measured section.
-        drop(compilation);
+        // Dropping a large catalog takes time too; `build_catalog` leaves it outside the timings.
+        drop(built);
     }
     let build_cpu = (cpu_time() - cpu) / runs as u32;
     let check_time = median((0..runs).map(|_| timed(|| check(&config))).collect());
@@ -248,7 +246,7 @@ fn floor_then(files: &[PathBuf], then: impl Fn(&Path, &[u8]) -> u64 + Sync) -> u
     })
 }
 
-/// Runs one compile + encode in a fresh copy of this binary and returns its peak RSS in KiB.
+/// Runs one build in a fresh copy of this binary and returns its peak RSS in KiB.
 fn child_peak_rss(size: Size) -> Option<u64> {
     let exe = std::env::current_exe().expect("path of the running bench binary");
     let out = Command::new(exe)
@@ -270,43 +268,55 @@ fn child_peak_rss(size: Size) -> Option<u64> {
     stdout.lines().find_map(|l| l.strip_prefix("vmhwm_kib=")).and_then(|v| v.trim().parse().ok())
 }
 
-/// Writes `catalog.msgpack` into `target/bench-out/<size>/` as `folio build` does (the catalog
-/// was compiled without bodies; they are read back from the corpus and checked); returns its
-/// size.
-fn write_catalog(size: Size, catalog: &folio::catalog::Catalog) -> usize {
+/// What [`build_catalog`] did.
+struct Built {
+    compilation: Compilation,
+    /// The compile, which streams every body to the file as it reads it.
+    compiled: Duration,
+    /// Writing the rest once the catalog is assembled: search index, metadata, envelope.
+    finished: Duration,
+    /// The file's size; `None` when the tree has errors.
+    bytes: Option<usize>,
+}
+
+/// Compiles the corpus and writes `catalog.msgpack` into `target/bench-out/<size>/` as
+/// `folio build` does: each body goes to the file as the compiler reads it, and the rest is
+/// written once the catalog is assembled.
+fn build_catalog(size: Size) -> Built {
     let root = corpus::corpus_dir(size);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-out").join(size.name());
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     let path = dir.join("catalog.msgpack");
-    let file = fs::File::create(&path).unwrap_or_else(|e| panic!("cannot create {}: {e}", path.display()));
+    let fail = |e: std::io::Error| -> ! { panic!("cannot write {}: {e}", path.display()) };
+    let file = fs::File::create(&path).unwrap_or_else(|e| fail(e));
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let read = |i: usize| source::read_unchanged(&root, &catalog.entries[i]).map(std::borrow::Cow::Owned);
-    codec::write_with(catalog, &mut out, read)
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-    let file = out.into_inner().unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-    file.metadata().map_or(0, |m| m.len() as usize)
+    let t = Instant::now();
+    let mut writer = codec::Writer::new(&mut out).unwrap_or_else(|e| fail(e));
+    let compilation = compile_streaming(&Config { root }, &mut |path, bytes| {
+        writer.body(path, bytes).unwrap_or_else(|e| fail(e))
+    });
+    let compiled = t.elapsed();
+    let t = Instant::now();
+    let done = compilation.catalog.as_ref().map(|c| writer.finish(c).unwrap_or_else(|e| fail(e)));
+    drop(done);
+    let file = out.into_inner().unwrap_or_else(|e| fail(e.into_error()));
+    let finished = t.elapsed();
+    let bytes = compilation.catalog.as_ref().map(|_| file.metadata().map_or(0, |m| m.len() as usize));
+    Built { compilation, compiled, finished, bytes }
 }
 
 /// The child: compile and write the catalog once (as `folio build` does) and report
 /// its peak RSS, plus the RSS after each stage so a miss can be attributed.
 fn child(size: &str) {
     let size = Size::from_name(size).unwrap_or_else(|| panic!("{CHILD_ENV}: unknown size `{size}`"));
-    let dir = corpus::corpus_dir(size);
-    let t = Instant::now();
-    let compilation = compile_without_bodies(&Config { root: dir });
-    let compiled = t.elapsed();
-    let after_compile = proc_status();
-    let t = Instant::now();
-    let catalog_bytes = compilation.catalog.as_ref().map_or(0, |c| write_catalog(size, c));
-    let encoded = t.elapsed();
-    std::hint::black_box(catalog_bytes);
-    let after_encode = proc_status();
+    let built = build_catalog(size);
+    let after_build = proc_status();
+    std::hint::black_box(built.bytes);
     let show = |v: Option<u64>| v.map_or("unavailable".to_string(), |k| k.to_string());
-    println!("compile_ms={:.1}", ms(compiled));
-    println!("encode_ms={:.1}", ms(encoded));
-    println!("rss_after_compile_kib={}", show(after_compile.0));
-    println!("hwm_after_compile_kib={}", show(after_compile.1));
-    println!("vmhwm_kib={}", show(after_encode.1));
+    println!("compile_ms={:.1}", ms(built.compiled));
+    println!("finish_ms={:.1}", ms(built.finished));
+    println!("rss_after_build_kib={}", show(after_build.0));
+    println!("vmhwm_kib={}", show(after_build.1));
 }
 
 /// (VmRSS, VmHWM) of this process in KiB.
@@ -356,7 +366,7 @@ fn ms(d: Duration) -> f64 {
 fn print_report(rows: &[Row]) {
     println!();
     println!(
-        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | check ms | compile ms | write ms | build MB/s | \
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | check ms | compile ms | finish ms | build MB/s | \
          catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
     println!(
@@ -408,9 +418,9 @@ fn print_report(rows: &[Row]) {
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
          parser floor = the floor plus pulldown-cmark over every markdown file (no analysis); \
          check = `folio check`'s work (every diagnostic; no catalog, no search index); \
-         build = compile + write, as `folio build` does them (compiled without bodies; the write reads each body back from its file, checks its blake3 and streams the catalog to a file); CPU = user + system time \
+         build = compile + finish, as `folio build` does them (the compile streams each body to the catalog file as it reads it; the finish writes the search index, metadata and envelope); CPU = user + system time \
          of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
-         process doing one compile + write.",
+         process doing one build.",
         rows.first().map_or(5, |r| r.runs),
         runs_for(Size::Large)
     );

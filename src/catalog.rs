@@ -20,7 +20,7 @@ pub use codec::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (DESIGN §6).
 pub const DEFAULT_TTL_MS: u64 = 300_000;

@@ -61,13 +61,15 @@ pub fn compile(config: &Config) -> Compilation {
     run(config, Mode::Catalog)
 }
 
-/// Compiles a content tree like [`compile`], but leaves every entry's bytes out of the catalog
-/// (each `Entry::bytes` is empty; `size`, hashes and everything else are set): what
-/// `folio build` uses, writing the bodies from the files with
-/// [`codec::write_with`](crate::catalog::codec::write_with), so a large tree is never held in
-/// memory whole. Such a catalog must not be encoded or served as it is.
-pub fn compile_without_bodies(config: &Config) -> Compilation {
-    run(config, Mode::CatalogWithoutBodies)
+/// Compiles a content tree like [`compile`], handing each entry's bytes to `body` as soon as
+/// they are read instead of keeping them: what `folio build` uses, so a large tree is never held
+/// in memory whole nor read twice. `body(path, bytes)` runs once per entry (on whichever
+/// compiler thread finished the next body, never two at once), in
+/// [`codec::source_order`](crate::catalog::codec::source_order) of the paths: the order a
+/// [`codec::Writer`](crate::catalog::codec::Writer) takes them in. Every `Entry::bytes` of the
+/// result is empty (`size` and hashes are set), so it must not be encoded or served as it is.
+pub fn compile_streaming(config: &Config, body: &mut (dyn FnMut(&str, &[u8]) + Send)) -> Compilation {
+    run(config, Mode::Streaming(body))
 }
 
 /// Checks a content tree: every diagnostic [`compile`] reports, without assembling the catalog
@@ -77,33 +79,47 @@ pub fn check(config: &Config) -> Compilation {
 }
 
 /// What [`run`] produces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+enum Mode<'a> {
+    /// A catalog holding every body.
     Catalog,
-    CatalogWithoutBodies,
+    /// A catalog without bodies, which are handed to the callback instead.
+    Streaming(&'a mut (dyn FnMut(&str, &[u8]) + Send)),
+    /// Diagnostics only.
     Check,
 }
 
-fn run(config: &Config, mode: Mode) -> Compilation {
-    let assemble = mode != Mode::Check;
+impl Mode<'_> {
+    /// True when a catalog is assembled (bodies hashed and tokenized).
+    fn assembles(&self) -> bool {
+        !matches!(self, Mode::Check)
+    }
+}
+
+fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
+    let assemble = mode.assembles();
     let mut diagnostics = Vec::new();
     // The tree is walked on its own thread while the files found so far are processed (docs as
     // soon as they are found, the rest once the walk ends): on a large tree the walk is a tenth
-    // of a second that no longer delays everything else.
+    // of a second that no longer delays everything else. Each file is numbered in the order it
+    // is found, which is `codec::source_order` (a walk sorted by file name, then the other files
+    // sorted the same way), so streamed bodies can be put back in that order.
     let (walk, files, dicts) = std::thread::scope(|scope| {
-        let (to_workers, found) = std::sync::mpsc::channel::<Found>();
+        let (to_workers, found) = std::sync::mpsc::channel::<(usize, Found)>();
         let walker = scope.spawn(move || {
             // A closed channel means the workers stopped, which only a panic does; `join`
             // below re-raises it.
-            let mut walk = source::walk(&config.root, |doc| {
-                let _ = to_workers.send(doc);
-            });
+            let mut seq = 0;
+            let mut send = |file| {
+                let _ = to_workers.send((seq, file));
+                seq += 1;
+            };
+            let mut walk = source::walk(&config.root, &mut send);
             for file in std::mem::take(&mut walk.files) {
-                let _ = to_workers.send(file);
+                send(file);
             }
             walk
         });
-        let (files, dicts) = process_all(found, mode, &mut diagnostics);
+        let (files, dicts) = process_all(found, &mut mode, &mut diagnostics);
         let walk = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (walk, files, dicts)
     });
@@ -156,20 +172,28 @@ pub enum Parsed {
 /// idle); results are sorted by path, whatever order the files came in. Unless `mode` is a check,
 /// each worker also tokenizes bodies for the search index into its own dictionary; the
 /// dictionaries are returned in worker order (which worker saw which file does not reach the
-/// index: it is rebuilt by term).
+/// index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
+/// a [`Sequencer`], in the order the files were numbered.
 fn process_all(
-    found: std::sync::mpsc::Receiver<Found>,
-    mode: Mode,
+    found: std::sync::mpsc::Receiver<(usize, Found)>,
+    mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Processed>, Vec<search::TermDict>) {
     // A catalog needs its bodies hashed and tokenized; only `compile` keeps their bytes.
-    let (catalog, keep_bytes) = (mode != Mode::Check, mode == Mode::Catalog);
+    let catalog = mode.assembles();
+    let keep_bytes = matches!(mode, Mode::Catalog);
+    let sequencer = match mode {
+        Mode::Streaming(body) => {
+            Some(std::sync::Mutex::new(Sequencer { next: 0, early: Default::default(), body: &mut **body }))
+        }
+        _ => None,
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
     let found = std::sync::Mutex::new(found);
     let (mut results, dicts): (Vec<Processed>, Vec<_>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|worker| {
-                let found = &found;
+                let (found, sequencer) = (&found, &sequencer);
                 scope.spawn(move || {
                     let mut indexer = catalog.then(|| search::Indexer::new(worker as u32));
                     let mut out = Vec::new();
@@ -178,8 +202,22 @@ fn process_all(
                         // The lock is held only to take the next file. A worker that panicked
                         // held no file half-taken, so a poisoned lock is still consistent.
                         let next = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
-                        let Ok(f) = next else { break };
-                        out.extend(process(f, catalog, indexer.as_mut(), keep_bytes, &mut diags));
+                        let Ok((seq, f)) = next else { break };
+                        let keep = keep_bytes || sequencer.is_some();
+                        let mut processed = process(f, catalog, indexer.as_mut(), keep, &mut diags);
+                        if let Some(sequencer) = sequencer {
+                            let body = processed
+                                .as_mut()
+                                .filter(|p| p.found.kind != Kind::Settings)
+                                .map(|p| (p.found.path.clone(), std::mem::take(&mut p.bytes)));
+                            // A panic while the lock was held (in `body`) is re-raised when that
+                            // worker is joined; the bodies after it no longer matter.
+                            sequencer
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .arrive(seq, body);
+                        }
+                        out.extend(processed);
                     }
                     (out, diags, indexer.map(search::Indexer::into_dict).unwrap_or_default())
                 })
@@ -197,6 +235,39 @@ fn process_all(
     });
     results.sort_unstable_by(|a, b| a.found.path.cmp(&b.found.path));
     (results, dicts)
+}
+
+/// Puts streamed bodies back in the order their files were numbered: the worker that finishes
+/// the next file in that order hands it (and any later ones already done) to the callback. The
+/// others wait here, a handful at a time: only what the other cores finish meanwhile. No thread
+/// of its own: a writer thread woken once per file cost more than the writes.
+struct Sequencer<'a> {
+    /// Number of the next file to hand over.
+    next: usize,
+    /// Files finished ahead of `next`: their path and bytes, or nothing (not an entry).
+    early: std::collections::BTreeMap<usize, Option<(String, Vec<u8>)>>,
+    body: &'a mut (dyn FnMut(&str, &[u8]) + Send),
+}
+
+impl Sequencer<'_> {
+    /// Takes file `seq` (every numbered file arrives once, with or without a body).
+    fn arrive(&mut self, seq: usize, file: Option<(String, Vec<u8>)>) {
+        if seq != self.next {
+            self.early.insert(seq, file);
+            return;
+        }
+        let mut file = file;
+        loop {
+            if let Some((path, bytes)) = file {
+                (self.body)(&path, &bytes);
+            }
+            self.next += 1;
+            match self.early.remove(&self.next) {
+                Some(later) => file = later,
+                None => break,
+            }
+        }
+    }
 }
 
 /// Reads one file and does all the per-file work: hashes (for a catalog), text detection,

@@ -1,35 +1,40 @@
 //! Catalog ⇄ bytes: `catalog.msgpack` (what the server loads) and `manifest.json` (what a PR
 //! diff shows), and the integrity check that refuses a truncated, corrupted or tampered file.
 //!
-//! # Layout (format version 6)
+//! # Layout (format version 7)
 //!
 //! `catalog.msgpack` is a msgpack map with named fields:
-//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin}`, where `catalog_hash`
-//! is blake3 of `body`. Keeping the envelope tiny means a reader checks the magic, version and hash
-//! before it decodes anything large. `body` is:
+//! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin32}`, where
+//! `catalog_hash` is blake3 of `body`. Keeping the envelope tiny means a reader checks the magic,
+//! version and hash before it decodes anything large; its fixed size (the body's length is
+//! always a `bin32` header) lets a writer put a placeholder first and the real envelope last.
+//! `body` is:
 //!
 //! ```text
-//! bodies_len: u64 little-endian
-//! search_len: u64 little-endian
-//! bodies:     every entry's exact bytes, concatenated in entry order (offsets = prefix sums
-//!             of `Entry::size`)
+//! bodies:     every entry's exact bytes, concatenated in `source_order` of their paths (the
+//!             order the compiler reads files in); the metadata holds each entry's offset
 //! search:     the search index's byte area
 //! meta:       `Catalog` without bodies or postings, as independent positional msgpack parts
 //!             (the head, then the docs in slices) that decode on parallel threads
+//! bodies_len: u64 little-endian
+//! search_len: u64 little-endian
 //! ```
 //!
-//! Bodies live outside the msgpack metadata so that opening a catalog never copies them: each
-//! [`Body`] of a decoded catalog is a range of the one buffer the file was read into (or of the
-//! `&'static` bytes embedded in the binary); the metadata comes last so that an owned buffer is
-//! cut back to bodies + index once it is decoded. Inside the metadata, each doc's and skill's
-//! heavy fields (outline, links, backlinks, extra frontmatter) are msgpack `bin`s holding their
-//! own msgpack, kept undecoded until a detail, section or snippet read needs them ([`Lazy`]), so
-//! an open decodes only what listing, search and resolve use. Verification hashes `body` on two threads with
-//! blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata decodes.
+//! The order serves the writer: `folio build` appends each file's bytes as the compiler reads
+//! them ([`Writer`]), hashing as it goes, and learns the lengths and the metadata only at the
+//! end, so they come last. Bodies live outside the msgpack metadata so that opening a catalog
+//! never copies them: each [`Body`] of a decoded catalog is a range of the one buffer the file
+//! was read into (or of the `&'static` bytes embedded in the binary); the metadata comes after
+//! the bodies and index so that an owned buffer is cut back to them once it is decoded. Inside
+//! the metadata, each doc's and skill's heavy fields (outline, links, backlinks, extra
+//! frontmatter) are msgpack `bin`s holding their own msgpack, kept undecoded until a detail,
+//! section or snippet read needs them ([`Lazy`]), so an open decodes only what listing, search
+//! and resolve use. Verification hashes `body` on two threads with blake3's subtree API
+//! (bit-identical to `blake3::hash(body)`) while the metadata decodes.
 //!
 //! A reader of a large file need not have it all before decoding: [`plan`] finds the parts from
-//! the first bytes, so the metadata can be decoded ([`decode_planned_meta`]) while the bodies
-//! are still being read and hashed, and [`finish`] then applies the same checks as
+//! the first and last bytes, so the metadata can be decoded ([`decode_planned_meta`]) while the
+//! bodies are still being read and hashed, and [`finish`] then applies the same checks as
 //! [`decode_owned`].
 //!
 //! This module performs no IO: callers read and write the bytes.
@@ -396,148 +401,182 @@ struct Envelope<'a> {
 
 /// Encodes a catalog into its two files. Deterministic: the same catalog gives the same bytes.
 ///
-/// Holds the whole file in memory; [`write()`] streams the same bytes instead.
+/// Holds the whole file in memory; [`write()`] streams the same bytes to a file instead.
 pub fn encode(catalog: &Catalog) -> Encoded {
     assert!(
         catalog.entries.iter().all(|e| e.bytes.len() as u64 == e.size),
-        "encode needs every entry's bytes: a catalog compiled without bodies is written with write_with"
+        "encode needs every entry's bytes: a catalog compiled while its bodies were streamed is \
+         finished by the Writer it streamed them to"
     );
-    let pieces = Pieces::new(catalog);
-    let mut msgpack = Vec::with_capacity(ENVELOPE_MAX + pieces.len());
+    let bodies: u64 = catalog.entries.iter().map(|e| e.size).sum();
+    let capacity = usize::try_from(bodies).unwrap_or(0).saturating_add(catalog.search.data.len() + (1 << 16));
+    let mut out = std::io::Cursor::new(Vec::with_capacity(capacity));
     // Writing to a Vec fails only past msgpack's 4 GiB limit, which no tree under the
     // compiler's per-file limit of practical size reaches.
-    let catalog_hash = pieces.write(&mut msgpack).expect("catalog body under 4 GiB");
+    let catalog_hash = write(catalog, &mut out).expect("catalog body under 4 GiB");
     let manifest = manifest_json(catalog, &catalog_hash);
-    Encoded { msgpack, manifest, catalog_hash }
+    Encoded { msgpack: out.into_inner(), manifest, catalog_hash }
 }
 
-/// Writes `catalog.msgpack` to `out`, the bytes [`encode`] returns, without assembling them:
-/// the entry bodies and the index go from the catalog to `out` as they are. Returns the
-/// catalog hash, for [`manifest`]. `out` must seek back to where it started (see
-/// [`write_with`]).
+/// Writes `catalog.msgpack` to `out`: the bytes [`encode`] returns, without assembling them.
+/// Returns the catalog hash, for [`manifest`]. `out` must seek back to where it started (see
+/// [`Writer`]).
 pub fn write<W: std::io::Write + std::io::Seek>(catalog: &Catalog, out: &mut W) -> std::io::Result<String> {
-    write_with(catalog, out, |i| Ok(std::borrow::Cow::Borrowed(catalog.entries[i].bytes.as_slice())))
+    let mut writer = Writer::new(out)?;
+    for i in body_order(catalog) {
+        let entry = &catalog.entries[i];
+        writer.body(&entry.path, &entry.bytes)?;
+    }
+    Ok(writer.finish(catalog)?.1)
 }
 
-/// [`write()`], with each entry's bytes from `body(entry index)` instead of the catalog (which
-/// may then hold none: see `compile::compile_without_bodies`). `body` is called once per entry,
-/// in order, and must return exactly `Entry::size` bytes; checking they are the bytes the
-/// catalog describes is its job (its errors are returned as they are).
+/// The catalog hash [`encode`] would record, computed without keeping the bytes.
+pub fn hash_of(catalog: &Catalog) -> String {
+    write(catalog, &mut Discard::default()).expect("discarding never fails")
+}
+
+/// How entry bodies are ordered in the body area: by path, compared component by component
+/// (`docs/a/x.md` before `docs/a-b.md`). That is the order of a walk sorted by file name,
+/// which is the order the compiler reads files in, so `folio build` writes each body as soon
+/// as it is read.
+pub fn source_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').cmp(b.split('/'))
+}
+
+/// Entry indices in body order ([`source_order`] of their paths).
+fn body_order(catalog: &Catalog) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..catalog.entries.len()).collect();
+    order.sort_by(|&a, &b| source_order(&catalog.entries[a].path, &catalog.entries[b].path));
+    order
+}
+
+/// Writes `catalog.msgpack` front to back while the entry bodies are still being produced:
+/// `folio build` hands each file's bytes to [`Writer::body`] as the compiler reads it (in
+/// [`source_order`]), so the bodies are neither kept in memory nor read twice, and
+/// [`Writer::finish`] adds the search index and the metadata once the catalog is assembled.
 ///
-/// The envelope comes first in the file but holds the hash of everything after it, so a large
-/// catalog is written with a placeholder envelope of the same length: the bodies are written
-/// while one thread hashes them and another encodes the metadata, and the envelope is
-/// rewritten at the end (`out` must seek back to where it started).
-pub fn write_with<'c, W, F>(catalog: &'c Catalog, out: &mut W, body: F) -> std::io::Result<String>
-where
-    W: std::io::Write + std::io::Seek,
-    F: Fn(usize) -> std::io::Result<std::borrow::Cow<'c, [u8]>> + Sync,
-{
-    use std::io::SeekFrom;
-    let search = catalog.search.data.as_slice();
-    let head = body_head(catalog);
-    let bodies_len = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
-    let bodies_len = usize::try_from(bodies_len).map_err(|_| too_large(bodies_len))?;
-    let known = HEAD + bodies_len + search.len();
-    let sized = |i: usize| -> std::io::Result<std::borrow::Cow<'c, [u8]>> {
-        let bytes = body(i)?;
-        let entry = &catalog.entries[i];
-        if bytes.len() as u64 != entry.size {
+/// The envelope comes first in the file but holds the hash and length of everything after it,
+/// so it is written as a placeholder of the same length and rewritten at the end: `out` must
+/// seek back to where it started. The body is hashed as it is written.
+pub struct Writer<W: std::io::Write + std::io::Seek> {
+    out: W,
+    /// Where the envelope starts in `out`.
+    start: u64,
+    /// blake3 of the body so far.
+    hasher: blake3::Hasher,
+    /// Path and length of each body written, in order.
+    written: Vec<(String, u64)>,
+    /// Bytes of bodies written.
+    bodies_len: u64,
+}
+
+impl<W: std::io::Write + std::io::Seek> Writer<W> {
+    /// Starts a catalog file at `out`'s position with a placeholder envelope.
+    pub fn new(mut out: W) -> std::io::Result<Writer<W>> {
+        let start = out.stream_position()?;
+        out.write_all(&envelope_head(&"0".repeat(64), 0)?)?;
+        Ok(Writer { out, start, hasher: blake3::Hasher::new(), written: Vec::new(), bodies_len: 0 })
+    }
+
+    /// Appends the bytes of the entry at `path`. Entries come in [`source_order`] of their
+    /// paths; one out of order fails with [`std::io::ErrorKind::InvalidInput`] (a bug in the
+    /// caller: the catalog's offsets are derived from that order).
+    pub fn body(&mut self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
+        if let Some((last, _)) = self.written.last()
+            && source_order(last, path) != std::cmp::Ordering::Less
+        {
             return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("`{}` is {} bytes, the catalog says {}", entry.path, bytes.len(), entry.size),
+                std::io::ErrorKind::InvalidInput,
+                format!("catalog bodies out of order: `{path}` after `{last}`"),
             ));
         }
-        Ok(bytes)
-    };
-    // Below 64 KiB the body's `bin` header might be shorter than the placeholder's; such a
-    // catalog is small enough to assemble.
-    if known < 1 << 16 {
-        let mut whole = Vec::with_capacity(known);
-        for i in 0..catalog.entries.len() {
-            whole.extend_from_slice(&sized(i)?);
-        }
-        let mut pieces = Pieces::new(catalog);
-        pieces.bodies = vec![&whole[..]];
-        return pieces.write(out);
+        self.out.write_all(bytes)?;
+        self.hasher.update(bytes);
+        self.written.push((path.to_owned(), bytes.len() as u64));
+        self.bodies_len += bytes.len() as u64;
+        Ok(())
     }
-    let start = out.stream_position()?;
-    let placeholder = envelope_head(&"0".repeat(64), known)?;
-    std::thread::scope(|scope| {
-        let meta = scope.spawn(|| encode_meta(catalog));
-        // Bodies flow reader -> this thread (the writer) -> hasher in batches of about 1 MiB
-        // (one message per body made the threads wake each other 50,000 times), through
-        // bounded queues that keep only a few batches in memory when one stage is ahead.
-        type Batch<'c> = Vec<std::borrow::Cow<'c, [u8]>>;
-        let (to_writer, bodies) = std::sync::mpsc::sync_channel::<std::io::Result<Batch<'c>>>(4);
-        let sized = &sized;
-        scope.spawn(move || {
-            let mut batch: Batch<'c> = Vec::new();
-            let mut batch_bytes = 0;
-            for i in 0..catalog.entries.len() {
-                match sized(i) {
-                    Ok(bytes) => {
-                        batch_bytes += bytes.len();
-                        batch.push(bytes);
-                    }
-                    Err(e) => {
-                        let _ = to_writer.send(Err(e));
-                        return;
-                    }
-                }
-                if batch_bytes >= 1 << 20 || batch.len() >= 256 || i + 1 == catalog.entries.len() {
-                    // A closed queue means the writer stopped on an error of its own.
-                    if to_writer.send(Ok(std::mem::take(&mut batch))).is_err() {
-                        return;
-                    }
-                    batch_bytes = 0;
-                }
+
+    /// Writes the search index, the metadata and the lengths, then the real envelope. Returns
+    /// `out` (positioned at the end of the file) and the catalog hash.
+    ///
+    /// Fails with [`std::io::ErrorKind::InvalidData`] when the bodies written are not the
+    /// catalog's entries (another count, another path, or a length that differs from the
+    /// entry's `size`), and when the file would pass msgpack's 4 GiB limit for a `bin`.
+    pub fn finish(mut self, catalog: &Catalog) -> std::io::Result<(W, String)> {
+        let order = body_order(catalog);
+        let mismatch = |why: String| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the bodies written do not match the catalog: {why}"),
+            )
+        };
+        if self.written.len() != order.len() {
+            return Err(mismatch(format!("{} bodies for {} entries", self.written.len(), order.len())));
+        }
+        let mut offsets = vec![0u64; order.len()];
+        let mut at = 0;
+        for (&i, (path, size)) in order.iter().zip(&self.written) {
+            let entry = &catalog.entries[i];
+            if *path != entry.path || *size != entry.size {
+                return Err(mismatch(format!(
+                    "`{path}` ({size} bytes) was written where `{}` ({} bytes) belongs",
+                    entry.path, entry.size
+                )));
             }
-        });
-        let (to_hasher, written_bodies) = std::sync::mpsc::sync_channel::<Batch<'c>>(4);
-        let hasher = scope.spawn(move || {
-            let mut hasher = blake3::Hasher::new();
-            hasher.update(&head);
-            for batch in written_bodies {
-                for bytes in &batch {
-                    hasher.update(bytes);
-                }
-            }
-            hasher.update(search);
-            hasher
-        });
-        out.write_all(&placeholder)?;
-        out.write_all(&head)?;
-        let written: std::io::Result<()> = (|| {
-            let mut done = 0;
-            while done < catalog.entries.len() {
-                let batch = bodies.recv().map_err(|_| std::io::Error::other("the body reader stopped"))??;
-                for bytes in &batch {
-                    out.write_all(bytes)?;
-                }
-                done += batch.len();
-                // The hasher only stops early by panicking, which `join` re-raises below.
-                let _ = to_hasher.send(batch);
-            }
-            Ok(())
-        })();
-        drop(bodies);
-        drop(to_hasher);
-        let hasher = hasher.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        written?;
-        out.write_all(search)?;
-        let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        out.write_all(&meta)?;
-        let mut hasher = hasher;
-        let catalog_hash = hasher.update(&meta).finalize().to_hex().to_string();
-        let envelope = envelope_head(&catalog_hash, known + meta.len())?;
-        assert_eq!(envelope.len(), placeholder.len(), "a 64-hex hash and a bin32 header either way");
-        let end = out.stream_position()?;
-        out.seek(SeekFrom::Start(start))?;
-        out.write_all(&envelope)?;
-        out.seek(SeekFrom::Start(end))?;
-        Ok(catalog_hash)
-    })
+            offsets[i] = at;
+            at += size;
+        }
+        let search = catalog.search.data.as_slice();
+        let meta = encode_meta(catalog, &offsets);
+        let mut tail = [0u8; TAIL];
+        tail[..8].copy_from_slice(&self.bodies_len.to_le_bytes());
+        tail[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
+        let meta_len: usize = meta.iter().map(Vec::len).sum();
+        for piece in std::iter::once(search).chain(meta.iter().map(Vec::as_slice)).chain([&tail[..]]) {
+            self.out.write_all(piece)?;
+            self.hasher.update(piece);
+        }
+        let body_len = self.bodies_len + (search.len() + meta_len + TAIL) as u64;
+        let body_len = usize::try_from(body_len).map_err(|_| too_large(body_len))?;
+        let catalog_hash = self.hasher.finalize().to_hex().to_string();
+        let envelope = envelope_head(&catalog_hash, body_len)?;
+        let end = self.out.stream_position()?;
+        self.out.seek(std::io::SeekFrom::Start(self.start))?;
+        self.out.write_all(&envelope)?;
+        self.out.seek(std::io::SeekFrom::Start(end))?;
+        Ok((self.out, catalog_hash))
+    }
+}
+
+/// A sink that only counts, for [`hash_of`].
+#[derive(Default)]
+struct Discard {
+    at: u64,
+    len: u64,
+}
+
+impl std::io::Write for Discard {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.at += buf.len() as u64;
+        self.len = self.len.max(self.at);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl std::io::Seek for Discard {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.at = match pos {
+            std::io::SeekFrom::Start(at) => at,
+            std::io::SeekFrom::End(d) => self.len.saturating_add_signed(d),
+            std::io::SeekFrom::Current(d) => self.at.saturating_add_signed(d),
+        };
+        Ok(self.at)
+    }
 }
 
 fn too_large(len: u64) -> std::io::Error {
@@ -547,132 +586,22 @@ fn too_large(len: u64) -> std::io::Error {
     )
 }
 
-/// The catalog hash [`encode`] would record, computed over the body's pieces in place (no
-/// copy of the bodies, no manifest).
-pub fn hash_of(catalog: &Catalog) -> String {
-    Pieces::new(catalog).hash().to_hex().to_string()
-}
-
-/// The body's first bytes: the lengths of the bodies (from the entries' sizes, so that
-/// [`write_with`] can take bodies from elsewhere) and of the search index.
-fn body_head(catalog: &Catalog) -> [u8; HEAD] {
-    let bodies_len: u64 = catalog.entries.iter().map(|e| e.size).sum();
-    let mut head = [0u8; HEAD];
-    head[..8].copy_from_slice(&bodies_len.to_le_bytes());
-    head[8..].copy_from_slice(&(catalog.search.data.len() as u64).to_le_bytes());
-    head
-}
-
 /// `manifest.json` for a catalog whose `catalog.msgpack` has `catalog_hash`.
 pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
     manifest_json(catalog, catalog_hash)
 }
 
-/// Upper bound of the envelope's size before the body's bytes (the map, the three small
-/// fields, the `body` key and its `bin` header).
-const ENVELOPE_MAX: usize = 160;
-
-/// The catalog's `body`, as the slices it is the concatenation of (layout in the module docs):
-/// only the lengths head and the metadata are new bytes.
-struct Pieces<'a> {
-    head: [u8; HEAD],
-    bodies: Vec<&'a [u8]>,
-    search: &'a [u8],
-    meta: Vec<u8>,
-}
-
-impl<'a> Pieces<'a> {
-    fn new(catalog: &'a Catalog) -> Pieces<'a> {
-        // Positional (array) encoding: the metadata is read at every open, and matching field
-        // names of ~20,000 records costs more than the rest of the decode. The format version
-        // guards the field order; the catalog hash guards the bytes.
-        let meta = encode_meta(catalog);
-        let bodies: Vec<&[u8]> = catalog.entries.iter().map(|e| e.bytes.as_slice()).collect();
-        Pieces { head: body_head(catalog), bodies, search: catalog.search.data.as_slice(), meta }
-    }
-
-    fn slices(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(&self.head[..])
-            .chain(self.bodies.iter().copied())
-            .chain([self.search, &self.meta[..]])
-    }
-
-    fn len(&self) -> usize {
-        self.slices().map(<[u8]>::len).sum()
-    }
-
-    /// blake3 of the concatenation, bit-identical to [`hash`] of it: large bodies are hashed
-    /// as two subtrees on two threads, each fed the slices that fall in its half.
-    fn hash(&self) -> blake3::Hash {
-        use blake3::hazmat::{HasherExt, Mode, left_subtree_len, merge_subtrees_root};
-        const PARALLEL_MIN: usize = 4 << 20;
-        let total = self.len();
-        let feed = |hasher: &mut blake3::Hasher, range: Range<usize>| {
-            let mut at = 0;
-            for slice in self.slices() {
-                let (start, end) = (at, at + slice.len());
-                at = end;
-                let (from, to) = (start.max(range.start), end.min(range.end));
-                if from < to {
-                    hasher.update(&slice[from - start..to - start]);
-                }
-            }
-        };
-        if total < PARALLEL_MIN {
-            let mut hasher = blake3::Hasher::new();
-            feed(&mut hasher, 0..total);
-            return hasher.finalize();
-        }
-        let left_len = left_subtree_len(total as u64) as usize;
-        let (left_cv, right_cv) = std::thread::scope(|scope| {
-            let left = scope.spawn(|| {
-                let mut hasher = blake3::Hasher::new();
-                feed(&mut hasher, 0..left_len);
-                hasher.finalize_non_root()
-            });
-            let mut hasher = blake3::Hasher::new();
-            hasher.set_input_offset(left_len as u64);
-            feed(&mut hasher, left_len..total);
-            (left.join().expect("hashing does not panic"), hasher.finalize_non_root())
-        });
-        merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
-    }
-
-    /// Writes the envelope and the body; returns the catalog hash.
-    fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<String> {
-        let catalog_hash = self.hash().to_hex().to_string();
-        out.write_all(&envelope_head(&catalog_hash, self.len())?)?;
-        for slice in self.slices() {
-            out.write_all(slice)?;
-        }
-        Ok(catalog_hash)
-    }
-}
-
-/// The envelope's bytes up to the body's: exactly what `rmp_serde` writes for an [`Envelope`]
-/// holding a body of `body_len` bytes (it is encoded with an empty body, whose `bin` header is
-/// then replaced by the real one, the shortest msgpack allows).
+/// The envelope's bytes up to the body's: what `rmp_serde` writes for an [`Envelope`] holding
+/// a body of `body_len` bytes, except that the body's length is always a `bin32` header (5
+/// bytes), which msgpack readers accept for any length. A fixed-size envelope is what lets
+/// [`Writer`] write a placeholder first and the real one last, for catalogs of any size.
 fn envelope_head(catalog_hash: &str, body_len: usize) -> std::io::Result<Vec<u8>> {
     let envelope = Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash, body: &[] };
     let mut head = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
     assert_eq!(head.split_off(head.len() - 2), [0xc4, 0x00], "an empty body is a bin8 of length 0");
-    match (u8::try_from(body_len), u16::try_from(body_len)) {
-        (Ok(n), _) => head.extend_from_slice(&[0xc4, n]),
-        (_, Ok(n)) => {
-            head.push(0xc5);
-            head.extend_from_slice(&n.to_be_bytes());
-        }
-        _ => {
-            let n = u32::try_from(body_len).map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("the catalog would be {body_len} bytes, more than msgpack's 4 GiB limit"),
-                )
-            })?;
-            head.push(0xc6);
-            head.extend_from_slice(&n.to_be_bytes());
-        }
-    }
+    let n = u32::try_from(body_len).map_err(|_| too_large(body_len as u64))?;
+    head.push(0xc6);
+    head.extend_from_slice(&n.to_be_bytes());
     Ok(head)
 }
 
@@ -685,6 +614,8 @@ struct Head<'a> {
     settings: &'a super::Settings,
     source_fingerprint: &'a str,
     entries: &'a [super::Entry],
+    /// Per entry: where its bytes start in the body area (bodies are in [`source_order`]).
+    offsets: &'a [u64],
     skills: &'a [super::Skill],
     search: &'a super::SearchIndex,
 }
@@ -694,39 +625,85 @@ struct HeadOwned {
     settings: super::Settings,
     source_fingerprint: String,
     entries: Vec<super::Entry>,
+    offsets: Vec<u64>,
     skills: Vec<super::Skill>,
     search: super::SearchIndex,
 }
 
 /// Encodes the metadata as independent parts (`u32` count, `u64` length of each, then the
 /// parts): the head, then the docs in [`DOC_PARTS`] contiguous slices. Each part is positional
-/// msgpack, so the parts decode in parallel at open.
-fn encode_meta(catalog: &Catalog) -> Vec<u8> {
+/// msgpack, encoded on its own thread and decoded on its own thread at open. Returned as pieces
+/// to write in order: a part is built in pieces of about [`PIECE`] bytes rather than one `Vec`
+/// grown by doubling, whose reallocations (each a copy into fresh pages) took most of the time.
+fn encode_meta(catalog: &Catalog, offsets: &[u64]) -> Vec<Vec<u8>> {
     let head = Head {
         settings: &catalog.settings,
         source_fingerprint: &catalog.source_fingerprint,
         entries: &catalog.entries,
+        offsets,
         skills: &catalog.skills,
         search: &catalog.search,
     };
-    let mut parts = vec![rmp_serde::to_vec(&head).expect("catalog types always serialize")];
     let per_part = catalog.docs.len().div_ceil(DOC_PARTS).max(1);
-    for chunk in catalog.docs.chunks(per_part) {
-        parts.push(rmp_serde::to_vec(chunk).expect("catalog types always serialize"));
-    }
-    let mut out = Vec::with_capacity(4 + 8 * parts.len() + parts.iter().map(Vec::len).sum::<usize>());
-    out.extend_from_slice(&(parts.len() as u32).to_le_bytes());
+    let parts: Vec<Vec<Vec<u8>>> = std::thread::scope(|scope| {
+        let docs: Vec<_> =
+            catalog.docs.chunks(per_part).map(|chunk| scope.spawn(move || encode_seq(chunk))).collect();
+        let head = vec![rmp_serde::to_vec(&head).expect("catalog types always serialize")];
+        // Encoding does not panic; if it ever did, re-raise it here.
+        std::iter::once(head)
+            .chain(docs.into_iter().map(|d| d.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+            .collect()
+    });
+    let mut header = Vec::with_capacity(4 + 8 * parts.len());
+    header.extend_from_slice(&(parts.len() as u32).to_le_bytes());
     for part in &parts {
-        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        header.extend_from_slice(&(part.iter().map(Vec::len).sum::<usize>() as u64).to_le_bytes());
     }
-    for part in &parts {
-        out.extend_from_slice(part);
+    std::iter::once(header).chain(parts.into_iter().flatten()).collect()
+}
+
+/// About how many bytes of a metadata part [`encode_seq`] puts in one piece.
+const PIECE: usize = 1 << 20;
+
+/// `items` as the msgpack array `rmp_serde::to_vec(items)` writes, in pieces of about [`PIECE`]
+/// bytes (an item is never split).
+fn encode_seq<T: Serialize>(items: &[T]) -> Vec<Vec<u8>> {
+    let fresh = || Vec::with_capacity(PIECE + PIECE / 4);
+    let mut pieces = Vec::new();
+    let mut piece = fresh();
+    // The array header, in the shortest form (as `rmp_serde` writes it).
+    match items.len() {
+        n @ 0..16 => piece.push(0x90 | n as u8),
+        n @ 16..=0xffff => {
+            piece.push(0xdc);
+            piece.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            piece.push(0xdd);
+            let n = u32::try_from(n).expect("fewer than 2^32 items");
+            piece.extend_from_slice(&n.to_be_bytes());
+        }
     }
-    out
+    for item in items {
+        rmp_serde::encode::write(&mut piece, item).expect("catalog types always serialize");
+        if piece.len() >= PIECE {
+            pieces.push(std::mem::replace(&mut piece, fresh()));
+        }
+    }
+    pieces.push(piece);
+    pieces
+}
+
+/// The decoded metadata of a catalog file, before its bodies are attached ([`finish`]).
+#[derive(Debug)]
+pub struct Meta {
+    catalog: Catalog,
+    /// Per entry: where its bytes start in the body area.
+    offsets: Vec<u64>,
 }
 
 /// Decodes the parts written by [`encode_meta`], each on its own thread.
-fn decode_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
+fn decode_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
     let bad = |why: &str| DecodeError::Body(format!("metadata {why}"));
     let count = meta.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize);
     let count =
@@ -757,19 +734,52 @@ fn decode_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
         for part in docs {
             all_docs.extend(part.join().expect("decoding does not panic").map_err(body_error)?);
         }
-        Ok(Catalog {
+        if head.offsets.len() != head.entries.len() {
+            return Err(bad("has an offset count that differs from the entry count"));
+        }
+        let catalog = Catalog {
             settings: head.settings,
             source_fingerprint: head.source_fingerprint,
             entries: head.entries,
             docs: all_docs,
             skills: head.skills,
             search: head.search,
-        })
+        };
+        Ok(Meta { catalog, offsets: head.offsets })
     })
 }
 
-/// Bytes of the body header: the lengths of the bodies and of the search index, u64 LE each.
-const HEAD: usize = 16;
+/// Bytes of the body's tail: the lengths of the bodies and of the search index, u64 LE each.
+/// They come last because the bodies are written (and hashed) before either is known.
+const TAIL: usize = 16;
+
+/// Where the parts of a body lie, from its length and its tail: the entry bodies, the search
+/// index and the metadata, as ranges of the body. `None` when the tail is missing or its
+/// lengths do not fit the body.
+fn parts(body_len: usize, tail: &[u8]) -> Option<Parts> {
+    let tail: &[u8; TAIL] = tail.try_into().ok()?;
+    let length =
+        |at: usize| usize::try_from(u64::from_le_bytes(tail[at..at + 8].try_into().expect("8 bytes")));
+    let (bodies, search) = (length(0).ok()?, length(8).ok()?);
+    let meta_end = body_len.checked_sub(TAIL)?;
+    let search_end = bodies.checked_add(search).filter(|&end| end <= meta_end)?;
+    Some(Parts { bodies: 0..bodies, search: bodies..search_end, meta: search_end..meta_end })
+}
+
+/// The parts of a body (see [`parts`]), as ranges of the body or, once shifted, of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Parts {
+    bodies: Range<usize>,
+    search: Range<usize>,
+    meta: Range<usize>,
+}
+
+impl Parts {
+    fn shifted(self, by: usize) -> Parts {
+        let shift = |r: Range<usize>| r.start + by..r.end + by;
+        Parts { bodies: shift(self.bodies), search: shift(self.search), meta: shift(self.meta) }
+    }
+}
 
 /// Decodes and verifies `catalog.msgpack` bytes, copying them once into a shared buffer.
 ///
@@ -784,7 +794,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 pub fn decode_static(bytes: &'static [u8]) -> Result<Catalog, DecodeError> {
     let layout = verify(bytes)?;
     let file = Body::from_static(bytes);
-    attach(layout.catalog?, &file, layout.blobs)
+    attach(layout.meta?, &file, &layout.parts)
 }
 
 /// Decodes and verifies an owned buffer without copying any body: every body of the result is a
@@ -792,16 +802,17 @@ pub fn decode_static(bytes: &'static [u8]) -> Result<Catalog, DecodeError> {
 /// holds the file's bodies and search index, not its msgpack twice. Fails like [`decode`].
 pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
     let layout = verify(&bytes)?;
-    let catalog = layout.catalog?;
-    bytes.truncate(layout.blobs.end);
+    let meta = layout.meta?;
+    bytes.truncate(layout.parts.search.end);
     bytes.shrink_to_fit();
     let len = bytes.len();
     let file = Body { repr: Repr::Shared(Arc::new(bytes), 0..len) };
-    attach(catalog, &file, layout.blobs)
+    attach(meta, &file, &layout.parts)
 }
 
-/// Where the parts of a catalog file lie, read from its first bytes alone, so that a reader can
-/// fetch the metadata first and decode it while the bodies are still being read and hashed.
+/// Where the parts of a catalog file lie, read from its first and last bytes alone, so that a
+/// reader can fetch the metadata first and decode it while the bodies are still being read and
+/// hashed.
 ///
 /// Only a file shaped exactly as [`encode`] writes it (the envelope fields in order, the body a
 /// `bin32` ending the file) has a plan; for anything else [`plan`] gives `None` and the caller
@@ -810,21 +821,24 @@ pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
 pub struct Plan {
     /// The body: the bytes `catalog_hash` covers.
     pub body: Range<usize>,
-    /// The metadata parts, at the end of the body.
+    /// The metadata parts, near the end of the body (only the lengths follow them).
     pub meta: Range<usize>,
-    /// The entry bodies, then the search index.
-    blobs: Range<usize>,
+    /// Where the parts lie in the file.
+    parts: Parts,
     /// `catalog_hash` as recorded in the envelope.
     pub catalog_hash: String,
 }
 
-/// Bytes a reader needs before calling [`plan`]: the envelope header and the body header.
+/// Bytes a reader needs from the start of a file before calling [`plan`]: the envelope.
 pub const PLAN_PREFIX: usize = 256;
 
+/// Bytes a reader needs from the end of a file before calling [`plan`]: the body's tail.
+pub const PLAN_SUFFIX: usize = TAIL;
+
 /// Reads the [`Plan`] of a file of `file_len` bytes from its first bytes (at least
-/// [`PLAN_PREFIX`] of them, or the whole file). `None` when the file is not laid out exactly as
-/// this version writes it.
-pub fn plan(prefix: &[u8], file_len: u64) -> Option<Plan> {
+/// [`PLAN_PREFIX`] of them, or the whole file) and its last [`PLAN_SUFFIX`] bytes. `None` when
+/// the file is not laid out exactly as this version writes it.
+pub fn plan(prefix: &[u8], suffix: &[u8], file_len: u64) -> Option<Plan> {
     let str_of = |s: &str| rmp_serde::to_vec(s).ok();
     let mut expected = vec![0x84];
     expected.extend(str_of("format")?);
@@ -845,17 +859,11 @@ pub fn plan(prefix: &[u8], file_len: u64) -> Option<Plan> {
     if u64::try_from(body_end).ok()? != file_len {
         return None;
     }
-    let (bodies, rest) = rest.split_first_chunk::<8>()?;
-    let (search, _) = rest.split_first_chunk::<8>()?;
-    let blobs_end = usize::try_from(u64::from_le_bytes(*bodies))
-        .ok()
-        .zip(usize::try_from(u64::from_le_bytes(*search)).ok())
-        .and_then(|(b, s)| (body_start + HEAD).checked_add(b)?.checked_add(s))
-        .filter(|&end| end <= body_end)?;
+    let parts = parts(body_len, suffix)?.shifted(body_start);
     Some(Plan {
         body: body_start..body_end,
-        meta: blobs_end..body_end,
-        blobs: body_start + HEAD..blobs_end,
+        meta: parts.meta.clone(),
+        parts,
         catalog_hash: catalog_hash.to_owned(),
     })
 }
@@ -864,7 +872,7 @@ pub fn plan(prefix: &[u8], file_len: u64) -> Option<Plan> {
 ///
 /// Fails with [`DecodeError::Body`] when they do not decode. The result must not be served
 /// before [`finish`] has checked the hash.
-pub fn decode_planned_meta(meta: &[u8]) -> Result<Catalog, DecodeError> {
+pub fn decode_planned_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
     decode_meta(meta)
 }
 
@@ -876,25 +884,25 @@ pub fn finish(
     mut file: Vec<u8>,
     plan: &Plan,
     body_hash: &blake3::Hash,
-    catalog: Result<Catalog, DecodeError>,
+    meta: Result<Meta, DecodeError>,
 ) -> Result<Catalog, DecodeError> {
     let actual = body_hash.to_hex().to_string();
     if actual != plan.catalog_hash {
         return Err(DecodeError::HashMismatch { expected: plan.catalog_hash.clone(), actual });
     }
-    let catalog = catalog?;
-    file.truncate(plan.blobs.end);
+    let meta = meta?;
+    file.truncate(plan.parts.search.end);
     file.shrink_to_fit();
     let len = file.len();
     let file = Body { repr: Repr::Shared(Arc::new(file), 0..len) };
-    attach(catalog, &file, plan.blobs.clone())
+    attach(meta, &file, &plan.parts)
 }
 
 /// What [`verify`] found: the decoded metadata (or why it did not decode) and where, in the
-/// file, the bodies and then the search index lie.
+/// file, the parts lie.
 struct Layout {
-    catalog: Result<Catalog, DecodeError>,
-    blobs: Range<usize>,
+    meta: Result<Meta, DecodeError>,
+    parts: Parts,
 }
 
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
@@ -910,47 +918,44 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let body = envelope.body;
     // The body is borrowed from `file`, so its position in the file is a pointer difference.
     let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
-    let length = |at: usize| body.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
-    let blobs = match (length(0), length(8)) {
-        (Some(bodies), Some(search)) => usize::try_from(bodies)
-            .ok()
-            .zip(usize::try_from(search).ok())
-            .and_then(|(b, s)| HEAD.checked_add(b)?.checked_add(s))
-            .filter(|&end| end <= body.len()),
-        _ => None,
-    };
+    let parts = body.len().checked_sub(TAIL).and_then(|at| parts(body.len(), &body[at..]));
     // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
     // not match is refused even when its metadata decodes, so nothing unverified is served.
-    let (actual, catalog) = std::thread::scope(|scope| {
+    let (actual, meta) = std::thread::scope(|scope| {
         let hashing = scope.spawn(|| hash(body));
-        let catalog = match blobs {
-            Some(end) => decode_meta(&body[end..]),
+        let meta = match &parts {
+            Some(parts) => decode_meta(&body[parts.meta.clone()]),
             None => {
-                Err(DecodeError::Body("the body header is truncated or its lengths overflow it".to_owned()))
+                Err(DecodeError::Body("the body's tail is missing or its lengths overflow it".to_owned()))
             }
         };
-        (hashing.join().expect("hashing does not panic"), catalog)
+        (hashing.join().expect("hashing does not panic"), meta)
     });
     let actual = actual.to_hex().to_string();
     if actual != envelope.catalog_hash {
         return Err(DecodeError::HashMismatch { expected: envelope.catalog_hash.to_owned(), actual });
     }
-    let end = blobs.unwrap_or(HEAD);
-    Ok(Layout { catalog, blobs: body_start + HEAD..body_start + end })
+    let parts = parts.unwrap_or(Parts { bodies: 0..0, search: 0..0, meta: 0..0 }).shifted(body_start);
+    Ok(Layout { meta, parts })
 }
 
 /// Points every entry body and the search index at their ranges of `file`.
-fn attach(mut catalog: Catalog, file: &Body, blobs: Range<usize>) -> Result<Catalog, DecodeError> {
-    let mut at = blobs.start;
-    for entry in &mut catalog.entries {
-        let end =
-            usize::try_from(entry.size).ok().and_then(|n| at.checked_add(n)).filter(|&e| e <= blobs.end);
-        entry.bytes = end.and_then(|end| file.slice(at..end)).ok_or_else(|| {
-            DecodeError::Body(format!("body of `{}` extends beyond the catalog", entry.uri))
+fn attach(meta: Meta, file: &Body, parts: &Parts) -> Result<Catalog, DecodeError> {
+    let Meta { mut catalog, offsets } = meta;
+    for (entry, offset) in catalog.entries.iter_mut().zip(offsets) {
+        let range = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(entry.size).ok())
+            .and_then(|(offset, size)| {
+                let start = parts.bodies.start.checked_add(offset)?;
+                Some(start..start.checked_add(size)?)
+            })
+            .filter(|r| r.end <= parts.bodies.end);
+        entry.bytes = range.and_then(|r| file.slice(r)).ok_or_else(|| {
+            DecodeError::Body(format!("body of `{}` extends beyond the catalog's bodies", entry.uri))
         })?;
-        at += entry.bytes.len();
     }
-    catalog.search.data = file.slice(at..blobs.end).expect("at <= blobs.end");
+    catalog.search.data = file.slice(parts.search.clone()).expect("the search index lies within the file");
     Ok(catalog)
 }
 
@@ -1084,20 +1089,25 @@ mod tests {
     use crate::catalog::{Entry, SearchIndex, Settings};
 
     #[test]
-    fn envelope_head_is_what_rmp_serde_writes_for_every_bin_size() {
+    fn envelope_head_decodes_as_what_rmp_serde_writes_for_every_body_size() {
         for len in [0usize, 1, 255, 256, 65_535, 65_536, 70_000] {
             let body = vec![7u8; len];
             let envelope =
                 Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: "ab", body: &body };
-            let whole = rmp_serde::to_vec_named(&envelope).unwrap();
             let mut ours = envelope_head("ab", len).unwrap();
+            assert_eq!(ours.len(), envelope_head("ab", 0).unwrap().len(), "one size for every body");
             ours.extend_from_slice(&body);
-            assert!(ours == whole, "envelope of a {len}-byte body");
+            let read: Envelope<'_> = rmp_serde::from_slice(&ours).unwrap();
+            assert_eq!(
+                (read.format, read.version, read.catalog_hash, read.body),
+                (envelope.format, envelope.version, envelope.catalog_hash, envelope.body),
+                "envelope of a {len}-byte body"
+            );
         }
     }
 
     #[test]
-    fn hash_of_is_the_recorded_hash_on_one_thread_and_on_two() {
+    fn hash_of_is_the_recorded_hash() {
         let mut large = sample();
         let bytes: Vec<u8> = (0..5u32 << 20).map(|i| (i % 251) as u8).collect();
         large.entries[0].size = bytes.len() as u64;
@@ -1153,26 +1163,65 @@ mod tests {
     }
 
     #[test]
-    fn bodies_streamed_in_many_batches_are_written_in_entry_order() {
-        // 2,000 entries of about 1 KiB: eight batches between the reader, writer and hasher.
-        let catalog = many_entries(2000);
-        let encoded = encode(&catalog);
-        let mut streamed = std::io::Cursor::new(Vec::new());
-        let hash = write(&catalog, &mut streamed).unwrap();
-        assert!(streamed.into_inner() == encoded.msgpack, "written out of order");
-        assert_eq!(hash, encoded.catalog_hash);
+    fn the_writer_refuses_bodies_that_are_not_the_catalogs() {
+        let catalog = many_entries(3);
+        let body = |i: usize| (catalog.entries[i].path.as_str(), catalog.entries[i].bytes.as_slice());
+        let io = |e: std::io::Error| (e.kind(), e.to_string());
+        // Out of order: refused when written.
+        let mut writer = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+        writer.body(body(1).0, body(1).1).unwrap();
+        let err = writer.body(body(0).0, body(0).1).unwrap_err();
+        assert_eq!(
+            io(err),
+            (
+                std::io::ErrorKind::InvalidInput,
+                "catalog bodies out of order: `docs/e0000.md` after `docs/e0001.md`".to_owned()
+            )
+        );
+        // One missing, or another file's bytes in an entry's place: refused at the end.
+        let mut writer = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+        writer.body(body(0).0, body(0).1).unwrap();
+        writer.body(body(2).0, body(2).1).unwrap();
+        assert_eq!(
+            io(writer.finish(&catalog).err().unwrap()),
+            (
+                std::io::ErrorKind::InvalidData,
+                "the bodies written do not match the catalog: 2 bodies for 3 entries".to_owned()
+            )
+        );
+        let mut writer = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+        writer.body(body(0).0, body(0).1).unwrap();
+        writer.body(body(1).0, b"short").unwrap();
+        writer.body(body(2).0, body(2).1).unwrap();
+        assert_eq!(
+            io(writer.finish(&catalog).err().unwrap()).1,
+            "the bodies written do not match the catalog: `docs/e0001.md` (5 bytes) was written \
+             where `docs/e0001.md` (1010 bytes) belongs"
+        );
+    }
 
-        // A body that cannot be fetched, in the first, a middle or the last batch, fails the
-        // write with its own error (and no thread is left blocked).
-        for failing in [3, 900, 1999] {
-            let body = |i: usize| -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
-                if i == failing {
-                    return Err(std::io::Error::other(format!("entry {i} is gone")));
-                }
-                Ok(std::borrow::Cow::Borrowed(catalog.entries[i].bytes.as_slice()))
-            };
-            let err = write_with(&catalog, &mut std::io::Cursor::new(Vec::new()), body).unwrap_err();
-            assert_eq!(err.to_string(), format!("entry {failing} is gone"));
+    #[test]
+    fn bodies_are_stored_in_source_order_and_found_by_offset() {
+        let mut catalog = many_entries(3);
+        // Source order is neither entry (URI) order nor byte order of the paths: the walk reads
+        // `docs/a/x.md` (in directory `a`) before `docs/a-b.md`, and that before `docs/a.md`.
+        for (entry, path) in catalog.entries.iter_mut().zip(["docs/a-b.md", "docs/a.md", "docs/a/x.md"]) {
+            entry.path = path.to_owned();
+        }
+        let encoded = encode(&catalog);
+        let at = |needle: &[u8]| encoded.msgpack.windows(needle.len()).position(|w| w == needle).unwrap();
+        let (a_b, a, a_x) = (at(b"# Entry 0\n"), at(b"# Entry 1\n"), at(b"# Entry 2\n"));
+        assert!(a_x < a_b && a_b < a, "bodies in source order");
+        assert_eq!(decode(&encoded.msgpack).unwrap(), catalog, "each entry gets its own bytes back");
+    }
+
+    #[test]
+    fn pieces_of_a_sequence_are_what_rmp_serde_writes_for_it() {
+        for n in [0usize, 1, 15, 16, 3000, 70_000] {
+            let items: Vec<String> = (0..n).map(|i| format!("item {i} {}", "x".repeat(i % 50))).collect();
+            let pieces = encode_seq(&items);
+            assert!(pieces.iter().all(|p| p.len() < 2 * PIECE), "{n}: bounded pieces");
+            assert_eq!(pieces.concat(), rmp_serde::to_vec(&items).unwrap(), "{n} items");
         }
     }
 
@@ -1210,11 +1259,25 @@ mod tests {
         let encoded = encode(&sample());
         let envelope: Envelope<'_> = rmp_serde::from_slice(&encoded.msgpack).unwrap();
         let body = envelope.body.to_vec();
-        let mut huge = body.clone();
-        huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
-        let mut short = body.clone();
-        short[..8].copy_from_slice(&1u64.to_le_bytes());
-        for forged in [huge, short, body[..10].to_vec(), Vec::new(), body[..body.len() - 1].to_vec()] {
+        let tail = body.len() - TAIL;
+        let with_lengths = |bodies: u64, search: u64| {
+            let mut forged = body.clone();
+            forged[tail..tail + 8].copy_from_slice(&bodies.to_le_bytes());
+            forged[tail + 8..].copy_from_slice(&search.to_le_bytes());
+            forged
+        };
+        let bodies = u64::from_le_bytes(body[tail..tail + 8].try_into().unwrap());
+        let forgeries = [
+            with_lengths(u64::MAX, 0),
+            with_lengths(0, u64::MAX),
+            with_lengths(u64::MAX / 2 + 1, u64::MAX / 2 + 1),
+            // The bodies area one byte short: the entry extends beyond it.
+            with_lengths(bodies - 1, 1),
+            body[..10].to_vec(),
+            Vec::new(),
+            body[..body.len() - 1].to_vec(),
+        ];
+        for forged in forgeries {
             let res = decode(&forge(&forged));
             assert!(matches!(res, Err(DecodeError::Body(_))), "{res:?}");
         }

@@ -4,7 +4,6 @@
 //! Exit codes: 0 clean, 1 content errors (or warnings with `--deny-warnings` / `[check]
 //! deny_warnings`), 2 usage or IO failure (returned as `Err` and printed by `main`).
 
-use std::borrow::Cow;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,9 +18,27 @@ use crate::error;
 /// `folio build [CONTENT] [--out DIR]`.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
-    // The bodies are not kept: they are read again from the files while the catalog is written,
-    // so a large tree is never held in memory whole.
-    let compilation = compile::compile_without_bodies(&Config { root: args.content.clone() });
+    let msgpack = args.out.join("catalog.msgpack");
+    let manifest = args.out.join("manifest.json");
+    // Each body goes to the catalog file as the compiler reads it (a large tree is never held
+    // in memory whole, nor read twice); the file is renamed into place only once the catalog is
+    // complete, and removed if the content has errors.
+    let mut staged = Staged::create(&msgpack)?;
+    let tmp = staged.tmp.clone();
+    let in_tmp = |e| anyhow::Error::from(error::Error::io(&tmp, e));
+    let mut writer = Some(codec::Writer::new(staged.out()).map_err(in_tmp)?);
+    let mut failed = None;
+    let compilation =
+        compile::compile_streaming(&Config { root: args.content.clone() }, &mut |path, bytes| {
+            // After a failed write the rest of the compile still runs (its diagnostics are worth
+            // reporting), but nothing more is written.
+            if let Some(w) = &mut writer
+                && let Err(e) = w.body(path, bytes)
+            {
+                failed = Some(e);
+                writer = None;
+            }
+        });
     // Diagnostics of a build go to stderr, like a compiler's; stdout stays free for scripts.
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -33,17 +50,9 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: `{}` has errors; no catalog written", args.content.display());
         return Ok(ExitCode::from(1));
     };
-    let msgpack = args.out.join("catalog.msgpack");
-    let manifest = args.out.join("manifest.json");
-    // Streamed: each entry's bytes go from its file to the catalog, checked against the hash
-    // the compiler recorded.
-    let mut catalog_hash = String::new();
-    let written = write_atomically(&msgpack, |out| {
-        catalog_hash = codec::write_with(&catalog, out, |i| {
-            compile::source::read_unchanged(&args.content, &catalog.entries[i]).map(Cow::Owned)
-        })?;
-        Ok(())
-    })?;
+    let writer = writer.ok_or_else(|| failed.expect("the writer is gone only after a failed write"));
+    let (_, catalog_hash) = writer.and_then(|w| w.finish(&catalog)).map_err(in_tmp)?;
+    let written = staged.commit()?;
     let manifest_text = codec::manifest(&catalog, &catalog_hash);
     write_atomically(&manifest, |out| out.write_all(manifest_text.as_bytes()))?;
     eprintln!(
@@ -124,31 +133,73 @@ fn display_prefix(content: &Path) -> String {
     if s.is_empty() { ".".to_owned() } else { s.to_owned() }
 }
 
-/// Writes a file through a temporary sibling and a rename, so a reader (a running server, an
-/// interrupted build) never sees half a catalog. `fill` writes the contents; returns their size.
+/// Writes a file through a temporary sibling and a rename (see [`Staged`]). `fill` writes the
+/// contents; returns their size.
 fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> anyhow::Result<u64> {
-    let mut tmp = PathBuf::from(path);
-    tmp.as_mut_os_string().push(".tmp");
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| error::Error::io(parent, e))?;
+    let mut staged = Staged::create(path)?;
+    if let Err(e) = fill(staged.out()) {
+        return Err(staged.error(e));
     }
-    let result = std::fs::File::create(&tmp).and_then(|file| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        fill(&mut out)?;
-        let file = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
-        file.metadata().map(|m| m.len())
-    });
-    let len = match result {
-        Ok(len) => len,
-        Err(e) => {
-            // Do not leave a partial temporary file behind.
-            let _ = std::fs::remove_file(&tmp);
-            return Err(error::Error::io(&tmp, e).into());
+    staged.commit()
+}
+
+/// A file written through a temporary sibling (`<name>.tmp`) and renamed into place by
+/// [`Staged::commit`], so a reader (a running server, an interrupted build) never sees half a
+/// catalog. Dropped uncommitted (content errors, a failed write), it removes the temporary file,
+/// and the directory it created for it if that is empty: a failed build leaves nothing behind.
+struct Staged {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Option<std::io::BufWriter<std::fs::File>>,
+    /// The file's directory, when it did not exist before.
+    created: Option<PathBuf>,
+}
+
+impl Staged {
+    fn create(path: &Path) -> anyhow::Result<Staged> {
+        let mut tmp = PathBuf::from(path);
+        tmp.as_mut_os_string().push(".tmp");
+        let mut created = None;
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+            std::fs::create_dir_all(parent).map_err(|e| error::Error::io(parent, e))?;
+            created = Some(parent.to_owned());
         }
-    };
-    std::fs::rename(&tmp, path).map_err(|e| error::Error::io(path, e))?;
-    Ok(len)
+        let file = std::fs::File::create(&tmp).map_err(|e| error::Error::io(&tmp, e))?;
+        let out = Some(std::io::BufWriter::with_capacity(1 << 20, file));
+        Ok(Staged { path: path.to_owned(), tmp, out, created })
+    }
+
+    fn out(&mut self) -> &mut std::io::BufWriter<std::fs::File> {
+        self.out.as_mut().expect("only commit takes the file")
+    }
+
+    /// A write error, naming the temporary file it happened to.
+    fn error(&self, e: std::io::Error) -> anyhow::Error {
+        error::Error::io(&self.tmp, e).into()
+    }
+
+    /// Flushes the file and renames it into place; returns its size.
+    fn commit(mut self) -> anyhow::Result<u64> {
+        let out = self.out.take().expect("committed once");
+        let len = out.into_inner().map_err(std::io::IntoInnerError::into_error).and_then(|f| f.metadata());
+        let len = len.map_err(|e| self.error(e))?.len();
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| error::Error::io(&self.path, e))?;
+        Ok(len)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // Committed: nothing to remove.
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+            if let Some(dir) = &self.created {
+                // Fails, as it should, when something else was put there meanwhile.
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
 }

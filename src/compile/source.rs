@@ -52,7 +52,8 @@ pub struct Found {
 /// The outcome of a walk.
 #[derive(Debug, Default)]
 pub struct Walk {
-    /// Every file to read that is not a doc (docs go to [`walk`]'s callback), sorted by `path`.
+    /// Every file to read that is not a doc (docs go to [`walk`]'s callback), in walk order
+    /// ([`codec::source_order`](crate::catalog::codec::source_order) of `path`).
     pub files: Vec<Found>,
     /// Problems found while walking.
     pub diagnostics: Vec<Diagnostic>,
@@ -66,9 +67,10 @@ pub struct Walk {
 ///
 /// Each doc is handed to `doc` as soon as it is found, so a caller can read docs while the rest
 /// of the tree is walked. Docs come in walk order, which is not path order (`docs/a/x.md` comes
-/// before `docs/a-b.md`); the returned [`Walk::files`] holds the other files (`folio.toml`,
-/// skill files), sorted by path. Skill files wait for the end of the walk: which directory is a
-/// skill is known only once every `SKILL.md` is found.
+/// before `docs/a-b.md`) but paths compared component by component (`codec::source_order`); the
+/// returned [`Walk::files`] holds the other files (`folio.toml`, skill files) in the same order,
+/// so the docs and then the files are one sequence in that order. Skill files wait for the end
+/// of the walk: which directory is a skill is known only once every `SKILL.md` is found.
 pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
     let canonical_root = match root.canonicalize() {
@@ -104,7 +106,8 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
         }
     });
     walk_dir(root, &canonical_root, "skills", &mut out.diagnostics, |path, abs| files.push((path, abs)));
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    // Pushed in walk order already; sorting states the order the compiler relies on.
+    files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     out.unserved.sort();
     out.files = classify(files);
     out
@@ -283,22 +286,6 @@ pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(&found.path, bytes.len() as u64));
-    }
-    Ok(bytes)
-}
-
-/// The bytes of a catalog entry's source file under the content root `root`, refused unless
-/// they are the bytes the compiler read (same length and blake3): `folio build` writes the
-/// bodies from the files after compiling, and a file edited in between would otherwise give a
-/// catalog whose bodies do not match its records.
-pub fn read_unchanged(root: &Path, entry: &crate::catalog::Entry) -> std::io::Result<Vec<u8>> {
-    let bytes = std::fs::read(root.join(&entry.path))
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read `{}` again: {e}", entry.path)))?;
-    if bytes.len() as u64 != entry.size || blake3::hash(&bytes).to_hex().as_str() != entry.blake3 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("`{}` changed while the catalog was being built; run `folio build` again", entry.path),
-        ));
     }
     Ok(bytes)
 }

@@ -45,8 +45,10 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
             // Zeroed memory from the allocator is fresh pages the kernel maps on first write:
             // the reads below are the first to touch them.
             let mut buf = vec![0u8; len];
+            let suffix = len - codec::PLAN_SUFFIX;
             read_at(&file, &mut buf[..codec::PLAN_PREFIX], 0).map_err(io)?;
-            if let Some(plan) = codec::plan(&buf[..codec::PLAN_PREFIX], len as u64)
+            read_at(&file, &mut buf[suffix..], suffix as u64).map_err(io)?;
+            if let Some(plan) = codec::plan(&buf[..codec::PLAN_PREFIX], &buf[suffix..], len as u64)
                 && plan.meta.start >= codec::PLAN_PREFIX
             {
                 let (hash, catalog) = pipeline(&file, &mut buf, &plan).map_err(io)?;
@@ -66,8 +68,9 @@ fn pipeline(
     file: &File,
     buf: &mut [u8],
     plan: &codec::Plan,
-) -> std::io::Result<(blake3::Hash, Result<crate::catalog::Catalog, codec::DecodeError>)> {
-    let (head, meta) = buf.split_at_mut(plan.meta.start);
+) -> std::io::Result<(blake3::Hash, Result<codec::Meta, codec::DecodeError>)> {
+    // `end` is the metadata and the lengths after it: read at once, hashed last.
+    let (head, end) = buf.split_at_mut(plan.meta.start);
     let (prefix, bodies) = head.split_at_mut(codec::PLAN_PREFIX);
     let prefix: &[u8] = prefix;
     std::thread::scope(|scope| {
@@ -82,18 +85,18 @@ fn pipeline(
             }
             Ok(())
         });
-        read_at(file, meta, plan.meta.start as u64)?;
-        let meta: &[u8] = meta;
+        read_at(file, end, plan.meta.start as u64)?;
+        let end: &[u8] = end;
         let hasher = scope.spawn(move || {
             let mut hasher = blake3::Hasher::new();
             hasher.update(&prefix[plan.body.start..]);
             for chunk in rx {
                 hasher.update(chunk);
             }
-            hasher.update(meta);
+            hasher.update(end);
             hasher.finalize()
         });
-        let catalog = codec::decode_planned_meta(meta);
+        let catalog = codec::decode_planned_meta(&end[..plan.meta.len()]);
         reader.join().expect("reading does not panic")?;
         let hash = hasher.join().expect("hashing does not panic");
         Ok((hash, catalog))
@@ -129,7 +132,14 @@ mod tests {
     #[test]
     fn the_pipeline_opens_the_same_catalog_as_one_read() {
         let bytes = catalog_bytes();
-        assert!(codec::plan(&bytes[..codec::PLAN_PREFIX], bytes.len() as u64).is_some());
+        assert!(
+            codec::plan(
+                &bytes[..codec::PLAN_PREFIX],
+                &bytes[bytes.len() - codec::PLAN_SUFFIX..],
+                bytes.len() as u64
+            )
+            .is_some()
+        );
         let (piped, plain) = open_both("same", &bytes);
         let (piped, plain) = (piped.unwrap(), plain.unwrap());
         assert_eq!(piped.catalog(), plain.catalog());
@@ -141,10 +151,19 @@ mod tests {
     #[test]
     fn the_pipeline_refuses_what_one_read_refuses_with_the_same_message() {
         let bytes = catalog_bytes();
-        let plan = codec::plan(&bytes[..codec::PLAN_PREFIX], bytes.len() as u64).unwrap();
+        let plan = codec::plan(
+            &bytes[..codec::PLAN_PREFIX],
+            &bytes[bytes.len() - codec::PLAN_SUFFIX..],
+            bytes.len() as u64,
+        )
+        .unwrap();
         let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
-        // A flipped byte in an entry body, in the metadata, and in the recorded hash.
-        for (name, at) in [("body", plan.body.start + 20), ("meta", plan.meta.start + 10), ("hash", 60)] {
+        // A flipped byte in an entry body, in the metadata, in the lengths at the end, and in
+        // the recorded hash.
+        let tail = bytes.len() - 3;
+        for (name, at) in
+            [("body", plan.body.start + 20), ("meta", plan.meta.start + 10), ("tail", tail), ("hash", 60)]
+        {
             let mut tampered = bytes.clone();
             tampered[at] ^= 0x01;
             cases.push((name, tampered));

@@ -420,7 +420,14 @@ fn build_refuses_to_write_a_catalog_with_errors() {
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(1));
     assert!(out.stderr.contains("content/docs/a.md:1:1: error[frontmatter-unclosed]"), "{}", out.stderr);
-    assert!(!tree.join("out/catalog.msgpack").exists());
+    assert!(!tree.join("out").exists(), "nothing is left behind, not even the --out directory");
+    // Bodies are streamed to a temporary file during the compile: it is removed, and a catalog
+    // already there is left as it was.
+    assert!(!tree.join("out/catalog.msgpack.tmp").exists(), "the temporary file is removed");
+    tree.file("out/catalog.msgpack", "the previous catalog");
+    assert_eq!(folio(tree.path(), &["build", "content", "--out", "out"]).code, Some(1));
+    assert_eq!(std::fs::read_to_string(tree.join("out/catalog.msgpack")).unwrap(), "the previous catalog");
+    assert!(!tree.join("out/catalog.msgpack.tmp").exists());
 }
 
 fn fixture(name: &str) -> std::path::PathBuf {
@@ -581,51 +588,52 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
 }
 
 #[test]
-fn build_without_bodies_writes_the_same_catalog_and_refuses_a_file_changed_meanwhile() {
+fn a_streamed_build_writes_the_bytes_encode_writes() {
     use folio::catalog::codec;
-    use folio::compile::{Config, compile, compile_without_bodies, source};
+    use folio::compile::{Config, compile, compile_streaming};
+    // Walk order is neither byte order nor URI order here: `docs/a/x.md` (in directory `a`) is
+    // read before `docs/a-b.md` and `docs/a.md`, and `skills/s/…` before `skills/s-1/…`.
     let tree = Tree::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content"), &tree.join("content"));
-    let config = Config { root: tree.join("content") };
-    let full = compile(&config).catalog.expect("content/ compiles");
-    let lean = compile_without_bodies(&config).catalog.expect("content/ compiles");
-    assert!(lean.entries.iter().all(|e| e.bytes.is_empty()), "no body is kept");
-    let read = |i: usize| source::read_unchanged(&config.root, &lean.entries[i]).map(std::borrow::Cow::Owned);
-    let mut streamed = std::io::Cursor::new(Vec::new());
-    let hash = codec::write_with(&lean, &mut streamed, read).unwrap();
-    let encoded = codec::encode(&full);
-    assert!(streamed.into_inner() == encoded.msgpack, "bodies read back give the same file");
-    assert_eq!(hash, encoded.catalog_hash);
-    assert_eq!(codec::manifest(&lean, &hash), encoded.manifest);
-
-    // A doc edited between the compile and the write (same length, other bytes).
-    let victim = &lean.entries.iter().find(|e| e.path.starts_with("docs/")).unwrap().path;
-    let path = config.root.join(victim);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let last = bytes.len() - 2;
-    bytes[last] = if bytes[last] == b'x' { b'y' } else { b'x' };
-    std::fs::write(&path, bytes).unwrap();
-    let err = codec::write_with(&lean, &mut std::io::Cursor::new(Vec::new()), read).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        format!("`{victim}` changed while the catalog was being built; run `folio build` again")
+    tree.file("small/docs/a.md", "# A\n\nSee [x](a/x.md) and [b](a-b.md).\n");
+    tree.file("small/docs/a/x.md", "# X\n\nBack to [a](../a.md).\n");
+    tree.file("small/docs/a-b.md", "# B\n\nBack to [a](a.md).\n");
+    tree.file(
+        "small/skills/s/SKILL.md",
+        "---\nname: s\ndescription: Does s.\n---\n\nRead [r](references/r.md).\n",
     );
-}
-
-#[test]
-fn small_catalog_without_bodies_is_written_whole_with_the_same_bytes() {
-    use folio::catalog::codec;
-    use folio::compile::{Config, compile, compile_without_bodies, source};
-    let tree = Tree::new();
-    tree.file("content/docs/index.md", "# Home\n\nSee [the guide](guide.md).\n");
-    tree.file("content/docs/guide.md", "# Guide\n\nBack [home](index.md).\n");
-    let config = Config { root: tree.join("content") };
-    let full = compile(&config).catalog.expect("the tree compiles");
-    let lean = compile_without_bodies(&config).catalog.expect("the tree compiles");
-    let read = |i: usize| source::read_unchanged(&config.root, &lean.entries[i]).map(std::borrow::Cow::Owned);
-    let mut streamed = std::io::Cursor::new(Vec::new());
-    codec::write_with(&lean, &mut streamed, read).unwrap();
-    let encoded = codec::encode(&full).msgpack;
-    assert!(encoded.len() < 1 << 16, "small enough to be assembled whole");
-    assert!(streamed.into_inner() == encoded);
+    tree.file("small/skills/s/references/r.md", "# R\n");
+    tree.file("small/skills/s-1/SKILL.md", "---\nname: s-1\ndescription: Does s-1.\n---\n\n# S-1\n");
+    tree.file("small/skills/s-1/assets/logo.bin", [0u8, 159, 146, 150]);
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content"), &tree.join("manual"));
+    for name in ["small", "manual"] {
+        let config = Config { root: tree.join(name) };
+        let full = compile(&config).catalog.expect("the tree compiles");
+        let mut streamed = std::io::Cursor::new(Vec::new());
+        let mut writer = Some(codec::Writer::new(&mut streamed).unwrap());
+        let mut paths = Vec::new();
+        let lean = compile_streaming(&config, &mut |path, bytes| {
+            paths.push(path.to_owned());
+            writer.as_mut().unwrap().body(path, bytes).unwrap();
+        });
+        let lean = lean.catalog.expect("the tree compiles");
+        assert!(lean.entries.iter().all(|e| e.bytes.is_empty()), "{name}: no body is kept");
+        let (_, hash) = writer.take().unwrap().finish(&lean).unwrap();
+        let encoded = codec::encode(&full);
+        assert!(streamed.into_inner() == encoded.msgpack, "{name}: streamed bytes differ from encode's");
+        assert_eq!(hash, encoded.catalog_hash, "{name}");
+        assert_eq!(codec::manifest(&lean, &hash), encoded.manifest, "{name}");
+        assert_eq!(codec::decode(&encoded.msgpack).unwrap(), full, "{name}: bodies land where they belong");
+        if name == "small" {
+            let expected = [
+                "docs/a/x.md",
+                "docs/a-b.md",
+                "docs/a.md",
+                "skills/s/SKILL.md",
+                "skills/s/references/r.md",
+                "skills/s-1/SKILL.md",
+                "skills/s-1/assets/logo.bin",
+            ];
+            assert_eq!(paths, expected, "bodies are handed over in walk order");
+        }
+    }
 }
