@@ -542,6 +542,7 @@ impl Key {
 
     /// The key of a term of 1 to 16 bytes given as its zero-padded little-endian words: what
     /// [`Key::of`] computes, without reading the bytes again ([`term_hash`] unrolled).
+    #[inline]
     fn short(head: [u64; 2], len: usize) -> Key {
         const K: u64 = 0x517c_c1b7_2722_0a95;
         let mut h = ((len as u64).rotate_left(5) ^ head[0]).wrapping_mul(K);
@@ -551,34 +552,33 @@ impl Key {
         Key::with_hash(h.rotate_left(26), head, len)
     }
 
+    #[inline]
     fn with_hash(hash: u64, head: [u64; 2], len: usize) -> Key {
         Key { hash, tag: ((hash >> 32) as u32 & !0xff) | len.min(0xff) as u32, head }
     }
 }
 
-/// Per byte: true for the bytes a word is made of (ASCII letters and digits, and every byte of
-/// a non-ASCII character; those pieces go through [`tokenize`]).
-const WORD_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric() || b >= 0x80;
-        b += 1;
-    }
-    table
-};
+/// True for the bytes a word is made of: ASCII letters and digits, and every byte of a
+/// non-ASCII character (those pieces go through [`tokenize`]). The definition the fast scans
+/// ([`word_lanes`], [`Words`]) are tested against.
+#[cfg(test)]
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
+}
 
 /// Bit 7 of every byte of a `u64`: the lanes [`word_lanes`] marks.
 const LANE_HIGH: u64 = 0x8080_8080_8080_8080;
 /// 1 in every byte of a `u64`.
 const LANE_ONES: u64 = 0x0101_0101_0101_0101;
 
-/// The [`WORD_BYTE`]s among the 8 bytes of `w` (read little-endian), as bit 7 of their lanes.
+/// The word bytes (ASCII letters and digits, bytes of non-ASCII characters) among the 8 bytes
+/// of `w` (read little-endian), as bit 7 of their lanes.
 ///
 /// Eight bytes are classified at once (SWAR): with bit 7 cleared, each lane holds 0..=127, so
 /// `(lane | 0x80) - n` never borrows from the next lane and keeps bit 7 exactly when
 /// `lane >= n`. Letters are tested after OR-ing 0x20, which maps `A..=Z` onto `a..=z` and no
 /// other byte into that range.
+#[inline]
 fn word_lanes(w: u64) -> u64 {
     let at_least = |x: u64, n: u8| ((x | LANE_HIGH) - LANE_ONES * u64::from(n)) & LANE_HIGH;
     let low = w & !LANE_HIGH;
@@ -589,52 +589,120 @@ fn word_lanes(w: u64) -> u64 {
     (digit | letter | w) & LANE_HIGH
 }
 
-/// The 8 bytes at `at`, when there are 8.
-fn lanes_at(bytes: &[u8], at: usize) -> Option<u64> {
-    let chunk = bytes.get(at..at + 8)?;
-    Some(u64::from_le_bytes(chunk.try_into().expect("8 bytes")))
+/// The bit 7s of `lanes` (one per byte, as [`word_lanes`] sets them) gathered into the low 8
+/// bits, lane `i` to bit `i`. The multiply moves each lane's bit to bit `56 + i` without
+/// carries (every lane/shift pair lands on its own bit), like SSE2's `movemask`.
+#[inline]
+fn gather_lanes(lanes: u64) -> u64 {
+    ((lanes >> 7) & LANE_ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// The first [`WORD_BYTE`] at or after `pos`, or `bytes.len()`.
-fn next_word_byte(bytes: &[u8], mut pos: usize) -> usize {
-    while let Some(w) = lanes_at(bytes, pos) {
-        let word = word_lanes(w);
-        if word != 0 {
-            return pos + (word.trailing_zeros() / 8) as usize;
+/// One bit per byte of the 64 bytes at `at` (past the end: zeros, which are not word bytes):
+/// the word bytes (see [`word_lanes`]), and the bytes of non-ASCII characters.
+#[inline]
+fn block_masks(bytes: &[u8], at: usize) -> (u64, u64) {
+    let mut padded = [0u8; 64];
+    let block: &[u8] = match bytes.get(at..at + 64) {
+        Some(block) => block,
+        None => {
+            let rest = bytes.get(at..).unwrap_or_default();
+            padded[..rest.len()].copy_from_slice(rest);
+            &padded
         }
-        pos += 8;
+    };
+    let (mut word, mut high) = (0u64, 0u64);
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        word |= gather_lanes(word_lanes(w)) << (8 * i);
+        high |= gather_lanes(w & LANE_HIGH) << (8 * i);
     }
-    while pos < bytes.len() && !WORD_BYTE[bytes[pos] as usize] {
-        pos += 1;
-    }
-    pos
+    (word, high)
 }
 
-/// The end of the run of [`WORD_BYTE`]s starting at `start`, and whether the run is all ASCII.
-fn word_end(bytes: &[u8], start: usize) -> (usize, bool) {
-    let mut end = start;
-    let mut high = 0u64;
-    while let Some(w) = lanes_at(bytes, end) {
-        let other = !word_lanes(w) & LANE_HIGH;
-        if other == 0 {
-            high |= w;
-            end += 8;
-            continue;
+/// The runs of word bytes of a text, as `(start, end, all ASCII)`, found 64 bytes at a time:
+/// each block is classified once into bit masks, and the runs are read off the masks with bit
+/// scans, so finding a word costs a few instructions and no branch per byte. (Scanning byte by
+/// byte, or 8 bytes at a time, was half of the tokenizer's time on a large tree.)
+struct Words<'a> {
+    bytes: &'a [u8],
+    /// Offset of the block the masks describe.
+    base: usize,
+    /// Word bytes of the block.
+    word: u64,
+    /// Non-ASCII bytes of the block.
+    high: u64,
+    /// Where the search for the next run starts (`base..base + 64`).
+    pos: usize,
+}
+
+impl<'a> Words<'a> {
+    fn new(bytes: &'a [u8]) -> Words<'a> {
+        let (word, high) = block_masks(bytes, 0);
+        Words { bytes, base: 0, word, high, pos: 0 }
+    }
+
+    /// Moves to the next block; false past the end of the text.
+    #[inline]
+    fn advance(&mut self) -> bool {
+        self.base += 64;
+        self.pos = self.base;
+        if self.base >= self.bytes.len() {
+            return false;
         }
-        let n = (other.trailing_zeros() / 8) as usize;
-        // The run's bytes are the `n` lowest lanes (n < 8, so the shift is in range).
-        high |= w & ((1u64 << (8 * n)) - 1);
-        return (end + n, high & LANE_HIGH == 0);
+        (self.word, self.high) = block_masks(self.bytes, self.base);
+        true
     }
-    while end < bytes.len() && WORD_BYTE[bytes[end] as usize] {
-        high |= u64::from(bytes[end]);
-        end += 1;
+}
+
+/// Bits `from..to` of a `u64` (`from <= to <= 64`).
+#[inline]
+fn bit_range(from: u32, to: u32) -> u64 {
+    let below = if to >= 64 { u64::MAX } else { (1u64 << to) - 1 };
+    below & (u64::MAX << from)
+}
+
+impl Iterator for Words<'_> {
+    type Item = (usize, usize, bool);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize, bool)> {
+        // A run that ended with the text left `pos` there, behind `base`.
+        if self.pos >= self.bytes.len() {
+            return None;
+        }
+        let start = loop {
+            let from = (self.pos - self.base) as u32;
+            let ahead = if from >= 64 { 0 } else { self.word & (u64::MAX << from) };
+            if ahead != 0 {
+                break self.base + ahead.trailing_zeros() as usize;
+            }
+            if !self.advance() {
+                return None;
+            }
+        };
+        let mut from = (start - self.base) as u32;
+        let mut high = 0u64;
+        let end = loop {
+            let other = !self.word & (u64::MAX << from);
+            let to = if other == 0 { 64 } else { other.trailing_zeros() };
+            high |= self.high & bit_range(from, to);
+            if other != 0 {
+                break self.base + to as usize;
+            }
+            // The run goes on into the next block (or ends with the text).
+            if !self.advance() {
+                break self.bytes.len();
+            }
+            from = 0;
+        };
+        self.pos = end;
+        Some((start, end, high == 0))
     }
-    (end, high & LANE_HIGH == 0)
 }
 
 /// The key of the ASCII word `bytes[start..end]` (at most 16 bytes), read as two words when
 /// 16 bytes are there to read, masked to the word.
+#[inline]
 fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
     let len = end - start;
     let Some(window) = bytes.get(start..start + 16) else {
@@ -751,12 +819,17 @@ pub struct Indexer {
     raw: TermDict,
     /// Per `raw` id: the term id it normalises to, or [`DROPPED`].
     raw_terms: Vec<u32>,
-    /// Per term id: its frequency in the text being counted (zeroed after each text).
+    /// Per term id, at [`tf_slot`]: its frequency in the text being counted (zeroed after
+    /// each text).
     tf: Vec<u32>,
-    /// Term ids seen in the text being counted, in first-occurrence order.
+    /// Term ids seen in the text being counted, in first-occurrence order: the first
+    /// `n_touched` (the rest is scratch for [`Indexer::add`]).
     touched: Vec<u32>,
-    /// ASCII words waiting for [`Indexer::flush`].
-    batch: Vec<Pending>,
+    n_touched: usize,
+    /// ASCII words (start and end in the text) waiting for [`Indexer::flush`].
+    batch: Vec<(usize, usize)>,
+    /// Scratch of [`Indexer::flush`]: each batched word's key and home slot in `raw`.
+    looked: Vec<(Key, Slot)>,
     /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
     joined: String,
 }
@@ -764,20 +837,14 @@ pub struct Indexer {
 /// Words looked up together by [`Indexer::flush`].
 const BATCH: usize = 64;
 
-/// An ASCII word of the text being counted, waiting for its memo lookup.
-#[derive(Debug)]
-struct Pending {
-    start: usize,
-    end: usize,
-    key: Key,
-    /// The word's home slot in the memo, loaded ahead.
-    home: Slot,
-    /// The home slot holds this word (its first 16 bytes, at least).
-    hit: bool,
-}
-
 /// In [`Indexer::raw_terms`]: a word that yields no token (a stop word, or too long).
 const DROPPED: u32 = u32::MAX;
+
+/// Where [`Indexer::tf`] counts term `id`: one past it, so that [`DROPPED`] wraps to slot 0,
+/// which nothing reads.
+fn tf_slot(id: u32) -> usize {
+    id.wrapping_add(1) as usize
+}
 
 impl Indexer {
     /// An indexer whose [`BodyTerms`] say `id`; the ids of the indexers given to one
@@ -826,41 +893,32 @@ impl Indexer {
             }
             None => {}
         }
-        for &id in &self.touched {
-            emit(id, std::mem::take(&mut self.tf[id as usize]));
+        for &id in &self.touched[..self.n_touched] {
+            emit(id, std::mem::take(&mut self.tf[tf_slot(id)]));
         }
-        self.touched.clear();
+        self.n_touched = 0;
         tokens
     }
 
     fn scan(&mut self, text: &str, tokens: &mut u32) {
         let bytes = text.as_bytes();
-        let mut pos = 0;
-        loop {
-            pos = next_word_byte(bytes, pos);
-            if pos == bytes.len() {
-                break;
-            }
-            let (end, ascii) = word_end(bytes, pos);
-            // `pos` and `end` are on char boundaries: both are at (or past) ASCII bytes.
-            let (start, piece) = (pos, &text[pos..end]);
-            pos = end;
+        for (start, end, ascii) in Words::new(bytes) {
+            // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
+            let piece = &text[start..end];
             if !ascii {
                 // Keep first-occurrence order: words before this piece are counted first.
                 self.flush(text, tokens);
-                let Indexer { dict, tf, touched, .. } = self;
+                let Indexer { dict, tf, touched, n_touched, .. } = self;
                 tokenize(piece, false, |_, _, term| {
                     *tokens = tokens.saturating_add(1);
-                    Self::add(tf, touched, dict.intern(term));
+                    Self::add(tf, touched, n_touched, dict.intern(term));
                 });
                 continue;
             }
             if piece.len() > MAX_TERM_BYTES {
                 continue;
             }
-            let key =
-                if piece.len() <= 16 { ascii_key(bytes, start, end) } else { Key::of(piece.as_bytes()) };
-            self.batch.push(Pending { start, end, key, home: EMPTY_SLOT, hit: false });
+            self.batch.push((start, end));
             if self.batch.len() == BATCH {
                 self.flush(text, tokens);
             }
@@ -868,55 +926,71 @@ impl Indexer {
         self.flush(text, tokens);
     }
 
-    /// Counts the batched ASCII words. Their home slots and stored heads are loaded in two
-    /// passes of independent loads first, so the cache misses of a batch overlap instead of
-    /// being paid one after another (the memo is larger than a core's L2 on big trees, and this
-    /// was the top of the compile profile).
+    /// Counts the batched ASCII words. Their keys and home slots, then their stored heads, are
+    /// loaded in passes of independent loads first, so the cache misses of a batch overlap
+    /// instead of being paid one after another (the memo is larger than a core's L2 on big
+    /// trees, and this was the top of the compile profile). The keys are computed here rather
+    /// than when a word is found: a key stored by parts and at once copied as a whole stalled
+    /// on store forwarding, which cost as much as the word scan.
     fn flush(&mut self, text: &str, tokens: &mut u32) {
         if self.batch.is_empty() {
             return;
         }
-        let mut batch = std::mem::take(&mut self.batch);
+        let bytes = text.as_bytes();
+        let batch = std::mem::take(&mut self.batch);
+        let mut looked = std::mem::take(&mut self.looked);
         self.raw.ensure_slots();
         let mask = self.raw.slots.len() - 1;
-        for p in batch.iter_mut() {
-            p.home = self.raw.slots[p.key.hash as usize & mask];
-        }
-        for p in batch.iter_mut() {
-            p.hit = p.home.id != EMPTY
-                && p.home.tag == p.key.tag
-                && self.raw.heads[p.home.id as usize] == p.key.head;
-        }
-        for p in &batch {
-            let piece = &text[p.start..p.end];
-            let raw = if p.hit && (piece.len() <= 16 || self.raw.term(p.home.id as usize) == piece) {
-                p.home.id
+        looked.clear();
+        looked.extend(batch.iter().map(|&(start, end)| {
+            let key =
+                if end - start <= 16 { ascii_key(bytes, start, end) } else { Key::of(&bytes[start..end]) };
+            (key, self.raw.slots[key.hash as usize & mask])
+        }));
+        let hits: [bool; BATCH] = std::array::from_fn(|i| {
+            looked.get(i).is_some_and(|(key, home)| {
+                home.id != EMPTY && home.tag == key.tag && self.raw.heads[home.id as usize] == key.head
+            })
+        });
+        for ((&(start, end), &(key, home)), hit) in batch.iter().zip(&looked).zip(hits) {
+            let piece = &text[start..end];
+            let raw = if hit && (piece.len() <= 16 || self.raw.term(home.id as usize) == piece) {
+                home.id
             } else {
-                self.raw.intern_key(piece, p.key)
+                self.raw.intern_key(piece, key)
             } as usize;
             if raw == self.raw_terms.len() {
                 let mut id = DROPPED;
                 tokenize(piece, false, |_, _, term| id = self.dict.intern(term));
                 self.raw_terms.push(id);
             }
+            // No branch on stop words either (a third of the words, in no predictable order):
+            // a dropped word is counted in a slot nothing reads.
             let id = self.raw_terms[raw];
-            if id != DROPPED {
-                *tokens = tokens.saturating_add(1);
-                Self::add(&mut self.tf, &mut self.touched, id);
-            }
+            *tokens = tokens.saturating_add(u32::from(id != DROPPED));
+            Self::add(&mut self.tf, &mut self.touched, &mut self.n_touched, id);
         }
-        batch.clear();
         self.batch = batch;
+        self.batch.clear();
+        self.looked = looked;
     }
 
-    fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, id: u32) {
-        let slot = id as usize;
+    /// Counts one occurrence of term `id` (or of nothing, for [`DROPPED`]), noting it in
+    /// `touched[..n_touched]` the first time.
+    #[inline]
+    fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, n_touched: &mut usize, id: u32) {
+        let slot = tf_slot(id);
         if slot >= tf.len() {
             tf.resize(slot + 1, 0);
         }
-        if tf[slot] == 0 {
-            touched.push(id);
+        // Without a branch on "first time in this text": it is taken for most rare words and
+        // was mispredicted often enough to show in the profile. The id is written at the end
+        // every time and kept only when it is new (never for a dropped word, in slot 0).
+        if *n_touched == touched.len() {
+            touched.push(0);
         }
+        touched[*n_touched] = id;
+        *n_touched += usize::from((tf[slot] == 0) & (slot != 0));
         tf[slot] = tf[slot].saturating_add(1);
     }
 }
@@ -1560,29 +1634,62 @@ mod tests {
         assert_eq!((tokens, got), (n, expected));
     }
 
+    /// The runs of word bytes, one byte at a time: what [`Words`] must find.
+    fn runs_by_table(bytes: &[u8]) -> Vec<(usize, usize, bool)> {
+        let mut runs = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            if !is_word_byte(bytes[at]) {
+                at += 1;
+                continue;
+            }
+            let end = (at..bytes.len()).find(|&i| !is_word_byte(bytes[i])).unwrap_or(bytes.len());
+            runs.push((at, end, bytes[at..end].is_ascii()));
+            at = end;
+        }
+        runs
+    }
+
     #[test]
     fn word_scan_finds_the_runs_the_byte_table_finds() {
-        // Every byte value at every position of a 19-byte window (covering a full 8-byte load,
-        // a partial one and the scalar tail), between word bytes and separators.
-        for fill in [b'a', b' '] {
-            for at in 0..19 {
-                for b in 0..=255u8 {
-                    let mut bytes = vec![fill; 19];
-                    bytes[at] = b;
-                    let expected_next = (0..bytes.len()).find(|&i| WORD_BYTE[bytes[i] as usize]);
-                    assert_eq!(
-                        next_word_byte(&bytes, 0),
-                        expected_next.unwrap_or(bytes.len()),
-                        "{b:#x} at {at}"
-                    );
-                    for start in (0..bytes.len()).filter(|&i| WORD_BYTE[bytes[i] as usize]) {
-                        let end = (start..bytes.len()).find(|&i| !WORD_BYTE[bytes[i] as usize]);
-                        let end = end.unwrap_or(bytes.len());
-                        let ascii = bytes[start..end].is_ascii();
-                        assert_eq!(word_end(&bytes, start), (end, ascii), "{b:#x} at {at}, from {start}");
+        // Every byte value at every position around the first block boundary (covering a
+        // full block, the padded tail and a run that crosses into the next block), between
+        // word bytes and separators.
+        for fill in [b'a', b' ', 0xc3] {
+            for len in [1, 19, 63, 64, 65, 130] {
+                for at in (0..len).filter(|&at| at < 3 || at + 3 > len || (60..68).contains(&at)) {
+                    for b in 0..=255u8 {
+                        let mut bytes = vec![fill; len];
+                        bytes[at] = b;
+                        let got: Vec<_> = Words::new(&bytes).collect();
+                        assert_eq!(got, runs_by_table(&bytes), "{b:#x} at {at} of {len} in {fill:#x}");
                     }
                 }
             }
+        }
+        // Runs of every length from every offset, across several blocks.
+        let mut state = 7u64;
+        for _ in 0..2000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = (state >> 33) as usize % 300;
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| match (state >> (i % 60)) % 5 {
+                    0 => b' ',
+                    1 => b'-',
+                    2 => 0xe6,
+                    _ => b'a' + (i % 26) as u8,
+                })
+                .collect();
+            assert_eq!(Words::new(&bytes).collect::<Vec<_>>(), runs_by_table(&bytes), "{bytes:?}");
+        }
+        assert_eq!(Words::new(b"").count(), 0);
+    }
+
+    #[test]
+    fn gathered_lanes_are_one_bit_per_byte_in_order() {
+        for lanes in 0..=255u64 {
+            let spread: u64 = (0..8).filter(|i| lanes >> i & 1 == 1).map(|i| 0x80u64 << (8 * i)).sum();
+            assert_eq!(gather_lanes(spread), lanes);
         }
     }
 
