@@ -604,7 +604,8 @@ impl<'t> Index<'t> {
         if target.is_empty() {
             return Outcome::Found(source.path);
         }
-        let shown = format!("[[{}]]", raw.target);
+        // Only a problem's message shows the link: not formatted for the links that resolve.
+        let shown = || format!("[[{}]]", raw.target);
         let key = wiki_key(target);
         // In a skill, a wiki link names a file of that skill (relative to its directory).
         if let Some(skill_dir) = source.origin.skill_dir() {
@@ -623,16 +624,16 @@ impl<'t> Index<'t> {
             return match matches.as_slice() {
                 [one] => Outcome::Found(one),
                 [] => Outcome::Problem(Problem::broken(
-                    format!("wiki link `{shown}` matches no file in the skill directory `{skill_dir}`"),
+                    format!("wiki link `{}` matches no file in the skill directory `{skill_dir}`", shown()),
                     None,
                 )),
-                many => Outcome::Problem(ambiguous(&shown, many)),
+                many => Outcome::Problem(ambiguous(&shown(), many)),
             };
         }
         if let Some(found) = self.wiki_full.get(&*key) {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
-                many => Outcome::Problem(ambiguous(&shown, many)),
+                many => Outcome::Problem(ambiguous(&shown(), many)),
             };
         }
         if !target.contains('/')
@@ -640,12 +641,12 @@ impl<'t> Index<'t> {
         {
             return match found.as_slice() {
                 [one] => Outcome::Found(one),
-                many => Outcome::Problem(ambiguous(&shown, many)),
+                many => Outcome::Problem(ambiguous(&shown(), many)),
             };
         }
         let help = closest(&key, self.wiki_full.iter().map(|(k, paths)| (k.clone(), paths[0])))
             .map(|path| format!("did you mean `[[{}]]`?", wiki_display(path)));
-        Outcome::Problem(Problem::broken(format!("wiki link `{shown}` matches no doc"), help))
+        Outcome::Problem(Problem::broken(format!("wiki link `{}` matches no doc", shown()), help))
     }
 
     fn check_anchor(&self, source: &LinkSource<'_>, raw: &RawLink, path: &str) -> Option<Problem> {
