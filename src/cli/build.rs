@@ -146,10 +146,15 @@ fn write_atomically(
     staged.commit()
 }
 
-/// A file written through a temporary sibling (`<name>.tmp`) and renamed into place by
-/// [`Staged::commit`], so a reader (a running server, an interrupted build) never sees half a
-/// catalog. Dropped uncommitted (content errors, a failed write), it removes the temporary file,
-/// and the directory it created for it if that is empty: a failed build leaves nothing behind.
+/// A file written through a temporary sibling and renamed into place by [`Staged::commit`], so
+/// a reader (a running server, an interrupted build) never sees half a catalog. Dropped
+/// uncommitted (content errors, a failed write), it removes the temporary file, and the
+/// directory it created for it if that is empty: a failed build leaves nothing behind.
+///
+/// The temporary name is hidden and holds the process id (`.catalog.msgpack.4242.tmp`): the
+/// catalog is written while the tree is walked, so an `--out` inside the content tree must not
+/// put a half-written file in the walk (hidden files are skipped), and two builds into one
+/// directory must not write the same file.
 struct Staged {
     path: PathBuf,
     tmp: PathBuf,
@@ -160,8 +165,8 @@ struct Staged {
 
 impl Staged {
     fn create(path: &Path) -> anyhow::Result<Staged> {
-        let mut tmp = PathBuf::from(path);
-        tmp.as_mut_os_string().push(".tmp");
+        let name = path.file_name().map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         let mut created = None;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
             std::fs::create_dir_all(parent).map_err(|e| error::Error::io(parent, e))?;
