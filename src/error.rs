@@ -40,10 +40,12 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {
+    // The message already ends with the cause's own message, so the chain continues below it:
+    // returning the cause itself made `{:#}` (how `main` prints errors) say it twice.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } => Some(source),
-            Error::Catalog { source, .. } => Some(source),
+            Error::Io { source, .. } => source.source(),
+            Error::Catalog { source, .. } => source.source(),
         }
     }
 }

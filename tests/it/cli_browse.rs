@@ -190,4 +190,10 @@ fn content_errors_and_bad_catalogs_are_reported() {
     let out = run(&tree, &["list", "--catalog", "broken.msgpack"]);
     assert_eq!(out.code, Some(2));
     assert!(out.stderr.starts_with("error: broken.msgpack: not a folio catalog"), "{}", out.stderr);
+
+    // The OS's reason is said once, after the path.
+    let out = run(&tree, &["list", "--catalog", "missing.msgpack"]);
+    assert_eq!(out.code, Some(2));
+    let reason = std::fs::read(tree.join("missing.msgpack")).unwrap_err();
+    assert_eq!(out.stderr, format!("error: missing.msgpack: {reason}\n"));
 }
