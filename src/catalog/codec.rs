@@ -480,7 +480,8 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
 
     /// Appends the bytes of the entry at `path`. Entries come in [`source_order`] of their
     /// paths; one out of order fails with [`std::io::ErrorKind::InvalidInput`] (a bug in the
-    /// caller: the catalog's offsets are derived from that order).
+    /// caller: the catalog's offsets are derived from that order). Fails with
+    /// [`std::io::ErrorKind::InvalidData`] once the bodies would pass msgpack's 4 GiB limit.
     pub fn body(&mut self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
         if let Some((last, _)) = self.written.last()
             && source_order(last, path) != std::cmp::Ordering::Less
@@ -490,10 +491,18 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
                 format!("catalog bodies out of order: `{path}` after `{last}`"),
             ));
         }
+        // Refused as soon as the bodies alone pass msgpack's limit, not after writing them all.
+        let bodies_len = self.bodies_len + bytes.len() as u64;
+        if bodies_len > u64::from(u32::MAX) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the catalog's files come to {bodies_len} bytes, more than msgpack's 4 GiB limit"),
+            ));
+        }
         self.out.write_all(bytes)?;
         self.hasher.update(bytes);
         self.written.push((path.to_owned(), bytes.len() as u64));
-        self.bodies_len += bytes.len() as u64;
+        self.bodies_len = bodies_len;
         Ok(())
     }
 
