@@ -60,6 +60,10 @@ struct Row {
     /// The floor plus running pulldown-cmark (with the compiler's extensions) over every markdown
     /// file: what any compile that must parse the markdown costs at least.
     parse_floor: Duration,
+    /// The parser floor plus tokenizing every markdown body for the search index (one
+    /// [`folio::catalog::search::Indexer`] per thread): what any compile that parses and
+    /// indexes the text costs at least.
+    index_floor: Duration,
     /// CPU time (user + system, all threads) of one floor run and one build: less
     /// sensitive than wall time to other processes competing for the cores.
     floor_cpu: Duration,
@@ -105,6 +109,7 @@ fn measure(size: Size) -> Row {
     let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
     let floor_cpu = (cpu_time() - cpu) / runs as u32;
     let parse_floor = median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir)))).collect());
+    let index_floor = median((0..runs).map(|_| timed(|| floor_with_index(&content_files(&dir)))).collect());
 
     let config = Config { root: dir.clone() };
     let mut compile_times = Vec::new();
@@ -137,6 +142,7 @@ fn measure(size: Size) -> Row {
         runs,
         floor: floor_time,
         parse_floor,
+        index_floor,
         floor_cpu,
         build_cpu,
         compile: median(compile_times),
@@ -214,6 +220,27 @@ fn floor_with_parser(files: &[PathBuf]) -> u64 {
         match std::str::from_utf8(bytes) {
             Ok(text) if is_markdown => {
                 pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64
+            }
+            _ => 0,
+        }
+    })
+}
+
+/// [`floor_with_parser`], also tokenizing each markdown body (frontmatter removed) as the
+/// compiler does for the search index, into one indexer per thread.
+fn floor_with_index(files: &[PathBuf]) -> u64 {
+    use folio::catalog::search::{Indexer, strip_frontmatter};
+    thread_local! {
+        static INDEXER: std::cell::RefCell<Indexer> = std::cell::RefCell::new(Indexer::new(0));
+    }
+    let options = folio::compile::markdown::options();
+    floor_then(files, |path, bytes| {
+        let is_markdown = path.extension().is_some_and(|e| e == "md");
+        match std::str::from_utf8(bytes) {
+            Ok(text) if is_markdown => {
+                let events = pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64;
+                let tokens = INDEXER.with_borrow_mut(|ix| ix.body(strip_frontmatter(text)).tokens());
+                events + u64::from(tokens)
             }
             _ => 0,
         }
@@ -366,11 +393,11 @@ fn ms(d: Duration) -> f64 {
 fn print_report(rows: &[Row]) {
     println!();
     println!(
-        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | check ms | compile ms | finish ms | build MB/s | \
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | index floor ms | check ms | compile ms | finish ms | build MB/s | \
          catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
     println!(
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for r in rows {
         let corpus_mb = mb(r.stats.bytes as usize);
@@ -382,7 +409,7 @@ fn print_report(rows: &[Row]) {
             format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
         };
         println!(
-            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
             r.size.name(),
             r.stats.docs,
             r.stats.skills,
@@ -391,6 +418,7 @@ fn print_report(rows: &[Row]) {
             ms(r.floor),
             corpus_mb / r.floor.as_secs_f64(),
             ms(r.parse_floor),
+            ms(r.index_floor),
             ms(r.check),
             ms(r.compile),
             ms(r.encode),
@@ -417,6 +445,7 @@ fn print_report(rows: &[Row]) {
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
          parser floor = the floor plus pulldown-cmark over every markdown file (no analysis); \
+         index floor = the parser floor plus tokenizing every markdown body for the search index; \
          check = `folio check`'s work (every diagnostic; no catalog, no search index); \
          build = compile + finish, as `folio build` does them (the compile streams each body to the catalog file as it reads it; the finish writes the search index, metadata and envelope); CPU = user + system time \
          of all threads per run (10 ms ticks; robust to other load on the machine); peak RSS from a fresh child \
@@ -437,10 +466,12 @@ fn print_report(rows: &[Row]) {
             })
         );
         println!(
-            "parsing the markdown alone (parser floor) takes {:.2}× the floor; the build takes {:.2}× \
-             the parser floor; checking (`folio check`) takes {:.2}× the floor",
+            "parsing the markdown alone (parser floor) takes {:.2}× the floor, and parsing and \
+             tokenizing it (index floor) {:.2}×; the build takes {:.2}× the index floor; checking \
+             (`folio check`) takes {:.2}× the floor",
             r.parse_floor.as_secs_f64() / r.floor.as_secs_f64(),
-            build / r.parse_floor.as_secs_f64(),
+            r.index_floor.as_secs_f64() / r.floor.as_secs_f64(),
+            build / r.index_floor.as_secs_f64(),
             r.check.as_secs_f64() / r.floor.as_secs_f64()
         );
     }

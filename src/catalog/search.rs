@@ -846,6 +846,13 @@ fn tf_slot(id: u32) -> usize {
     id.wrapping_add(1) as usize
 }
 
+impl BodyTerms {
+    /// Tokens in the body (its length as the index counts it).
+    pub fn tokens(&self) -> u32 {
+        self.tokens
+    }
+}
+
 impl Indexer {
     /// An indexer whose [`BodyTerms`] say `id`; the ids of the indexers given to one
     /// [`build_with`] are their positions in its list.
