@@ -4,9 +4,9 @@
 //! `validate` and the link resolution of `links` on the way.
 //!
 //! Pure: no IO. Deterministic: every collection is sorted by an explicit key. The search index
-//! is built on the calling thread while a scoped thread gathers backlinks (both need only what
-//! link resolution left behind); each result lands in a slot chosen by index, so which thread
-//! finishes first never reaches the catalog.
+//! is built on a scoped thread while the calling thread resolves links and gathers backlinks
+//! (the index needs only the assembled records); each result lands in a slot chosen by index, so
+//! which thread finishes first never reaches the catalog.
 
 use std::collections::BTreeMap;
 
@@ -249,31 +249,31 @@ pub fn build(
 
     let ignore = parsed_settings.ignore_links.clone();
     let pre = catalog::search::Pretokenized { dicts, bodies };
-    let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-    let Linked { diagnostics, doc_links, skill_links } =
-        resolve_links(&entries, &out_docs, pending, skills, ignore, unserved);
-    diags.extend(diagnostics);
-    if !assemble || diags.iter().any(Diagnostic::is_error) {
-        return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
-    }
-    // The skills' raw links are resolved too: free them before the search index is built.
-    for (_, parts) in &mut skill_list {
-        parts.markdown.links = Vec::new();
-        parts.markdown_files = Vec::new();
-    }
-    let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-
-    let (mut backlinks, search) = std::thread::scope(|scope| {
-        // Backlinks are gathered (serially) beside the search index. Link resolution is not
-        // overlapped with the index as well: the link targets and index were then live next
-        // to the index's buffers, and the peak RSS on the large corpus rose from 1.94x to
-        // 2.04-2.12x the corpus bytes. The index is built on this thread: glibc gives each
-        // thread its own allocator arena, and here it reuses what this thread freed.
-        let (entries, docs, links) = (&entries, &out_docs, (&doc_links, &skill_links));
-        let gather = scope.spawn(move || backlinks(entries, docs, links.0, skills, links.1));
-        let search = catalog::search::build_with(entries, docs, &out_skills, pre);
-        (gather.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), search)
+    let (Linked { diagnostics, doc_links, skill_links }, backlinks, search) = std::thread::scope(|scope| {
+        // The search index reads only the assembled records, not the links: it is built on
+        // its own thread while this one resolves the links and gathers the backlinks, whose
+        // serial stretches used to leave a core idle. (When resolution finds an error the
+        // index is thrown away; only `folio build` of a broken tree pays for it.)
+        let index = if assemble {
+            let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
+            Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
+        } else {
+            drop(pre);
+            None
+        };
+        let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
+        let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved);
+        let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
+        let backlinks = (assemble && clean)
+            .then(|| backlinks(&entries, &out_docs, &linked.doc_links, skills, &linked.skill_links));
+        // A panic in the index thread is a bug; re-raise it here.
+        let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        (linked, backlinks, search)
     });
+    diags.extend(diagnostics);
+    let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
+        return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
+    };
 
     for (doc, links) in out_docs.iter_mut().zip(doc_links) {
         doc.links = links.into();
