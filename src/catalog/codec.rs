@@ -537,12 +537,20 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
             at += size;
         }
         let search = catalog.search.data.as_slice();
-        let meta = encode_meta(catalog, &offsets);
+        // The index is written and hashed while the metadata is encoded on other threads.
+        let meta = std::thread::scope(|scope| {
+            let meta = scope.spawn(|| encode_meta(catalog, &offsets));
+            let written = self.out.write_all(search);
+            self.hasher.update(search);
+            // Encoding does not panic; if it ever did, re-raise it here.
+            let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            written.map(|()| meta)
+        })?;
         let mut tail = [0u8; TAIL];
         tail[..8].copy_from_slice(&self.bodies_len.to_le_bytes());
         tail[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
         let meta_len: usize = meta.iter().map(Vec::len).sum();
-        for piece in std::iter::once(search).chain(meta.iter().map(Vec::as_slice)).chain([&tail[..]]) {
+        for piece in meta.iter().map(Vec::as_slice).chain([&tail[..]]) {
             self.out.write_all(piece)?;
             self.hasher.update(piece);
         }
