@@ -1098,17 +1098,23 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     }
 
     // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
-    let mut all: Vec<&str> = dicts.iter().flat_map(|d| (0..d.len()).map(|i| d.term(i))).collect();
-    all.sort_unstable();
-    all.dedup();
-    let remap: Vec<Vec<u32>> = dicts
-        .iter()
-        .map(|d| {
-            (0..d.len())
-                .map(|i| all.binary_search(&d.term(i)).expect("every term was collected") as u32)
-                .collect()
-        })
-        .collect();
+    // The dictionaries are deduplicated by interning (one lookup per term) and only the distinct
+    // terms are sorted: sorting every dictionary's terms and binary-searching each was a
+    // serial stretch of the index build.
+    let mut unique = TermDict::default();
+    let ids: Vec<Vec<u32>> =
+        dicts.iter().map(|d| (0..d.len()).map(|i| unique.intern(d.term(i))).collect()).collect();
+    let mut order: Vec<u32> = (0..unique.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| unique.term(a as usize).cmp(unique.term(b as usize)));
+    let mut rank = vec![0u32; order.len()];
+    for (r, &id) in order.iter().enumerate() {
+        rank[id as usize] = r as u32;
+    }
+    let remap: Vec<Vec<u32>> =
+        ids.into_iter().map(|ids| ids.into_iter().map(|id| rank[id as usize]).collect()).collect();
+    drop(rank);
+    let all: Vec<&str> = order.iter().map(|&id| unique.term(id as usize)).collect();
+    drop(order);
     let n_terms = all.len();
 
     // Postings, filled on several threads, each over a contiguous run of documents; the runs'
