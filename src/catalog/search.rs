@@ -427,6 +427,14 @@ fn put_posting_head(out: &mut Vec<u8>, delta: u32, inline_tf: u32) {
     put_varint(out, (u64::from(delta) << INLINE_TF_BITS) | u64::from(inline_tf));
 }
 
+/// The length of what [`put_posting_head`] writes, without writing it (the index is sized
+/// before it is filled).
+fn posting_head_len(delta: u32, inline_tf: u32) -> usize {
+    let v = (u64::from(delta) << INLINE_TF_BITS) | u64::from(inline_tf);
+    // 7 bits per byte; a zero still takes one byte.
+    (64 - (v | 1).leading_zeros()).div_ceil(7) as usize
+}
+
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it
 /// or it is longer than [`put_posting_head`] writes (malformed index bytes).
 fn get_posting_head(bytes: &[u8], at: &mut usize) -> Option<(u64, u32)> {
@@ -1245,11 +1253,10 @@ fn join_runs(parts: &[PostingRun], term: usize, mut out: Option<&mut Vec<u8>>) -
         let mut at = 0;
         let (first, inline_tf) = get_posting_head(&run.list, &mut at).expect("this module wrote the run");
         // A run's first delta is its absolute ordinal, which fits the u32 it was made from.
-        let mut head = Vec::with_capacity(10);
-        put_posting_head(&mut head, first as u32 - last, inline_tf);
-        len += head.len() + run.list.len() - at;
+        let delta = first as u32 - last;
+        len += posting_head_len(delta, inline_tf) + run.list.len() - at;
         if let Some(out) = out.as_deref_mut() {
-            out.extend_from_slice(&head);
+            put_posting_head(out, delta, inline_tf);
             out.extend_from_slice(&run.list[at..]);
         }
         df += run.df;
@@ -1703,6 +1710,17 @@ mod tests {
         for lanes in 0..=255u64 {
             let spread: u64 = (0..8).filter(|i| lanes >> i & 1 == 1).map(|i| 0x80u64 << (8 * i)).sum();
             assert_eq!(gather_lanes(spread), lanes);
+        }
+    }
+
+    #[test]
+    fn posting_head_len_is_what_put_posting_head_writes() {
+        for delta in [0, 1, 15, 16, 2047, 2048, 1 << 20, u32::MAX] {
+            for tf in [0, 1, INLINE_TF_MAX] {
+                let mut out = Vec::new();
+                put_posting_head(&mut out, delta, tf);
+                assert_eq!(posting_head_len(delta, tf), out.len(), "delta {delta}, tf {tf}");
+            }
         }
     }
 
