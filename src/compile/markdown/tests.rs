@@ -431,3 +431,11 @@ fn find_ascii_finds_what_str_find_finds() {
         }
     }
 }
+
+#[test]
+fn whitespace_collapses_to_single_spaces_and_is_trimmed() {
+    assert_eq!(collapse_whitespace("  Install \t the\n\n  CLI  "), "Install the CLI");
+    assert_eq!(collapse_whitespace("日本語\u{3000}テキスト"), "日本語 テキスト");
+    assert_eq!(collapse_whitespace(" \n\t "), "");
+    assert_eq!(collapse_whitespace("one"), "one");
+}
