@@ -701,6 +701,11 @@ impl Slugger {
     /// The id of the next heading with this text: `slug(text)`, then `-1`, `-2`, … for repeats.
     pub(crate) fn slug(&mut self, text: &str) -> String {
         let base = slug(text);
+        // The common case, a first occurrence, without the retry loop's copies.
+        if !self.occurrences.contains_key(&base) {
+            self.occurrences.insert(base.clone(), 0);
+            return base;
+        }
         let mut candidate = base.clone();
         // github-slugger: while the candidate is taken, bump the base's counter and retry, so
         // `a`, `a`, `a-1` yield `a`, `a-1`, `a-1-1`.
@@ -724,6 +729,11 @@ impl Slugger {
 /// connector punctuation, `-` and spaces; drop everything else; each space becomes `-`.
 /// This is github-slugger's rule (`[^\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc} -]` removed).
 pub(crate) fn slug(text: &str) -> String {
+    if text.is_ascii() {
+        // Most headings: one pass over the bytes, one allocation.
+        let kept = text.bytes().filter(|&b| keep_in_slug(char::from(b)));
+        return kept.map(|b| if b == b' ' { '-' } else { char::from(b.to_ascii_lowercase()) }).collect();
+    }
     text.to_lowercase().chars().filter(|&c| keep_in_slug(c)).map(|c| if c == ' ' { '-' } else { c }).collect()
 }
 
