@@ -108,8 +108,10 @@ fn measure(size: Size) -> Row {
     let cpu = cpu_time();
     let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
     let floor_cpu = (cpu_time() - cpu) / runs as u32;
-    let parse_floor = median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir)))).collect());
-    let index_floor = median((0..runs).map(|_| timed(|| floor_with_index(&content_files(&dir)))).collect());
+    let parse_floor =
+        median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir), false))).collect());
+    let index_floor =
+        median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir), true))).collect());
 
     let config = Config { root: dir.clone() };
     let mut compile_times = Vec::new();
@@ -212,23 +214,10 @@ fn floor(files: &[PathBuf]) -> u64 {
     floor_then(files, |_, _| 0)
 }
 
-/// [`floor`], also parsing every markdown file with pulldown-cmark as the compiler configures it.
-fn floor_with_parser(files: &[PathBuf]) -> u64 {
-    let options = folio::compile::markdown::options();
-    floor_then(files, |path, bytes| {
-        let is_markdown = path.extension().is_some_and(|e| e == "md");
-        match std::str::from_utf8(bytes) {
-            Ok(text) if is_markdown => {
-                pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64
-            }
-            _ => 0,
-        }
-    })
-}
-
-/// [`floor_with_parser`], also tokenizing each markdown body (frontmatter removed) as the
-/// compiler does for the search index, into one indexer per thread.
-fn floor_with_index(files: &[PathBuf]) -> u64 {
+/// [`floor`], also parsing every markdown file with pulldown-cmark as the compiler configures it,
+/// and with `index`, tokenizing each markdown body (frontmatter removed) as the compiler does for
+/// the search index, into one indexer per thread.
+fn floor_with_parser(files: &[PathBuf], index: bool) -> u64 {
     use folio::catalog::search::{Indexer, strip_frontmatter};
     thread_local! {
         static INDEXER: std::cell::RefCell<Indexer> = std::cell::RefCell::new(Indexer::new(0));
@@ -239,7 +228,11 @@ fn floor_with_index(files: &[PathBuf]) -> u64 {
         match std::str::from_utf8(bytes) {
             Ok(text) if is_markdown => {
                 let events = pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64;
-                let tokens = INDEXER.with_borrow_mut(|ix| ix.body(strip_frontmatter(text)).tokens());
+                let tokens = if index {
+                    INDEXER.with_borrow_mut(|ix| ix.body(strip_frontmatter(text)).tokens())
+                } else {
+                    0
+                };
                 events + u64::from(tokens)
             }
             _ => 0,

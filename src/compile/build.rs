@@ -560,7 +560,7 @@ fn stem_title(path: &str) -> String {
 /// At most the first three sentences of a paragraph. A sentence ends at `.`, `!` or `?` followed
 /// by whitespace; whitespace runs (soft line breaks) become single spaces.
 pub fn first_sentences(paragraph: &str) -> String {
-    let text = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = super::markdown::collapse_whitespace(paragraph);
     let mut sentences = 0;
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {

@@ -416,7 +416,7 @@ fn heading_level(level: HeadingLevel) -> u8 {
 
 /// Trims and collapses every run of whitespace to one space. One pass into one allocation: it
 /// runs on every heading and first paragraph of a tree.
-fn collapse_whitespace(s: &str) -> String {
+pub(crate) fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {

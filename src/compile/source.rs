@@ -98,8 +98,7 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
         }
     }
     walk_dir(root, &canonical_root, "docs", &mut out.diagnostics, |path, abs| {
-        let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".md") || lower.ends_with(".mdx") {
+        if super::is_markdown(&path) {
             doc(Found { path, abs, kind: Kind::Doc });
         } else {
             out.unserved.push(path);
