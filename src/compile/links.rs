@@ -164,6 +164,16 @@ pub struct Resolution {
 
 /// Resolves every link of every source against the targets.
 pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
+    run(sources, targets, true)
+}
+
+/// The diagnostics of [`resolve`] alone: no [`Link`] records are made (`folio check` has no
+/// catalog to put them in), so `links` is one empty vector per source.
+pub fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
+    run(sources, targets, false)
+}
+
+fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: bool) -> Resolution {
     let mut index = Index::new(targets);
     index.lend_included_anchors(sources);
     let index = index;
@@ -183,7 +193,7 @@ pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Reso
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(part) = parts.get(i) else { break };
-                        out.push((i, index.resolve_chunk(part)));
+                        out.push((i, index.resolve_chunk(part, keep_links)));
                     }
                     out
                 })
@@ -376,14 +386,14 @@ impl<'t> Index<'t> {
         self.misses.get_or_init(|| Misses::new(self.targets))
     }
 
-    /// Resolves the links of some sources.
-    fn resolve_chunk(&self, sources: &[LinkSource<'t>]) -> Chunk {
+    /// Resolves the links of some sources; records them only when `keep_links`.
+    fn resolve_chunk(&self, sources: &[LinkSource<'t>], keep_links: bool) -> Chunk {
         let mut out =
             Chunk { links: Vec::with_capacity(sources.len()), diagnostics: Vec::new(), linked: Vec::new() };
         for source in sources {
             // Reference-style links that share a definition report the same spot once.
             let mut seen = BTreeSet::new();
-            let mut links = Vec::with_capacity(source.links.len());
+            let mut links = Vec::with_capacity(if keep_links { source.links.len() } else { 0 });
             for raw in source.links {
                 let (resolved_path, problem) = match self.resolve_link(source, raw) {
                     Outcome::Unchecked => (None, None),
@@ -401,6 +411,9 @@ impl<'t> Index<'t> {
                     && seen.insert((raw.line, raw.column, problem.code))
                 {
                     out.diagnostics.push(problem.into_diagnostic(source.path, raw.line, raw.column));
+                }
+                if !keep_links {
+                    continue;
                 }
                 links.push(Link {
                     target: raw.target.clone(),

@@ -59,6 +59,10 @@ fn run_ignoring(fixture: &str, ignore: &[&str]) -> (Resolution, Vec<String>) {
         })
         .collect();
     let res = resolve(&sources, &targets);
+    // `folio check` reports exactly what `folio build` does, without the link records.
+    let diagnosed = diagnose(&sources, &targets);
+    assert_eq!(diagnosed.diagnostics, res.diagnostics);
+    assert!(diagnosed.links.len() == sources.len() && diagnosed.links.iter().all(Vec::is_empty));
     let order = analysed.iter().map(|(p, _)| p.clone()).collect();
     (res, order)
 }
