@@ -823,9 +823,7 @@ pub struct BodyTerms {
 pub struct Indexer {
     id: u32,
     dict: TermDict,
-    /// ASCII words of up to 16 bytes as written, with the term each counts as.
-    short: WordMemo,
-    /// Longer ASCII words as written (few: kept apart so the memo's slots stay small).
+    /// ASCII words as written.
     raw: TermDict,
     /// Per `raw` id: the term id it normalises to, or [`DROPPED`].
     raw_terms: Vec<u32>,
@@ -838,8 +836,8 @@ pub struct Indexer {
     n_touched: usize,
     /// ASCII words (start and end in the text) waiting for [`Indexer::flush`].
     batch: Vec<(usize, usize)>,
-    /// Scratch of [`Indexer::flush`]: each batched word's key and home slot in `short`.
-    looked: Vec<(Key, MemoSlot)>,
+    /// Scratch of [`Indexer::flush`]: each batched word's key and home slot in `raw`.
+    looked: Vec<(Key, Slot)>,
     /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
     joined: String,
 }
@@ -943,14 +941,12 @@ impl Indexer {
         self.flush(text, tokens);
     }
 
-    /// Counts the batched ASCII words. Their keys and home slots in the memo are loaded in a pass
-    /// of independent loads first, so the cache misses of a batch overlap instead of being paid
-    /// one after another (the memo is about the size of a core's L2 on big trees, and this is
-    /// the top of the compile profile). A home slot holds a short word's bytes and its term, so
-    /// a hit costs that one load: a memo of ids, with the bytes and the terms in arrays by id,
-    /// cost three misses per rare word. The keys are computed here rather than when a word is
-    /// found: a key stored by parts and at once copied as a whole stalled on store forwarding,
-    /// which cost as much as the word scan.
+    /// Counts the batched ASCII words. Their keys and home slots, then their stored heads, are
+    /// loaded in passes of independent loads first, so the cache misses of a batch overlap
+    /// instead of being paid one after another (the memo is larger than a core's L2 on big
+    /// trees, and this was the top of the compile profile). The keys are computed here rather
+    /// than when a word is found: a key stored by parts and at once copied as a whole stalled
+    /// on store forwarding, which cost as much as the word scan.
     fn flush(&mut self, text: &str, tokens: &mut u32) {
         if self.batch.is_empty() {
             return;
@@ -958,40 +954,40 @@ impl Indexer {
         let bytes = text.as_bytes();
         let batch = std::mem::take(&mut self.batch);
         let mut looked = std::mem::take(&mut self.looked);
-        self.short.ensure_slots();
+        self.raw.ensure_slots();
+        let mask = self.raw.slots.len() - 1;
         looked.clear();
         looked.extend(batch.iter().map(|&(start, end)| {
-            // A longer word's key is not used: it is looked up in `raw`.
-            let key = if end - start <= 16 { ascii_key(bytes, start, end) } else { Key::short([0; 2], 0) };
-            (key, self.short.home(&key))
+            let key =
+                if end - start <= 16 { ascii_key(bytes, start, end) } else { Key::of(&bytes[start..end]) };
+            (key, self.raw.slots[key.hash as usize & mask])
         }));
-        for (&(start, end), &(key, home)) in batch.iter().zip(&looked) {
+        let hits: [bool; BATCH] = std::array::from_fn(|i| {
+            looked.get(i).is_some_and(|(key, home)| {
+                home.id != EMPTY && home.tag == key.tag && self.raw.heads[home.id as usize] == key.head
+            })
+        });
+        for ((&(start, end), &(key, home)), hit) in batch.iter().zip(&looked).zip(hits) {
             let piece = &text[start..end];
-            let id = if piece.len() > 16 {
-                self.long_word(piece)
-            } else if home.head == key.head {
-                home.term
+            let raw = if hit && (piece.len() <= 16 || self.raw.term(home.id as usize) == piece) {
+                home.id
             } else {
-                let dict = &mut self.dict;
-                self.short.find_or_insert(key, || term_of(dict, piece))
-            };
+                self.raw.intern_key(piece, key)
+            } as usize;
+            if raw == self.raw_terms.len() {
+                let mut id = DROPPED;
+                tokenize(piece, false, |_, _, term| id = self.dict.intern(term));
+                self.raw_terms.push(id);
+            }
             // No branch on stop words either (a third of the words, in no predictable order):
             // a dropped word is counted in a slot nothing reads.
+            let id = self.raw_terms[raw];
             *tokens = tokens.saturating_add(u32::from(id != DROPPED));
             Self::add(&mut self.tf, &mut self.touched, &mut self.n_touched, id);
         }
         self.batch = batch;
         self.batch.clear();
         self.looked = looked;
-    }
-
-    /// The term an ASCII word of more than 16 bytes counts as, or [`DROPPED`].
-    fn long_word(&mut self, piece: &str) -> u32 {
-        let raw = self.raw.intern(piece) as usize;
-        if raw == self.raw_terms.len() {
-            self.raw_terms.push(term_of(&mut self.dict, piece));
-        }
-        self.raw_terms[raw]
     }
 
     /// Counts one occurrence of term `id` (or of nothing, for [`DROPPED`]), noting it in
@@ -1011,81 +1007,6 @@ impl Indexer {
         touched[*n_touched] = id;
         *n_touched += usize::from((tf[slot] == 0) & (slot != 0));
         tf[slot] = tf[slot].saturating_add(1);
-    }
-}
-
-/// The term an ASCII word counts as in `dict` (interned there), or [`DROPPED`] for a stop word.
-fn term_of(dict: &mut TermDict, word: &str) -> u32 {
-    let mut id = DROPPED;
-    tokenize(word, false, |_, _, term| id = dict.intern(term));
-    id
-}
-
-/// A memo from ASCII words of 1 to 16 bytes, as written, to the term each counts as: open
-/// addressing over slots that hold the word itself (its bytes, zero-padded, which identify it:
-/// a word has no NUL byte) and the term, so a lookup is one load.
-#[derive(Debug, Default)]
-struct WordMemo {
-    /// The length is a power of two, more than `4 / 3` of the words.
-    slots: Vec<MemoSlot>,
-    len: usize,
-}
-
-/// A [`WordMemo`] slot.
-#[derive(Debug, Clone, Copy, Default)]
-struct MemoSlot {
-    /// The word's bytes, zero-padded (as [`Key::head`]); zeros for an empty slot.
-    head: [u64; 2],
-    /// The low bits of the word's [`Key::hash`], to place it when the memo grows.
-    hash: u32,
-    /// The term id, or [`DROPPED`].
-    term: u32,
-}
-
-impl WordMemo {
-    fn ensure_slots(&mut self) {
-        if self.slots.is_empty() {
-            self.slots = vec![MemoSlot::default(); 1024];
-        }
-    }
-
-    /// The slot where the word of `key` is, when it is in the memo and was not displaced.
-    #[inline]
-    fn home(&self, key: &Key) -> MemoSlot {
-        self.slots[key.hash as usize & (self.slots.len() - 1)]
-    }
-
-    /// The term of the word of `key`, computed by `term` and remembered the first time.
-    fn find_or_insert(&mut self, key: Key, term: impl FnOnce() -> u32) -> u32 {
-        let mask = self.slots.len() - 1;
-        let mut i = key.hash as usize & mask;
-        while self.slots[i].head != [0; 2] {
-            if self.slots[i].head == key.head {
-                return self.slots[i].term;
-            }
-            i = (i + 1) & mask;
-        }
-        let term = term();
-        self.slots[i] = MemoSlot { head: key.head, hash: key.hash as u32, term };
-        self.len += 1;
-        // Linear probing stays short below three quarters full.
-        if self.len * 4 > self.slots.len() * 3 {
-            self.grow();
-        }
-        term
-    }
-
-    fn grow(&mut self) {
-        let mut slots = vec![MemoSlot::default(); self.slots.len() * 2];
-        let mask = slots.len() - 1;
-        for slot in self.slots.iter().filter(|s| s.head != [0; 2]) {
-            let mut i = slot.hash as usize & mask;
-            while slots[i].head != [0; 2] {
-                i = (i + 1) & mask;
-            }
-            slots[i] = *slot;
-        }
-        self.slots = slots;
     }
 }
 
@@ -1717,36 +1638,6 @@ mod tests {
             got.push((indexer.dict.term(id as usize).to_owned(), tf));
         }
         assert_eq!(got, expected);
-    }
-
-    #[test]
-    fn indexer_counts_what_tokenize_yields_as_its_memo_grows() {
-        // Thousands of distinct spellings (the memo starts at 1,024 slots), each seen again in
-        // another case, with words of exactly 16 and 17 bytes on either side of the memo's limit,
-        // words alike in their first 8 bytes, and stop words among them.
-        let mut text = String::new();
-        for i in 0..3000u32 {
-            let word = format!("w{i:x}ord sharedpre{i}");
-            let long = format!("{:x<16}", format!("p{i}"));
-            let longer = format!("{:y<17}", format!("q{i}"));
-            text.push_str(&format!(
-                "{word} {} {long} {longer} {} the ",
-                word.to_uppercase(),
-                longer.to_uppercase()
-            ));
-        }
-        let (n, expected) = tokens_of(&[&text]);
-        let mut indexer = Indexer::new(0);
-        let body = indexer.body(&text);
-        assert!(indexer.short.slots.len() > 4096, "the memo grew: {} slots", indexer.short.slots.len());
-        let mut got = Vec::new();
-        let mut at = 0;
-        while at < body.pairs.len() {
-            let id = get_varint(&body.pairs, &mut at);
-            let tf = get_varint(&body.pairs, &mut at);
-            got.push((indexer.dict.term(id as usize).to_owned(), tf));
-        }
-        assert_eq!((body.tokens, got), (n, expected));
     }
 
     #[test]
