@@ -1641,6 +1641,37 @@ mod tests {
     }
 
     #[test]
+    fn indexer_counts_what_tokenize_yields_as_its_memo_grows() {
+        // Thousands of distinct spellings (the memo starts at 1,024 slots), each seen again in
+        // another case, with words of exactly 16 and 17 bytes (the longest whose key is its
+        // bytes, and the shortest compared with the stored text), words alike in their first 8
+        // bytes, and stop words among them.
+        let mut text = String::new();
+        for i in 0..3000u32 {
+            let word = format!("w{i:x}ord sharedpre{i}");
+            let long = format!("{:x<16}", format!("p{i}"));
+            let longer = format!("{:y<17}", format!("q{i}"));
+            text.push_str(&format!(
+                "{word} {} {long} {longer} {} the ",
+                word.to_uppercase(),
+                longer.to_uppercase()
+            ));
+        }
+        let (n, expected) = tokens_of(&[&text]);
+        let mut indexer = Indexer::new(0);
+        let body = indexer.body(&text);
+        assert!(indexer.raw.slots.len() > 4096, "the memo grew: {} slots", indexer.raw.slots.len());
+        let mut got = Vec::new();
+        let mut at = 0;
+        while at < body.pairs.len() {
+            let id = get_varint(&body.pairs, &mut at);
+            let tf = get_varint(&body.pairs, &mut at);
+            got.push((indexer.dict.term(id as usize).to_owned(), tf));
+        }
+        assert_eq!((body.tokens, got), (n, expected));
+    }
+
+    #[test]
     fn a_field_of_several_texts_counts_the_tokens_of_each() {
         // Joined for one scan, the texts must not merge at their edges: `日本` + `語` is not
         // the bigram run `日本語`, and `end` + `ing` is not `ending`.
