@@ -468,14 +468,27 @@ pub struct Writer<W: std::io::Write + std::io::Seek> {
     written: Vec<(String, u64)>,
     /// Bytes of bodies written.
     bodies_len: u64,
+    /// The most bytes the body may hold: [`BIN_LIMIT`] (smaller in tests, which cannot write
+    /// 4 GiB).
+    limit: u64,
 }
+
+/// The most bytes a msgpack `bin` holds (its length is a `u32`).
+const BIN_LIMIT: u64 = u32::MAX as u64;
 
 impl<W: std::io::Write + std::io::Seek> Writer<W> {
     /// Starts a catalog file at `out`'s position with a placeholder envelope.
     pub fn new(mut out: W) -> std::io::Result<Writer<W>> {
         let start = out.stream_position()?;
         out.write_all(&envelope_head(&"0".repeat(64), 0)?)?;
-        Ok(Writer { out, start, hasher: blake3::Hasher::new(), written: Vec::new(), bodies_len: 0 })
+        Ok(Writer {
+            out,
+            start,
+            hasher: blake3::Hasher::new(),
+            written: Vec::new(),
+            bodies_len: 0,
+            limit: BIN_LIMIT,
+        })
     }
 
     /// Appends the bytes of the entry at `path`. Entries come in [`source_order`] of their
@@ -493,10 +506,14 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
         }
         // Refused as soon as the bodies alone pass msgpack's limit, not after writing them all.
         let bodies_len = self.bodies_len + bytes.len() as u64;
-        if bodies_len > u64::from(u32::MAX) {
+        if bodies_len > self.limit {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!("the catalog's files come to {bodies_len} bytes, more than msgpack's 4 GiB limit"),
+                format!(
+                    "the catalog's files come to {bodies_len} bytes, more than the {} a catalog holds \
+                     (msgpack's 4 GiB limit)",
+                    self.limit
+                ),
             ));
         }
         self.out.write_all(bytes)?;
@@ -555,7 +572,10 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
             self.hasher.update(piece);
         }
         let body_len = self.bodies_len + (search.len() + meta_len + TAIL) as u64;
-        let body_len = usize::try_from(body_len).map_err(|_| too_large(body_len))?;
+        if body_len > self.limit {
+            return Err(too_large(body_len, self.limit));
+        }
+        let body_len = usize::try_from(body_len).map_err(|_| too_large(body_len, self.limit))?;
         let catalog_hash = self.hasher.finalize().to_hex().to_string();
         let envelope = envelope_head(&catalog_hash, body_len)?;
         let end = self.out.stream_position()?;
@@ -596,10 +616,12 @@ impl std::io::Seek for Discard {
     }
 }
 
-fn too_large(len: u64) -> std::io::Error {
+fn too_large(len: u64, limit: u64) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
-        format!("the catalog would be {len} bytes, more than msgpack's 4 GiB limit"),
+        format!(
+            "the catalog would be {len} bytes, more than the {limit} a catalog holds (msgpack's 4 GiB limit)"
+        ),
     )
 }
 
@@ -616,7 +638,7 @@ fn envelope_head(catalog_hash: &str, body_len: usize) -> std::io::Result<Vec<u8>
     let envelope = Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash, body: &[] };
     let mut head = rmp_serde::to_vec_named(&envelope).expect("envelope always serializes");
     assert_eq!(head.split_off(head.len() - 2), [0xc4, 0x00], "an empty body is a bin8 of length 0");
-    let n = u32::try_from(body_len).map_err(|_| too_large(body_len as u64))?;
+    let n = u32::try_from(body_len).map_err(|_| too_large(body_len as u64, BIN_LIMIT))?;
     head.push(0xc6);
     head.extend_from_slice(&n.to_be_bytes());
     Ok(head)
@@ -1214,6 +1236,45 @@ mod tests {
             io(writer.finish(&catalog).err().unwrap()).1,
             "the bodies written do not match the catalog: `docs/e0001.md` (5 bytes) was written \
              where `docs/e0001.md` (1010 bytes) belongs"
+        );
+    }
+
+    #[test]
+    fn the_writer_refuses_a_catalog_past_what_a_msgpack_bin_holds() {
+        // The limit is 4 GiB; a test writer has a smaller one, with the same checks.
+        let catalog = many_entries(3);
+        let writer = |limit: u64| {
+            let mut writer = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+            writer.limit = limit;
+            writer
+        };
+        let io = |e: std::io::Error| (e.kind(), e.to_string());
+        // The bodies alone: refused at the body that passes the limit, before it is written.
+        let mut w = writer(2500);
+        w.body(&catalog.entries[0].path, &catalog.entries[0].bytes).unwrap();
+        w.body(&catalog.entries[1].path, &catalog.entries[1].bytes).unwrap();
+        let err = w.body(&catalog.entries[2].path, &catalog.entries[2].bytes).unwrap_err();
+        assert_eq!(
+            io(err),
+            (
+                std::io::ErrorKind::InvalidData,
+                "the catalog's files come to 3030 bytes, more than the 2500 a catalog holds \
+                 (msgpack's 4 GiB limit)"
+                    .to_owned()
+            )
+        );
+        assert_eq!(w.written.len(), 2);
+        // Bodies that fit, with the metadata after them: refused when finished.
+        let mut w = writer(3100);
+        for entry in &catalog.entries {
+            w.body(&entry.path, &entry.bytes).unwrap();
+        }
+        let (kind, message) = io(w.finish(&catalog).err().unwrap());
+        assert_eq!(kind, std::io::ErrorKind::InvalidData);
+        assert!(
+            message.starts_with("the catalog would be ")
+                && message.ends_with(" bytes, more than the 3100 a catalog holds (msgpack's 4 GiB limit)"),
+            "{message}"
         );
     }
 
