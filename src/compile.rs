@@ -299,7 +299,7 @@ fn process(
         hex
     });
     let text = std::str::from_utf8(&bytes).ok();
-    let is_text = text.is_some_and(|t| !t.as_bytes().contains(&0));
+    let is_text = text.is_some_and(|t| memchr::memchr(0, t.as_bytes()).is_none());
     let total_lines = match text {
         Some(t) if is_text && !t.is_empty() => {
             let newlines = count_newlines(t.as_bytes());

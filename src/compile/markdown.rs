@@ -658,21 +658,12 @@ fn hugo_includes(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// `haystack.find(needle)` for a non-empty ASCII needle, found by searching for its first byte
-/// (`str::find` with a `char` uses memchr) and comparing the rest. `str::find` with a `&str` runs
-/// the two-way algorithm over every byte, and these scans cover every doc of the tree.
+/// `haystack.find(needle)` for a non-empty ASCII needle, with memchr's SIMD substring search:
+/// `str::find` runs the two-way algorithm over every byte, and these scans cover every doc of
+/// the tree. (An ASCII needle only matches at char boundaries.)
 fn find_ascii(haystack: &str, needle: &str) -> Option<usize> {
-    let first = char::from(*needle.as_bytes().first()?);
-    let mut from = 0;
-    while let Some(i) = haystack[from..].find(first) {
-        let at = from + i;
-        if haystack.as_bytes()[at..].starts_with(needle.as_bytes()) {
-            return Some(at);
-        }
-        // `at` holds an ASCII byte, so `at + 1` is a char boundary.
-        from = at + 1;
-    }
-    None
+    debug_assert!(!needle.is_empty() && needle.is_ascii());
+    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes())
 }
 
 /// Offset of the `{{<` of the `{{< /name >}}` that closes a shortcode opened before `from`.
@@ -810,8 +801,9 @@ struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     fn new(body: &'a str, first_line: u32) -> Self {
+        // memchr's SIMD search: `match_indices` pays a call to a word-at-a-time search per line.
         let mut starts = vec![0];
-        starts.extend(body.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', body.as_bytes()).map(|i| i + 1));
         LineIndex { body, starts, first_line: first_line.max(1) }
     }
 
