@@ -52,7 +52,11 @@ pub fn build(
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
     // Tokenized bodies, by position in `entries` (path order until entries are sorted by URI).
     let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
-    let mut docs: Vec<(Doc, Pending)> = Vec::new();
+    // Docs by path, and what link resolution needs of each. Sized up front: a doc is large, and
+    // growing by doubling copied them all several times.
+    let n_docs = files.iter().filter(|f| f.found.kind == Kind::Doc).count();
+    let mut out_docs: Vec<Doc> = Vec::with_capacity(n_docs);
+    let mut pending: Vec<Pending> = Vec::with_capacity(n_docs);
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
 
     let paths: Vec<&str> = files.iter().map(|f| f.found.path.as_str()).collect();
@@ -127,7 +131,8 @@ pub fn build(
                     links: Vec::new().into(),
                     backlinks: Vec::new().into(),
                 };
-                docs.push((doc, Pending { path: found.path, entry: at, markdown }));
+                out_docs.push(doc);
+                pending.push(Pending { path: found.path, entry: at, markdown });
             }
             (Kind::SkillDocument { skill_dir }, parsed) => {
                 let parts = skills.entry(skill_dir).or_default();
@@ -186,8 +191,7 @@ pub fn build(
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
-    debug_assert!(docs.is_sorted_by(|a, b| a.0.path <= b.0.path));
-    let (mut out_docs, pending): (Vec<Doc>, Vec<Pending>) = docs.into_iter().unzip();
+    debug_assert!(out_docs.is_sorted_by(|a, b| a.path <= b.path));
     // Skills that have a SKILL.md, by directory: the ones whose links are resolved. Every skill
     // directory is under `skills/`, so this is also the order of their paths.
     let mut skill_list: Vec<(String, SkillParts)> =
