@@ -289,16 +289,34 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
         match (&self.raw, self.value.get()) {
             // Still raw: written back unchanged (these bytes came from encoding the value).
             (Some(raw), _) => serializer.serialize_bytes(raw),
-            (None, Some(value)) => {
-                let bytes = rmp_serde::to_vec(&**value).map_err(serde::ser::Error::custom)?;
-                serializer.serialize_bytes(&bytes)
-            }
-            (None, None) => {
-                let bytes = rmp_serde::to_vec(&T::default()).map_err(serde::ser::Error::custom)?;
-                serializer.serialize_bytes(&bytes)
-            }
+            (None, Some(value)) => with_scratch(|bytes| {
+                rmp_serde::encode::write(bytes, &**value).map_err(serde::ser::Error::custom)?;
+                serializer.serialize_bytes(bytes)
+            }),
+            (None, None) => with_scratch(|bytes| {
+                rmp_serde::encode::write(bytes, &T::default()).map_err(serde::ser::Error::custom)?;
+                serializer.serialize_bytes(bytes)
+            }),
         }
     }
+}
+
+/// Calls `f` with an empty buffer that keeps its capacity between calls on this thread. A
+/// [`Lazy`] value must be encoded before its length can be written; a fresh `Vec`, grown by
+/// doubling, for each of a large catalog's hundred thousand lazy fields was most of the time
+/// spent encoding them. A nested call (a lazy value inside one) gets a buffer of its own.
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut bytes = SCRATCH.take();
+    bytes.clear();
+    let out = f(&mut bytes);
+    // A rare huge value's buffer is not kept for the thread's lifetime.
+    if bytes.capacity() <= 1 << 20 {
+        SCRATCH.set(bytes);
+    }
+    out
 }
 
 impl<'de, T: serde::de::DeserializeOwned + Default + PartialEq> Deserialize<'de> for Lazy<T> {
