@@ -128,8 +128,8 @@ pub fn build(
                     extra: meta.extra.into(),
                     // Moved, not cloned: link resolution reads the anchors from the outline.
                     outline: std::mem::take(&mut markdown.sections).into(),
-                    links: Vec::new().into(),
-                    backlinks: Vec::new().into(),
+                    links: Default::default(),
+                    backlinks: Default::default(),
                 };
                 out_docs.push(doc);
                 pending.push(Pending { path: found.path, entry: at, markdown });
@@ -495,8 +495,8 @@ fn skill_record(
         document,
         files,
         outline: sections.into(),
-        links: Vec::new().into(),
-        backlinks: Vec::new().into(),
+        links: Default::default(),
+        backlinks: Default::default(),
     }
 }
 

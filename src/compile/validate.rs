@@ -246,12 +246,15 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
     }
 }
 
-/// `duplicate-uri`: (uri, content-relative path) pairs; each URI may name one file.
+/// `duplicate-uri`: (uri, content-relative path) pairs, sorted; each URI may name one file.
+/// Sorted, the files of one URI are adjacent, and the first by path is the one the others are
+/// reported against.
 pub fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for &(uri, path) in uris {
-        match seen.get(uri) {
-            Some(first) => diags.push(
+    debug_assert!(uris.is_sorted());
+    for group in uris.chunk_by(|a, b| a.0 == b.0) {
+        let (uri, first) = group[0];
+        for &(_, path) in &group[1..] {
+            diags.push(
                 Diagnostic::error(
                     "duplicate-uri",
                     path,
@@ -260,10 +263,7 @@ pub fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
                     format!("`{path}` and `{first}` would both be served as `{uri}`"),
                 )
                 .with_help("rename one of them"),
-            ),
-            None => {
-                seen.insert(uri, path);
-            }
+            );
         }
     }
 }
@@ -437,6 +437,36 @@ mod tests {
         let d = utf8("docs/a.md", b"# ok\nab\xc3\xa9c\xff").unwrap();
         assert_eq!((d.line, d.column, d.code), (2, 5, "invalid-utf8"));
         assert!(utf8("docs/a.md", "é\n".as_bytes()).is_none());
+    }
+
+    #[test]
+    fn every_file_sharing_a_uri_is_reported_against_the_first() {
+        let mut uris = vec![
+            ("resource://docs/a", "docs/a.md"),
+            ("resource://docs/b", "docs/b/index.md"),
+            ("resource://docs/a", "docs/a/index.md"),
+            ("resource://docs/a", "docs/a/README.md"),
+            ("resource://docs/c", "docs/c.md"),
+        ];
+        uris.sort();
+        let mut diags = Vec::new();
+        unique_uris(&uris, &mut diags);
+        let got: Vec<(String, String)> = diags.into_iter().map(|d| (d.path, d.message)).collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "docs/a/README.md".to_owned(),
+                    "`docs/a/README.md` and `docs/a.md` would both be served as `resource://docs/a`"
+                        .to_owned()
+                ),
+                (
+                    "docs/a/index.md".to_owned(),
+                    "`docs/a/index.md` and `docs/a.md` would both be served as `resource://docs/a`"
+                        .to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]
