@@ -1202,7 +1202,14 @@ impl TermRun {
     /// Appends the posting of document `ordinal`: `tfs` holds the frequency of each field set
     /// in `mask`, in field order.
     fn push(&mut self, ordinal: u32, mask: u8, tfs: impl Iterator<Item = u32>) {
-        let prev = if self.df == 0 { 0 } else { self.last };
+        let prev = if self.df == 0 {
+            // Most terms are rare: their whole list fits here, without the growth steps from 8
+            // bytes (a realloc each, over tens of thousands of terms).
+            self.list.reserve(32);
+            0
+        } else {
+            self.last
+        };
         let delta = ordinal - prev;
         let mut tfs = tfs.peekable();
         match tfs.peek() {
