@@ -528,8 +528,8 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 format!(
-                    "the catalog's files come to {bodies_len} bytes, more than the {} a catalog holds \
-                     (msgpack's 4 GiB limit)",
+                    "the catalog's files come to {bodies_len} bytes, more than the {} bytes a catalog \
+                     can hold (msgpack's 4 GiB limit); move large files out of the content tree",
                     self.limit
                 ),
             ));
@@ -638,7 +638,8 @@ fn too_large(len: u64, limit: u64) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
         format!(
-            "the catalog would be {len} bytes, more than the {limit} a catalog holds (msgpack's 4 GiB limit)"
+            "the catalog would be {len} bytes, more than the {limit} bytes a catalog can hold \
+             (msgpack's 4 GiB limit); move large files out of the content tree"
         ),
     )
 }
@@ -1276,8 +1277,8 @@ mod tests {
             io(err),
             (
                 std::io::ErrorKind::InvalidData,
-                "the catalog's files come to 3030 bytes, more than the 2500 a catalog holds \
-                 (msgpack's 4 GiB limit)"
+                "the catalog's files come to 3030 bytes, more than the 2500 bytes a catalog can hold \
+                 (msgpack's 4 GiB limit); move large files out of the content tree"
                     .to_owned()
             )
         );
@@ -1291,7 +1292,10 @@ mod tests {
         assert_eq!(kind, std::io::ErrorKind::InvalidData);
         assert!(
             message.starts_with("the catalog would be ")
-                && message.ends_with(" bytes, more than the 3100 a catalog holds (msgpack's 4 GiB limit)"),
+                && message.ends_with(
+                    " bytes, more than the 3100 bytes a catalog can hold (msgpack's 4 GiB limit); \
+                     move large files out of the content tree"
+                ),
             "{message}"
         );
     }
