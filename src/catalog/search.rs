@@ -1629,6 +1629,18 @@ mod tests {
         (n, terms)
     }
 
+    /// A body's `(term, frequency)` pairs, with the terms spelled out from `indexer`'s dictionary.
+    fn terms_of(indexer: &Indexer, body: &BodyTerms) -> Vec<(String, u32)> {
+        let mut terms = Vec::new();
+        let mut at = 0;
+        while at < body.pairs.len() {
+            let id = get_varint(&body.pairs, &mut at);
+            let tf = get_varint(&body.pairs, &mut at);
+            terms.push((indexer.dict.term(id as usize).to_owned(), tf));
+        }
+        terms
+    }
+
     #[test]
     fn indexer_counts_the_tokens_tokenize_yields() {
         let text = "The Shortcodes and shortcodes: taxonomies, Überblick 日本語 x2 the_end \
@@ -1637,14 +1649,7 @@ mod tests {
         let mut indexer = Indexer::new(0);
         let body = indexer.body(text);
         assert_eq!(body.tokens, n);
-        let mut got = Vec::new();
-        let mut at = 0;
-        while at < body.pairs.len() {
-            let id = get_varint(&body.pairs, &mut at);
-            let tf = get_varint(&body.pairs, &mut at);
-            got.push((indexer.dict.term(id as usize).to_owned(), tf));
-        }
-        assert_eq!(got, expected);
+        assert_eq!(terms_of(&indexer, &body), expected);
     }
 
     #[test]
@@ -1668,14 +1673,7 @@ mod tests {
         let mut indexer = Indexer::new(0);
         let body = indexer.body(&text);
         assert!(indexer.raw.slots.len() > 4096, "the memo grew: {} slots", indexer.raw.slots.len());
-        let mut got = Vec::new();
-        let mut at = 0;
-        while at < body.pairs.len() {
-            let id = get_varint(&body.pairs, &mut at);
-            let tf = get_varint(&body.pairs, &mut at);
-            got.push((indexer.dict.term(id as usize).to_owned(), tf));
-        }
-        assert_eq!((body.tokens, got), (n, expected));
+        assert_eq!((body.tokens, terms_of(&indexer, &body)), (n, expected));
     }
 
     #[test]
