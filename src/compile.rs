@@ -179,9 +179,8 @@ fn process_all(
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Processed>, Vec<search::TermDict>) {
-    // A catalog needs its bodies hashed and tokenized; only `compile` keeps their bytes.
+    // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
-    let keep_bytes = matches!(mode, Mode::Catalog);
     let sequencer = match mode {
         Mode::Streaming(body) => {
             Some(std::sync::Mutex::new(Sequencer { next: 0, early: Default::default(), body: &mut **body }))
@@ -203,8 +202,7 @@ fn process_all(
                         // held no file half-taken, so a poisoned lock is still consistent.
                         let next = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
                         let Ok((seq, f)) = next else { break };
-                        let keep = keep_bytes || sequencer.is_some();
-                        let mut processed = process(f, catalog, indexer.as_mut(), keep, &mut diags);
+                        let mut processed = process(f, catalog, indexer.as_mut(), &mut diags);
                         if let Some(sequencer) = sequencer {
                             let body = processed
                                 .as_mut()
@@ -271,12 +269,11 @@ impl Sequencer<'_> {
 }
 
 /// Reads one file and does all the per-file work: hashes (for a catalog), text detection,
-/// frontmatter, markdown.
+/// frontmatter, markdown. The bytes are kept for a catalog, and for `folio.toml` (parsed later).
 fn process(
     found: Found,
-    hash: bool,
+    catalog: bool,
     indexer: Option<&mut search::Indexer>,
-    keep_bytes: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Processed> {
     let bytes = match source::read(&found) {
@@ -286,9 +283,9 @@ fn process(
             return None;
         }
     };
-    let blake3 = hash.then(|| blake3::hash(&bytes));
+    let blake3 = catalog.then(|| blake3::hash(&bytes));
     let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
-    let sha256 = (hash && in_skill).then(|| {
+    let sha256 = (catalog && in_skill).then(|| {
         use sha2::Digest as _;
         let digest = sha2::Sha256::digest(&bytes);
         let mut hex = String::with_capacity(7 + 64);
@@ -342,8 +339,7 @@ fn process(
         _ => None,
     };
     let size = bytes.len() as u64;
-    // folio.toml is parsed later, from its bytes.
-    let bytes = if keep_bytes || found.kind == Kind::Settings { bytes } else { Vec::new() };
+    let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
     Some(Processed { found, bytes, size, blake3, sha256, is_text, total_lines, parsed, body_terms })
 }
 
