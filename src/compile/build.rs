@@ -328,7 +328,7 @@ struct Linked {
 fn resolve_links(
     entries: &[Entry],
     docs: &[Doc],
-    mut pending: Vec<Pending>,
+    pending: Vec<Pending>,
     skills: SkillsView<'_>,
     ignore: Vec<String>,
     unserved: &[String],
@@ -396,12 +396,9 @@ fn resolve_links(
         if keep_links { links::resolve(&sources, &targets) } else { links::diagnose(&sources, &targets) };
     drop(sources);
     drop(targets);
+    // The raw links are resolved now: free them while the search index is built (and before it
+    // peaks), or, with no catalog to build, beside the report.
     if keep_links {
-        // The raw links are resolved now; free them while the search index is built (and before
-        // it peaks).
-        for p in &mut pending {
-            p.markdown.links = Vec::new();
-        }
         drop(pending);
     } else {
         free_in_background(pending);
