@@ -816,17 +816,23 @@ pub struct BodyTerms {
 ///
 /// Tokens are the ones [`tokenize`] yields, found faster: text is cut at ASCII bytes that are
 /// not letters or digits (which always end a token, so the pieces tokenize independently), and a
-/// piece of ASCII letters and digits (nearly every word) is looked up as written in a memo of
-/// the term it normalises to, so lowercasing, the stop-word test and stemming run once per
-/// distinct spelling rather than once per token.
+/// piece of at most 16 ASCII letters and digits (nearly every word) is looked up as written in a
+/// memo of [`Spelling`]s, so lowercasing, the stop-word test and stemming run once per distinct
+/// spelling rather than once per token. A spelling's slot holds all a token needs (its bytes,
+/// its term and its count in the current text): one cache line per token. Counts move to their
+/// terms once per spelling ([`Indexer::fold`]), not once per token.
 #[derive(Debug, Default)]
 pub struct Indexer {
     id: u32,
     dict: TermDict,
-    /// ASCII words as written.
-    raw: TermDict,
-    /// Per `raw` id: the term id it normalises to, or [`DROPPED`].
-    raw_terms: Vec<u32>,
+    /// Open-addressing memo of ASCII spellings; the length is a power of two, at least twice
+    /// `n_spellings`.
+    spellings: Vec<Spelling>,
+    n_spellings: usize,
+    /// Slots of the spellings counted since the last fold, in first-occurrence order: the
+    /// first `n_seen` (the rest is scratch).
+    seen: Vec<u32>,
+    n_seen: usize,
     /// Per term id, at [`tf_slot`]: its frequency in the text being counted (zeroed after
     /// each text).
     tf: Vec<u32>,
@@ -834,18 +840,29 @@ pub struct Indexer {
     /// `n_touched` (the rest is scratch for [`Indexer::add`]).
     touched: Vec<u32>,
     n_touched: usize,
-    /// ASCII words (start and end in the text) waiting for [`Indexer::flush`].
-    batch: Vec<(usize, usize)>,
-    /// Scratch of [`Indexer::flush`]: each batched word's key and home slot in `raw`.
-    looked: Vec<(Key, Slot)>,
     /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
     joined: String,
 }
 
-/// Words looked up together by [`Indexer::flush`].
-const BATCH: usize = 64;
+/// One ASCII word as written, in [`Indexer`]'s memo. 32 bytes, aligned: two per cache line,
+/// never straddling one.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Spelling {
+    /// The word's bytes, zero-padded (all of them: only words of at most 16 bytes are memoized).
+    head: [u64; 2],
+    /// [`Key::tag`]; 0 for an empty slot (a word has at least one byte, so its tag is not 0).
+    tag: u32,
+    /// The term it normalises to, or [`DROPPED`].
+    term: u32,
+    /// Occurrences since the last [`Indexer::fold`].
+    tf: u32,
+}
 
-/// In [`Indexer::raw_terms`]: a word that yields no token (a stop word, or too long).
+/// The longest ASCII word the [`Spelling`] memo holds: its key is its bytes.
+const MEMO_MAX_BYTES: usize = 16;
+
+/// In [`Spelling::term`]: a word that yields no token (a stop word).
 const DROPPED: u32 = u32::MAX;
 
 /// Where [`Indexer::tf`] counts term `id`: one past it, so that [`DROPPED`] wraps to slot 0,
@@ -920,80 +937,100 @@ impl Indexer {
         for (start, end, ascii) in Words::new(bytes) {
             // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
             let piece = &text[start..end];
-            if !ascii {
-                // Keep first-occurrence order: words before this piece are counted first.
-                self.flush(text, tokens);
-                let Indexer { dict, tf, touched, n_touched, .. } = self;
-                tokenize(piece, false, |_, _, term| {
-                    *tokens = tokens.saturating_add(1);
-                    Self::add(tf, touched, n_touched, dict.intern(term));
-                });
+            if ascii && piece.len() <= MEMO_MAX_BYTES {
+                let at = self.spelling(piece, ascii_key(bytes, start, end));
+                // No branch on "first time since the fold" (taken for most rare words, in no
+                // predictable order): the slot is written every time and kept only when new.
+                if self.n_seen == self.seen.len() {
+                    self.seen.push(0);
+                }
+                self.seen[self.n_seen] = at as u32;
+                let spelling = &mut self.spellings[at];
+                self.n_seen += usize::from(spelling.tf == 0);
+                spelling.tf += 1;
+                // Nor on stop words (a third of the words): they count as no token.
+                *tokens = tokens.saturating_add(u32::from(spelling.term != DROPPED));
                 continue;
             }
-            if piece.len() > MAX_TERM_BYTES {
+            if ascii && piece.len() > MAX_TERM_BYTES {
                 continue;
             }
-            self.batch.push((start, end));
-            if self.batch.len() == BATCH {
-                self.flush(text, tokens);
-            }
+            // Keep first-occurrence order: the words before this piece are counted first.
+            self.fold();
+            let Indexer { dict, tf, touched, n_touched, .. } = self;
+            tokenize(piece, false, |_, _, term| {
+                *tokens = tokens.saturating_add(1);
+                Self::add(tf, touched, n_touched, dict.intern(term), 1);
+            });
         }
-        self.flush(text, tokens);
+        self.fold();
     }
 
-    /// Counts the batched ASCII words. Their keys and home slots, then their stored heads, are
-    /// loaded in passes of independent loads first, so the cache misses of a batch overlap
-    /// instead of being paid one after another (the memo is larger than a core's L2 on big
-    /// trees, and this was the top of the compile profile). The keys are computed here rather
-    /// than when a word is found: a key stored by parts and at once copied as a whole stalled
-    /// on store forwarding, which cost as much as the word scan.
-    fn flush(&mut self, text: &str, tokens: &mut u32) {
-        if self.batch.is_empty() {
-            return;
-        }
-        let bytes = text.as_bytes();
-        let batch = std::mem::take(&mut self.batch);
-        let mut looked = std::mem::take(&mut self.looked);
-        self.raw.ensure_slots();
-        let mask = self.raw.slots.len() - 1;
-        looked.clear();
-        looked.extend(batch.iter().map(|&(start, end)| {
-            let key =
-                if end - start <= 16 { ascii_key(bytes, start, end) } else { Key::of(&bytes[start..end]) };
-            (key, self.raw.slots[key.hash as usize & mask])
-        }));
-        let hits: [bool; BATCH] = std::array::from_fn(|i| {
-            looked.get(i).is_some_and(|(key, home)| {
-                home.id != EMPTY && home.tag == key.tag && self.raw.heads[home.id as usize] == key.head
-            })
-        });
-        for ((&(start, end), &(key, home)), hit) in batch.iter().zip(&looked).zip(hits) {
-            let piece = &text[start..end];
-            let raw = if hit && (piece.len() <= 16 || self.raw.term(home.id as usize) == piece) {
-                home.id
-            } else {
-                self.raw.intern_key(piece, key)
-            } as usize;
-            if raw == self.raw_terms.len() {
-                let mut id = DROPPED;
-                tokenize(piece, false, |_, _, term| id = self.dict.intern(term));
-                self.raw_terms.push(id);
-            }
-            // No branch on stop words either (a third of the words, in no predictable order):
-            // a dropped word is counted in a slot nothing reads.
-            let id = self.raw_terms[raw];
-            *tokens = tokens.saturating_add(u32::from(id != DROPPED));
-            Self::add(&mut self.tf, &mut self.touched, &mut self.n_touched, id);
-        }
-        self.batch = batch;
-        self.batch.clear();
-        self.looked = looked;
-    }
-
-    /// Counts one occurrence of term `id` (or of nothing, for [`DROPPED`]), noting it in
-    /// `touched[..n_touched]` the first time.
+    /// The memo slot of the ASCII word `piece` (at most [`MEMO_MAX_BYTES`]), whose key is `key`;
+    /// a new spelling is tokenized once and added.
     #[inline]
-    fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, n_touched: &mut usize, id: u32) {
+    fn spelling(&mut self, piece: &str, key: Key) -> usize {
+        if self.spellings.is_empty() {
+            self.spellings = vec![Spelling::default(); 1024];
+        }
+        loop {
+            let mask = self.spellings.len() - 1;
+            let mut at = key.hash as usize & mask;
+            loop {
+                let slot = &self.spellings[at];
+                if slot.tag == key.tag && slot.head == key.head {
+                    return at;
+                }
+                if slot.tag == 0 {
+                    break;
+                }
+                at = (at + 1) & mask;
+            }
+            if (self.n_spellings + 1) * 2 > self.spellings.len() {
+                // Slots move: the counts noted by slot go to their terms first.
+                self.fold();
+                self.grow_spellings();
+                continue;
+            }
+            let mut term = DROPPED;
+            tokenize(piece, false, |_, _, t| term = self.dict.intern(t));
+            self.spellings[at] = Spelling { head: key.head, tag: key.tag, term, tf: 0 };
+            self.n_spellings += 1;
+            return at;
+        }
+    }
+
+    /// Doubles the memo (with no counts pending: [`Indexer::fold`] ran).
+    fn grow_spellings(&mut self) {
+        let mut slots = vec![Spelling::default(); self.spellings.len() * 2];
+        let mask = slots.len() - 1;
+        for slot in self.spellings.iter().filter(|s| s.tag != 0) {
+            let len = (slot.tag & 0xff) as usize;
+            let mut at = Key::short(slot.head, len).hash as usize & mask;
+            while slots[at].tag != 0 {
+                at = (at + 1) & mask;
+            }
+            slots[at] = *slot;
+        }
+        self.spellings = slots;
+    }
+
+    /// Moves the counts of the spellings seen since the last fold to their terms, in the
+    /// spellings' first-occurrence order (so the terms keep theirs).
+    fn fold(&mut self) {
+        let Indexer { spellings, seen, n_seen, tf, touched, n_touched, .. } = self;
+        for &at in &seen[..*n_seen] {
+            let spelling = &mut spellings[at as usize];
+            let count = std::mem::take(&mut spelling.tf);
+            Self::add(tf, touched, n_touched, spelling.term, count);
+        }
+        *n_seen = 0;
+    }
+
+    /// Counts `count` (at least 1) occurrences of term `id` (or nothing, for [`DROPPED`]),
+    /// noting it in `touched[..n_touched]` the first time.
+    #[inline]
+    fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, n_touched: &mut usize, id: u32, count: u32) {
         let slot = tf_slot(id);
         if slot >= tf.len() {
             tf.resize(slot + 1, 0);
@@ -1006,7 +1043,7 @@ impl Indexer {
         }
         touched[*n_touched] = id;
         *n_touched += usize::from((tf[slot] == 0) & (slot != 0));
-        tf[slot] = tf[slot].saturating_add(1);
+        tf[slot] = tf[slot].saturating_add(count);
     }
 }
 
@@ -1655,9 +1692,9 @@ mod tests {
     #[test]
     fn indexer_counts_what_tokenize_yields_as_its_memo_grows() {
         // Thousands of distinct spellings (the memo starts at 1,024 slots), each seen again in
-        // another case, with words of exactly 16 and 17 bytes (the longest whose key is its
-        // bytes, and the shortest compared with the stored text), words alike in their first 8
-        // bytes, and stop words among them.
+        // another case, with words of exactly 16 and 17 bytes (the longest the memo holds, and
+        // the shortest tokenized without it), words alike in their first 8 bytes, and stop
+        // words among them.
         let mut text = String::new();
         for i in 0..3000u32 {
             let word = format!("w{i:x}ord sharedpre{i}");
@@ -1672,7 +1709,7 @@ mod tests {
         let (n, expected) = tokens_of(&[&text]);
         let mut indexer = Indexer::new(0);
         let body = indexer.body(&text);
-        assert!(indexer.raw.slots.len() > 4096, "the memo grew: {} slots", indexer.raw.slots.len());
+        assert!(indexer.spellings.len() > 4096, "the memo grew: {} slots", indexer.spellings.len());
         assert_eq!((body.tokens, terms_of(&indexer, &body)), (n, expected));
     }
 
