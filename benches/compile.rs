@@ -57,6 +57,8 @@ struct Row {
     stats: corpus::Stats,
     runs: usize,
     floor: Duration,
+    /// The floor on one thread: the work itself, without the second core's help.
+    floor_one: Duration,
     /// The floor plus running pulldown-cmark (with the compiler's extensions) over every markdown
     /// file: what any compile that must parse the markdown costs at least.
     parse_floor: Duration,
@@ -108,6 +110,8 @@ fn measure(size: Size) -> Row {
     let cpu = cpu_time();
     let floor_time = median((0..runs).map(|_| floor_timed(&dir)).collect());
     let floor_cpu = (cpu_time() - cpu) / runs as u32;
+    let floor_one =
+        median((0..runs).map(|_| timed(|| floor_then(&content_files(&dir), 1, |_, _| 0))).collect());
     let parse_floor =
         median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir), false))).collect());
     let index_floor =
@@ -143,6 +147,7 @@ fn measure(size: Size) -> Row {
         stats,
         runs,
         floor: floor_time,
+        floor_one,
         parse_floor,
         index_floor,
         floor_cpu,
@@ -211,7 +216,11 @@ fn timed<T>(f: impl FnOnce() -> T) -> Duration {
 
 /// Reads and hashes `files` on every core; returns the bytes read (so nothing is optimised away).
 fn floor(files: &[PathBuf]) -> u64 {
-    floor_then(files, |_, _| 0)
+    floor_then(files, cores(), |_, _| 0)
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// [`floor`], also parsing every markdown file with pulldown-cmark as the compiler configures it,
@@ -223,7 +232,7 @@ fn floor_with_parser(files: &[PathBuf], index: bool) -> u64 {
         static INDEXER: std::cell::RefCell<Indexer> = std::cell::RefCell::new(Indexer::new(0));
     }
     let options = folio::compile::markdown::options();
-    floor_then(files, |path, bytes| {
+    floor_then(files, cores(), |path, bytes| {
         let is_markdown = path.extension().is_some_and(|e| e == "md");
         match std::str::from_utf8(bytes) {
             Ok(text) if is_markdown => {
@@ -240,11 +249,10 @@ fn floor_with_parser(files: &[PathBuf], index: bool) -> u64 {
     })
 }
 
-/// Reads and hashes `files` on every core, calling `then(path, bytes)` on each file's bytes;
-/// returns the bytes read plus what `then` returned (so nothing is optimised away).
-fn floor_then(files: &[PathBuf], then: impl Fn(&Path, &[u8]) -> u64 + Sync) -> u64 {
+/// Reads and hashes `files` on `threads` threads, calling `then(path, bytes)` on each file's
+/// bytes; returns the bytes read plus what `then` returned (so nothing is optimised away).
+fn floor_then(files: &[PathBuf], threads: usize, then: impl Fn(&Path, &[u8]) -> u64 + Sync) -> u64 {
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -386,11 +394,11 @@ fn ms(d: Duration) -> f64 {
 fn print_report(rows: &[Row]) {
     println!();
     println!(
-        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | parser floor ms | index floor ms | check ms | compile ms | finish ms | build MB/s | \
-         catalog MB | peak RSS MB | build/floor | CPU build/floor | RSS/corpus | diagnostics |"
+        "| corpus | docs + skills | files | corpus MB | floor ms | floor MB/s | 1-thread floor ms | parser floor ms | index floor ms | check ms | compile ms | finish ms | build MB/s | \
+         catalog MB | peak RSS MB | build/floor | build/1-thread floor | CPU build/floor | RSS/corpus | diagnostics |"
     );
     println!(
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for r in rows {
         let corpus_mb = mb(r.stats.bytes as usize);
@@ -402,7 +410,7 @@ fn print_report(rows: &[Row]) {
             format!("{} errors, {} warnings: {}", r.errors, r.warnings, r.first_codes.join(", "))
         };
         println!(
-            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {} | {} | {} |",
+            "| {} | {} + {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} | {:.2}× | {:.2}× | {} | {} | {} |",
             r.size.name(),
             r.stats.docs,
             r.stats.skills,
@@ -410,6 +418,7 @@ fn print_report(rows: &[Row]) {
             corpus_mb,
             ms(r.floor),
             corpus_mb / r.floor.as_secs_f64(),
+            ms(r.floor_one),
             ms(r.parse_floor),
             ms(r.index_floor),
             ms(r.check),
@@ -419,6 +428,7 @@ fn print_report(rows: &[Row]) {
             r.catalog_bytes.map_or("n/a (errors)".to_string(), |b| format!("{:.1}", mb(b))),
             rss_mb.map_or("n/a".to_string(), |m| format!("{m:.0}")),
             build.as_secs_f64() / r.floor.as_secs_f64(),
+            build.as_secs_f64() / r.floor_one.as_secs_f64(),
             if r.floor_cpu < Duration::from_millis(100) {
                 "n/a (too short)".to_string()
             } else {
@@ -436,7 +446,7 @@ fn print_report(rows: &[Row]) {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     println!();
     println!(
-        "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads; \
+        "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads (1-thread floor: on one); \
          parser floor = the floor plus pulldown-cmark over every markdown file (no analysis); \
          index floor = the parser floor plus tokenizing every markdown body for the search index; \
          check = `folio check`'s work (every diagnostic; no catalog, no search index); \
@@ -449,10 +459,14 @@ fn print_report(rows: &[Row]) {
     if let Some(r) = rows.iter().find(|r| r.size == Size::Large) {
         let build = (r.compile + r.encode).as_secs_f64();
         let ratio = build / r.floor.as_secs_f64();
+        let ratio_one = build / r.floor_one.as_secs_f64();
+        let verdict = |ratio: f64| if ratio <= 4.0 { "MET" } else { "MISSED" };
         println!(
-            "target (large): build ≤ 4× floor → {:.2}× {}; peak RSS ≤ 2× corpus → {}",
-            ratio,
-            if ratio <= 4.0 { "MET" } else { "MISSED" },
+            "target (large): build ≤ 4× floor → {ratio:.2}× the {threads}-thread floor {}, {ratio_one:.2}× \
+             the 1-thread floor {} (build {build:.2} s; the issue puts 4× the floor at about 2 s); \
+             peak RSS ≤ 2× corpus → {}",
+            verdict(ratio),
+            verdict(ratio_one),
             r.peak_rss_kib.map_or("n/a".to_string(), |k| {
                 let ratio = k as f64 * 1024.0 / r.stats.bytes as f64;
                 format!("{ratio:.2}× {}", if ratio <= 2.0 { "MET" } else { "MISSED" })
