@@ -649,6 +649,39 @@ pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
     manifest_json(catalog, catalog_hash)
 }
 
+/// `manifest.json` rendered before the catalog's hash is known (while [`Writer::finish`]
+/// computes it): every byte but the hash's, which [`ManifestDraft::with_hash`] fills in.
+#[derive(Debug)]
+pub struct ManifestDraft {
+    text: String,
+    /// Where the hash's 64 hex digits go in `text`.
+    hash_at: usize,
+}
+
+/// Stands in for the hash in a [`ManifestDraft`]: as long as a real one.
+const HASH_PLACEHOLDER: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Renders `catalog`'s manifest but for its hash.
+pub fn manifest_draft(catalog: &Catalog) -> ManifestDraft {
+    let text = manifest_json(catalog, HASH_PLACEHOLDER);
+    // The first match is the field: only `name` comes before it that is not fixed, and a JSON
+    // string escapes every quote in it, so it cannot hold `"catalog_hash": "` unescaped.
+    let key = "\"catalog_hash\": \"";
+    let hash_at = text.find(key).expect("the manifest has a catalog_hash field") + key.len();
+    debug_assert_eq!(&text[hash_at..hash_at + HASH_PLACEHOLDER.len()], HASH_PLACEHOLDER);
+    ManifestDraft { text, hash_at }
+}
+
+impl ManifestDraft {
+    /// The manifest, with `catalog_hash` (64 hex digits, as [`Writer::finish`] returns it):
+    /// what [`manifest`] renders.
+    pub fn with_hash(mut self, catalog_hash: &str) -> String {
+        assert_eq!(catalog_hash.len(), HASH_PLACEHOLDER.len(), "a blake3 hash in hex");
+        self.text.replace_range(self.hash_at..self.hash_at + catalog_hash.len(), catalog_hash);
+        self.text
+    }
+}
+
 /// The envelope's bytes up to the body's: what `rmp_serde` writes for an [`Envelope`] holding
 /// a body of `body_len` bytes, except that the body's length is always a `bin32` header (5
 /// bytes), which msgpack readers accept for any length. A fixed-size envelope is what lets
@@ -1199,6 +1232,16 @@ mod tests {
             skills: Vec::new(),
             search: SearchIndex::default(),
         }
+    }
+
+    #[test]
+    fn a_manifest_draft_takes_the_hash_where_manifest_puts_it() {
+        // A name that spells the field itself, quotes and all, comes before the field.
+        let mut catalog = sample();
+        catalog.settings.name = "x\", \"catalog_hash\": \"".to_owned() + &"1".repeat(64);
+        let hash = encode(&catalog).catalog_hash;
+        assert_eq!(manifest_draft(&catalog).with_hash(&hash), manifest(&catalog, &hash));
+        assert_eq!(manifest_draft(&sample()).with_hash(&hash), manifest(&sample(), &hash));
     }
 
     /// A catalog of `n` entries of about 1 KiB each, with distinct bytes.

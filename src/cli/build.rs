@@ -51,18 +51,26 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let writer = writer.ok_or_else(|| failed.expect("the writer is gone only after a failed write"));
-    let (_, catalog_hash) = writer.and_then(|w| w.finish(&catalog)).map_err(in_tmp)?;
-    // The manifest is rendered while the catalog is renamed into place: replacing a previous
-    // catalog frees its blocks in the rename, a tenth of a second on a large tree that leaves
-    // the other core idle.
-    let (written, manifest_text) = std::thread::scope(|scope| {
-        let text = scope.spawn(|| codec::manifest(&catalog, &catalog_hash));
-        let written = staged.commit();
+    // The manifest is rendered (all but the catalog's hash) while the catalog is finished, and
+    // staged while the catalog is renamed into place: replacing a previous catalog frees its
+    // blocks in the rename, a tenth of a second on a large tree that leaves the other core idle.
+    // The catalog is renamed first, so a manifest never names a catalog not yet in place.
+    let (finished, draft) = std::thread::scope(|scope| {
+        let draft = scope.spawn(|| codec::manifest_draft(&catalog));
+        let finished = writer.and_then(|w| w.finish(&catalog));
         // Rendering does not panic; if it ever did, re-raise it here.
-        (written, text.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        (finished, draft.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let (_, catalog_hash) = finished.map_err(in_tmp)?;
+    let manifest_text = draft.with_hash(&catalog_hash);
+    let (written, staged_manifest) = std::thread::scope(|scope| {
+        let staged_manifest = scope.spawn(|| stage(&manifest, |out| out.write_all(manifest_text.as_bytes())));
+        let written = staged.commit();
+        // Writing does not panic; if it ever did, re-raise it here.
+        (written, staged_manifest.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     let written = written?;
-    write_atomically(&manifest, |out| out.write_all(manifest_text.as_bytes()))?;
+    staged_manifest?.commit()?;
     eprintln!(
         "wrote {} ({} docs, {} skills, {} entries, {} bytes, catalog hash {})",
         msgpack.display(),
@@ -141,17 +149,17 @@ fn display_prefix(content: &Path) -> String {
     if s.is_empty() { ".".to_owned() } else { s.to_owned() }
 }
 
-/// Writes a file through a temporary sibling and a rename (see [`Staged`]). `fill` writes the
-/// contents; returns their size.
-fn write_atomically(
+/// Writes a file beside `path`, to be renamed into place by [`Staged::commit`]. `fill` writes
+/// the contents.
+fn stage(
     path: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> anyhow::Result<u64> {
+) -> anyhow::Result<Staged> {
     let mut staged = Staged::create(path)?;
     if let Err(e) = fill(staged.out()) {
         return Err(staged.error(e));
     }
-    staged.commit()
+    Ok(staged)
 }
 
 /// A file written through a temporary sibling and renamed into place by [`Staged::commit`], so

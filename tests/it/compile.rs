@@ -622,6 +622,7 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
         assert!(streamed.into_inner() == encoded.msgpack, "{name}: streamed bytes differ from encode's");
         assert_eq!(hash, encoded.catalog_hash, "{name}");
         assert_eq!(codec::manifest(&lean, &hash), encoded.manifest, "{name}");
+        assert_eq!(codec::manifest_draft(&lean).with_hash(&hash), encoded.manifest, "{name}");
         assert_eq!(codec::decode(&encoded.msgpack).unwrap(), full, "{name}: bodies land where they belong");
         if name == "small" {
             let expected = [
