@@ -109,7 +109,9 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
             // A closed channel means the workers stopped, which only a panic does; `join`
             // below re-raises it.
             let mut seq = 0;
-            let mut send = |file| {
+            let mut paths = Vec::new();
+            let mut send = |file: Found| {
+                paths.push(file.path.clone());
                 let _ = to_workers.send((seq, file));
                 seq += 1;
             };
@@ -117,6 +119,11 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
             for file in std::mem::take(&mut walk.files) {
                 send(file);
             }
+            // The names are checked here, while the files are processed, rather than once they
+            // all are (a serial stretch of the build). An unreadable file's name is checked too.
+            paths.sort_unstable();
+            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+            validate::portable_names(&paths, &mut walk.diagnostics);
             walk
         });
         let (files, dicts) = process_all(found, &mut mode, &mut diagnostics);

@@ -59,9 +59,6 @@ pub fn build(
     let mut pending: Vec<Pending> = Vec::with_capacity(n_docs);
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
 
-    let paths: Vec<&str> = files.iter().map(|f| f.found.path.as_str()).collect();
-    validate::portable_names(&paths, diags);
-
     for file in files {
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
