@@ -419,7 +419,7 @@ impl<'t> Index<'t> {
                     target: raw.target.clone(),
                     kind: raw.kind,
                     resolved: file.and_then(|f| f.uri).map(str::to_owned),
-                    anchor: raw.anchor.clone(),
+                    anchor: raw.anchor().map(str::to_owned),
                     line: raw.line,
                 });
             }
@@ -483,7 +483,7 @@ impl<'t> Index<'t> {
     }
 
     fn resolve_path(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
-        let decoded = percent_decode(&raw.path);
+        let decoded = percent_decode(raw.path());
         let path = decoded.split('?').next().unwrap_or("");
         if path.is_empty() {
             // `?query` alone, like `#anchor` alone, points at the page itself.
@@ -671,7 +671,7 @@ impl<'t> Index<'t> {
     }
 
     fn resolve_wiki(&self, source: &LinkSource<'t>, raw: &RawLink) -> Outcome<'t> {
-        let target = raw.path.trim().trim_start_matches('/');
+        let target = raw.path().trim().trim_start_matches('/');
         if target.is_empty() {
             return Outcome::Found(source.path);
         }
@@ -721,7 +721,7 @@ impl<'t> Index<'t> {
     }
 
     fn check_anchor(&self, source: &LinkSource<'_>, raw: &RawLink, path: &str) -> Option<Problem> {
-        let anchor = percent_decode(raw.anchor.as_deref()?);
+        let anchor = percent_decode(raw.anchor()?);
         // An empty fragment and `#top` scroll to the top of any HTML page.
         if anchor.is_empty() || anchor.eq_ignore_ascii_case("top") {
             return None;

@@ -70,10 +70,11 @@ pub struct RawLink {
     pub target: String,
     /// How it was written.
     pub kind: LinkKind,
-    /// The target without its `#fragment` (empty for a pure `#anchor` link).
-    pub path: String,
-    /// The fragment without `#`, if any.
-    pub anchor: Option<String>,
+    /// Where [`RawLink::path`] is in `target`. (Ranges, not strings of their own: a large tree
+    /// has hundreds of thousands of links, and two more allocations each showed in the profile.)
+    path: (u32, u32),
+    /// Where [`RawLink::anchor`] starts in `target`, if there is one.
+    anchor: Option<u32>,
     /// 1-based line in the whole file of the target text. For a reference link (`[a][r]`) that
     /// is the destination in its definition (`[r]: x.md`), where a fix is made.
     pub line: u32,
@@ -85,10 +86,39 @@ pub struct RawLink {
 }
 
 impl RawLink {
-    /// Splits a target into (kind, path, anchor) by how it is written.
-    fn classify(target: &str, wiki: bool) -> (LinkKind, String, Option<String>) {
+    /// A link to `target`, classified by how it is written: a wiki link (`[[target]]`), an email
+    /// autolink (always external), or anything else.
+    fn new(target: String, wiki: bool, email: bool, (line, column): (u32, u32), include: bool) -> RawLink {
+        let (kind, path, anchor) =
+            if email { (LinkKind::External, (0, target.len()), None) } else { Self::classify(&target, wiki) };
+        // A target is part of a file, and files are far smaller than 4 GiB.
+        let at = |i: usize| u32::try_from(i).expect("a link target under 4 GiB");
+        RawLink {
+            kind,
+            path: (at(path.0), at(path.1)),
+            anchor: anchor.map(at),
+            target,
+            line,
+            column,
+            include,
+        }
+    }
+
+    /// The target without its `#fragment` (empty for a pure `#anchor` link; trimmed in a wiki
+    /// link).
+    pub fn path(&self) -> &str {
+        &self.target[self.path.0 as usize..self.path.1 as usize]
+    }
+
+    /// The fragment without `#`, if any.
+    pub fn anchor(&self) -> Option<&str> {
+        self.anchor.map(|at| &self.target[at as usize..])
+    }
+
+    /// Splits a target into its kind, the range of its path and where its anchor starts.
+    fn classify(target: &str, wiki: bool) -> (LinkKind, (usize, usize), Option<usize>) {
         let (path, anchor) = match target.split_once('#') {
-            Some((path, anchor)) => (path, Some(anchor.to_owned())),
+            Some((path, _)) => (path, Some(path.len() + 1)),
             None => (target, None),
         };
         let kind = if wiki {
@@ -102,8 +132,10 @@ impl RawLink {
         } else {
             LinkKind::Relative
         };
-        let path = if wiki { path.trim() } else { path };
-        (kind, path.to_owned(), anchor)
+        // A wiki link's path is trimmed: `[[ Target ]]` is `Target`.
+        let start = if wiki { path.len() - path.trim_start().len() } else { 0 };
+        let end = if wiki { path.trim_end().len() } else { path.len() };
+        (kind, (start, end.max(start)), anchor)
     }
 }
 
@@ -228,21 +260,7 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             Event::End(TagEnd::Link | TagEnd::Image) => {
                 if let Some(open) = acc.open_links.pop() {
                     let at = open.target_at.unwrap_or_else(|| inline_target(text, open.text_end, open.start));
-                    let (kind, path, anchor) = if open.email {
-                        (LinkKind::External, open.target.clone(), None)
-                    } else {
-                        RawLink::classify(&open.target, open.wiki)
-                    };
-                    let (line, column) = lines.locate(at);
-                    acc.links.push(RawLink {
-                        target: open.target,
-                        kind,
-                        path,
-                        anchor,
-                        line,
-                        column,
-                        include: false,
-                    });
+                    acc.links.push(RawLink::new(open.target, open.wiki, open.email, lines.locate(at), false));
                 }
                 acc.extend_open_links(range.end);
             }
@@ -264,9 +282,7 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
         if acc.code.iter().any(|r| r.contains(&at)) {
             continue;
         }
-        let (kind, path, anchor) = RawLink::classify(&target, false);
-        let (line, column) = lines.locate(at);
-        acc.links.push(RawLink { target, kind, path, anchor, line, column, include: true });
+        acc.links.push(RawLink::new(target, false, false, lines.locate(at), true));
     }
     // Links close inner-first; report them in source order.
     acc.links.sort_by_key(|l| (l.line, l.column));
@@ -339,9 +355,7 @@ impl Analysis {
             // potentially surrounded by spaces"); the location is that of the URL itself.
             let lead = value.len() - value.trim_start().len();
             let target = decode_character_references(value.trim());
-            let (kind, path, anchor) = RawLink::classify(&target, false);
-            let (line, column) = lines.locate(range.start + at + lead);
-            self.links.push(RawLink { target, kind, path, anchor, line, column, include: false });
+            self.links.push(RawLink::new(target, false, false, lines.locate(range.start + at + lead), false));
         });
     }
 

@@ -20,9 +20,9 @@ fn render(md: &Markdown) -> String {
             LinkKind::Anchor => "anchor",
             LinkKind::External => "ext",
         };
-        let anchor = l.anchor.as_deref().map(|a| format!(" #{a}")).unwrap_or_default();
+        let anchor = l.anchor().map(|a| format!(" #{a}")).unwrap_or_default();
         let include = if l.include { " include" } else { "" };
-        out.push(format!("{}:{} {kind} {} [{}]{anchor}{include}", l.line, l.column, l.target, l.path));
+        out.push(format!("{}:{} {kind} {} [{}]{anchor}{include}", l.line, l.column, l.target, l.path()));
     }
     for id in &md.term_ids {
         out.push(format!("term-id {id}"));
@@ -210,6 +210,11 @@ fn wiki_links() {
     check_links("x [[Some Page|label]] y", "1:5 wiki Some Page [Some Page]");
     check_links("[[Page#Section]]", "1:3 wiki Page#Section [Page] #Section");
     check_links("![[diagram.png]]", "1:4 wiki diagram.png [diagram.png]");
+    // The path is trimmed, and taken before the anchor; the target stays as written.
+    check_links("[[ Some Page #Sec]]", "1:3 wiki  Some Page #Sec [Some Page] #Sec");
+    check_links("[[ ]]", "1:3 wiki   []");
+    // An email autolink is external whatever it holds.
+    check_links("<a#b@e.com>", "1:2 ext mailto:a#b@e.com [mailto:a#b@e.com]");
 }
 
 #[test]
