@@ -196,7 +196,7 @@ fn process_all(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
     let found = std::sync::Mutex::new(found);
-    let (mut results, dicts): (Vec<Processed>, Vec<_>) = std::thread::scope(|scope| {
+    let (results, dicts): (Vec<Processed>, Vec<_>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|worker| {
                 let (found, sequencer) = (&found, &sequencer);
@@ -238,7 +238,11 @@ fn process_all(
         }
         (results, dicts)
     });
-    results.sort_unstable_by(|a, b| a.found.path.cmp(&b.found.path));
+    // Sorted by position, then moved once: a `Processed` is large, and sorting the records
+    // themselves moved each one many times.
+    let mut order: Vec<usize> = (0..results.len()).collect();
+    order.sort_unstable_by(|&a, &b| results[a].found.path.cmp(&results[b].found.path));
+    let results = build::permute(results, &order);
     (results, dicts)
 }
 
@@ -298,7 +302,9 @@ fn process(
         let mut hex = String::with_capacity(7 + 64);
         hex.push_str("sha256:");
         for b in digest {
-            hex.push_str(&format!("{b:02x}"));
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            hex.push(char::from(HEX[usize::from(b >> 4)]));
+            hex.push(char::from(HEX[usize::from(b & 0xf)]));
         }
         hex
     });

@@ -842,6 +842,8 @@ pub struct Indexer {
     n_touched: usize,
     /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
     joined: String,
+    /// [`Indexer::body`]'s encoding buffer; kept for its capacity.
+    pairs: Vec<u8>,
 }
 
 /// One ASCII word as written, in [`Indexer`]'s memo. 32 bytes, aligned: two per cache line,
@@ -893,12 +895,16 @@ impl Indexer {
     /// Tokenizes an indexed document's body (what [`build`] indexes as the body field: a doc's or
     /// SKILL.md's text without frontmatter, a skill file's whole text).
     pub fn body(&mut self, text: &str) -> BodyTerms {
-        let mut pairs = Vec::new();
+        // Encoded into a buffer kept for its capacity, then copied once at its size: growing
+        // each body's own list by doubling cost a reallocation and a copy per step.
+        let mut scratch = std::mem::take(&mut self.pairs);
+        scratch.clear();
         let tokens = self.count([text].into_iter(), |id, tf| {
-            put_varint(&mut pairs, id);
-            put_varint(&mut pairs, tf);
+            put_varint(&mut scratch, id);
+            put_varint(&mut scratch, tf);
         });
-        pairs.shrink_to_fit();
+        let pairs = scratch.clone();
+        self.pairs = scratch;
         BodyTerms { dict: self.id, tokens, pairs }
     }
 
