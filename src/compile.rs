@@ -357,7 +357,15 @@ fn process(
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    // Counted per block of 255 bytes into a `u8` (which cannot overflow), which the compiler
+    // turns into wide compares and adds; counting into a `usize` byte by byte did not vectorise
+    // and cost four instructions a byte, over every file of the tree.
+    let mut blocks = bytes.chunks_exact(255);
+    let mut n = 0;
+    for block in &mut blocks {
+        n += usize::from(block.iter().fold(0u8, |sum, &b| sum + u8::from(b == b'\n')));
+    }
+    n + blocks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
 /// True for a `.md` or `.mdx` path (any case).
@@ -370,4 +378,23 @@ fn is_markdown(path: &str) -> bool {
 /// output (Agent Skills specification), so their links are not meant to resolve in place.
 fn is_skill_asset(path: &str, skill_dir: &str) -> bool {
     path.strip_prefix(skill_dir).is_some_and(|rest| rest.starts_with("/assets/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_newlines;
+
+    #[test]
+    fn newlines_are_counted_across_block_edges() {
+        // Lengths around the 255-byte blocks, all newlines (the most a block's count can hold)
+        // and none, and a mix.
+        for len in [0, 1, 254, 255, 256, 509, 510, 511, 1000] {
+            for text in
+                [vec![b'\n'; len], vec![b'x'; len], (0..len).map(|i| [b'a', b'\n', b'\r'][i % 3]).collect()]
+            {
+                let expected = text.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(count_newlines(&text), expected, "{len} bytes");
+            }
+        }
+    }
 }
