@@ -606,9 +606,9 @@ fn gather_lanes(lanes: u64) -> u64 {
 }
 
 /// One bit per byte of the 64 bytes at `at` (past the end: zeros, which are not word bytes):
-/// the word bytes (see [`word_lanes`]), and the bytes of non-ASCII characters.
+/// the word bytes (see [`word_lanes`]).
 #[inline]
-fn block_masks(bytes: &[u8], at: usize) -> (u64, u64) {
+fn block_mask(bytes: &[u8], at: usize) -> u64 {
     let mut padded = [0u8; 64];
     let block: &[u8] = match bytes.get(at..at + 64) {
         Some(block) => block,
@@ -618,93 +618,74 @@ fn block_masks(bytes: &[u8], at: usize) -> (u64, u64) {
             &padded
         }
     };
-    let (mut word, mut high) = (0u64, 0u64);
+    let mut word = 0u64;
     for (i, chunk) in block.chunks_exact(8).enumerate() {
         let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         word |= gather_lanes(word_lanes(w)) << (8 * i);
-        high |= gather_lanes(w & LANE_HIGH) << (8 * i);
     }
-    (word, high)
+    word
 }
 
-/// The runs of word bytes of a text, as `(start, end, all ASCII)`, found 64 bytes at a time:
-/// each block is classified once into bit masks, and the runs are read off the masks with bit
-/// scans, so finding a word costs a few instructions and no branch per byte. (Scanning byte by
-/// byte, or 8 bytes at a time, was half of the tokenizer's time on a large tree.)
+/// The runs of word bytes of a text, as `start..end`, found 64 bytes at a time: each block is
+/// classified once into a bit mask, and the runs are read off it with bit scans, so finding a
+/// word costs a few instructions and no branch per byte. (Scanning byte by byte, or 8 bytes at
+/// a time, was half of the tokenizer's time on a large tree.) Whether a run is ASCII is left to
+/// the caller, which reads its bytes anyway.
 struct Words<'a> {
     bytes: &'a [u8],
-    /// Offset of the block the masks describe.
+    /// Offset of the block `rest` describes.
     base: usize,
-    /// Word bytes of the block.
-    word: u64,
-    /// Non-ASCII bytes of the block.
-    high: u64,
-    /// Where the search for the next run starts (`base..base + 64`).
-    pos: usize,
+    /// The block's word bytes not yet yielded.
+    rest: u64,
 }
 
 impl<'a> Words<'a> {
     fn new(bytes: &'a [u8]) -> Words<'a> {
-        let (word, high) = block_masks(bytes, 0);
-        Words { bytes, base: 0, word, high, pos: 0 }
+        Words { bytes, base: 0, rest: block_mask(bytes, 0) }
     }
 
     /// Moves to the next block; false past the end of the text.
     #[inline]
     fn advance(&mut self) -> bool {
         self.base += 64;
-        self.pos = self.base;
         if self.base >= self.bytes.len() {
             return false;
         }
-        (self.word, self.high) = block_masks(self.bytes, self.base);
+        self.rest = block_mask(self.bytes, self.base);
         true
     }
 }
 
-/// Bits `from..to` of a `u64` (`from <= to <= 64`).
-#[inline]
-fn bit_range(from: u32, to: u32) -> u64 {
-    let below = if to >= 64 { u64::MAX } else { (1u64 << to) - 1 };
-    below & (u64::MAX << from)
-}
-
 impl Iterator for Words<'_> {
-    type Item = (usize, usize, bool);
+    type Item = (usize, usize);
 
     #[inline]
-    fn next(&mut self) -> Option<(usize, usize, bool)> {
-        // A run that ended with the text left `pos` there, behind `base`.
-        if self.pos >= self.bytes.len() {
-            return None;
-        }
-        let start = loop {
-            let from = (self.pos - self.base) as u32;
-            let ahead = if from >= 64 { 0 } else { self.word & (u64::MAX << from) };
-            if ahead != 0 {
-                break self.base + ahead.trailing_zeros() as usize;
-            }
+    fn next(&mut self) -> Option<(usize, usize)> {
+        while self.rest == 0 {
             if !self.advance() {
                 return None;
             }
-        };
-        let mut from = (start - self.base) as u32;
-        let mut high = 0u64;
-        let end = loop {
-            let other = !self.word & (u64::MAX << from);
-            let to = if other == 0 { 64 } else { other.trailing_zeros() };
-            high |= self.high & bit_range(from, to);
-            if other != 0 {
-                break self.base + to as usize;
-            }
-            // The run goes on into the next block (or ends with the text).
+        }
+        let from = self.rest.trailing_zeros();
+        let run = (self.rest >> from).trailing_ones();
+        let start = self.base + from as usize;
+        // Adding the run's lowest bit carries through the run and clears it (a carry out of
+        // bit 63 is the run reaching the block's end), leaving the bits above it.
+        self.rest &= self.rest.wrapping_add(1 << from);
+        if from + run < 64 {
+            return Some((start, start + run as usize));
+        }
+        // The run goes on into the next blocks (or ends with the text).
+        loop {
             if !self.advance() {
-                break self.bytes.len();
+                return Some((start, self.bytes.len()));
             }
-            from = 0;
-        };
-        self.pos = end;
-        Some((start, end, high == 0))
+            let run = self.rest.trailing_ones();
+            if run < 64 {
+                self.rest &= self.rest.wrapping_add(1);
+                return Some((start, self.base + run as usize));
+            }
+        }
     }
 }
 
@@ -712,15 +693,32 @@ impl Iterator for Words<'_> {
 /// 16 bytes are there to read, masked to the word.
 #[inline]
 fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
+    /// Per length up to 16: the mask keeping that many bytes of two little-endian words.
+    const MASKS: [[u64; 2]; 17] = {
+        let mut masks = [[0u64; 2]; 17];
+        let mut len = 0;
+        while len <= 16 {
+            let bits = 8 * len;
+            masks[len] = [
+                if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
+                if bits <= 64 {
+                    0
+                } else if bits >= 128 {
+                    u64::MAX
+                } else {
+                    (1u64 << (bits - 64)) - 1
+                },
+            ];
+            len += 1;
+        }
+        masks
+    };
     let len = end - start;
-    let Some(window) = bytes.get(start..start + 16) else {
+    let (Some(window), Some(mask)) = (bytes.get(start..start + 16), MASKS.get(len)) else {
         return Key::of(&bytes[start..end]);
     };
-    let word = |i: usize, n: usize| {
-        let w = u64::from_le_bytes(window[i..i + 8].try_into().expect("8 bytes"));
-        if n >= 8 { w } else { w & ((1u64 << (8 * n)) - 1) }
-    };
-    Key::short([word(0, len), word(8, len.saturating_sub(8))], len)
+    let word = |i: usize| u64::from_le_bytes(window[i..i + 8].try_into().expect("8 bytes"));
+    Key::short([word(0) & mask[0], word(8) & mask[1]], len)
 }
 
 impl TermDict {
@@ -940,45 +938,53 @@ impl Indexer {
 
     fn scan(&mut self, text: &str, tokens: &mut u32) {
         let bytes = text.as_bytes();
-        for (start, end, ascii) in Words::new(bytes) {
-            // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
-            let piece = &text[start..end];
-            if ascii && piece.len() <= MEMO_MAX_BYTES {
-                let at = self.spelling(piece, ascii_key(bytes, start, end));
-                // No branch on "first time since the fold" (taken for most rare words, in no
-                // predictable order): the slot is written every time and kept only when new.
-                if self.n_seen == self.seen.len() {
-                    self.seen.push(0);
+        if self.spellings.is_empty() {
+            self.spellings = vec![Spelling::default(); 1024];
+            self.seen = vec![0; 1024];
+        }
+        // Counted here and added once (the count saturates; a word is at least a byte, so this
+        // one cannot overflow).
+        let mut counted = 0u64;
+        for (start, end) in Words::new(bytes) {
+            let len = end - start;
+            if len <= MEMO_MAX_BYTES {
+                let key = ascii_key(bytes, start, end);
+                // The key holds the word's bytes: ASCII when none has bit 7 set.
+                if (key.head[0] | key.head[1]) & LANE_HIGH == 0 {
+                    let at = self.spelling(text, start..end, key);
+                    // No branch on "first time since the fold" (taken for most rare words, in
+                    // no predictable order): the slot is written every time and kept only when
+                    // new. (`seen` is as long as the memo: a fold keeps a slot in it at most
+                    // once.)
+                    self.seen[self.n_seen] = at as u32;
+                    let spelling = &mut self.spellings[at];
+                    self.n_seen += usize::from(spelling.tf == 0);
+                    spelling.tf += 1;
+                    // Nor on stop words (a third of the words): they count as no token.
+                    counted += u64::from(spelling.term != DROPPED);
+                    continue;
                 }
-                self.seen[self.n_seen] = at as u32;
-                let spelling = &mut self.spellings[at];
-                self.n_seen += usize::from(spelling.tf == 0);
-                spelling.tf += 1;
-                // Nor on stop words (a third of the words): they count as no token.
-                *tokens = tokens.saturating_add(u32::from(spelling.term != DROPPED));
-                continue;
-            }
-            if ascii && piece.len() > MAX_TERM_BYTES {
+            } else if len > MAX_TERM_BYTES && bytes[start..end].is_ascii() {
                 continue;
             }
             // Keep first-occurrence order: the words before this piece are counted first.
             self.fold();
             let Indexer { dict, tf, touched, n_touched, .. } = self;
-            tokenize(piece, false, |_, _, term| {
-                *tokens = tokens.saturating_add(1);
+            // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
+            tokenize(&text[start..end], false, |_, _, term| {
+                counted += 1;
                 Self::add(tf, touched, n_touched, dict.intern(term), 1);
             });
         }
         self.fold();
+        *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
     }
 
-    /// The memo slot of the ASCII word `piece` (at most [`MEMO_MAX_BYTES`]), whose key is `key`;
-    /// a new spelling is tokenized once and added.
+    /// The memo slot of the ASCII word `text[word]` (at most [`MEMO_MAX_BYTES`]), whose key is
+    /// `key`; a new spelling is tokenized once and added. The word's `&str` is made only then:
+    /// slicing a `str` checks both ends for char boundaries, on every word.
     #[inline]
-    fn spelling(&mut self, piece: &str, key: Key) -> usize {
-        if self.spellings.is_empty() {
-            self.spellings = vec![Spelling::default(); 1024];
-        }
+    fn spelling(&mut self, text: &str, word: std::ops::Range<usize>, key: Key) -> usize {
         loop {
             let mask = self.spellings.len() - 1;
             let mut at = key.hash as usize & mask;
@@ -999,7 +1005,7 @@ impl Indexer {
                 continue;
             }
             let mut term = DROPPED;
-            tokenize(piece, false, |_, _, t| term = self.dict.intern(t));
+            tokenize(&text[word.clone()], false, |_, _, t| term = self.dict.intern(t));
             self.spellings[at] = Spelling { head: key.head, tag: key.tag, term, tf: 0 };
             self.n_spellings += 1;
             return at;
@@ -1018,6 +1024,7 @@ impl Indexer {
             }
             slots[at] = *slot;
         }
+        self.seen.resize(slots.len(), 0);
         self.spellings = slots;
     }
 
@@ -1734,7 +1741,7 @@ mod tests {
     }
 
     /// The runs of word bytes, one byte at a time: what [`Words`] must find.
-    fn runs_by_table(bytes: &[u8]) -> Vec<(usize, usize, bool)> {
+    fn runs_by_table(bytes: &[u8]) -> Vec<(usize, usize)> {
         let mut runs = Vec::new();
         let mut at = 0;
         while at < bytes.len() {
@@ -1743,7 +1750,7 @@ mod tests {
                 continue;
             }
             let end = (at..bytes.len()).find(|&i| !is_word_byte(bytes[i])).unwrap_or(bytes.len());
-            runs.push((at, end, bytes[at..end].is_ascii()));
+            runs.push((at, end));
             at = end;
         }
         runs
