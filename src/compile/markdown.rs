@@ -735,9 +735,13 @@ impl Slugger {
 /// This is github-slugger's rule (`[^\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc} -]` removed).
 pub(crate) fn slug(text: &str) -> String {
     if text.is_ascii() {
-        // Most headings: one pass over the bytes, one allocation.
-        let kept = text.bytes().filter(|&b| keep_in_slug(char::from(b)));
-        return kept.map(|b| if b == b' ' { '-' } else { char::from(b.to_ascii_lowercase()) }).collect();
+        // Most headings: one pass over the bytes, one allocation at the most it can take
+        // (collecting a filter grew the string by doubling, from nothing).
+        let mut out = String::with_capacity(text.len());
+        for b in text.bytes().filter(|&b| keep_in_slug(char::from(b))) {
+            out.push(if b == b' ' { '-' } else { char::from(b.to_ascii_lowercase()) });
+        }
+        return out;
     }
     text.to_lowercase().chars().filter(|&c| keep_in_slug(c)).map(|c| if c == ' ' { '-' } else { c }).collect()
 }
