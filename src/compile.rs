@@ -25,7 +25,7 @@ pub mod validate;
 
 use std::path::PathBuf;
 
-use crate::catalog::{Catalog, search};
+use crate::catalog::{Catalog, Doc, Entry, search};
 pub use diagnostic::{Diagnostic, Severity};
 use frontmatter::{DocMeta, SkillMeta};
 use markdown::Markdown;
@@ -148,12 +148,8 @@ pub struct Processed {
     pub size: u64,
     /// blake3 of `bytes` (`None` when only checking: no diagnostic needs it).
     pub blake3: Option<blake3::Hash>,
-    /// `sha256:` + hex of `bytes`, for skill files (not when only checking).
-    pub sha256: Option<String>,
-    /// UTF-8 without NUL.
-    pub is_text: bool,
-    /// Lines of a text file.
-    pub total_lines: u32,
+    /// Its catalog entry, but for the bytes (`None` for `folio.toml`, which is not served).
+    pub entry: Option<Entry>,
     /// What the markdown passes found.
     pub parsed: Parsed,
     /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
@@ -166,8 +162,8 @@ pub struct Processed {
 pub enum Parsed {
     /// Not markdown, or markdown that could not be parsed (not UTF-8).
     None,
-    /// A doc.
-    Doc(DocMeta, Markdown),
+    /// A doc: its record (with no entry or links yet), and what link resolution needs.
+    Doc(Box<Doc>, Markdown),
     /// A SKILL.md.
     Skill(Box<SkillMeta>, Markdown),
     /// Another markdown file of a skill (`references/api.md`): its links and anchors.
@@ -324,8 +320,9 @@ fn process(
         }
         (Kind::Doc, Some(text)) => {
             let p = frontmatter::parse_doc(&found.path, text, diags);
-            let md = markdown::analyze(p.body, p.body_line);
-            Parsed::Doc(p.meta, md)
+            let mut md = markdown::analyze(p.body, p.body_line);
+            let doc = build::doc_record(&found.path, p.meta, &mut md);
+            Parsed::Doc(Box::new(doc), md)
         }
         (Kind::SkillDocument { skill_dir }, Some(text)) => {
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
@@ -353,7 +350,8 @@ fn process(
     };
     let size = bytes.len() as u64;
     let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
-    Some(Processed { found, bytes, size, blake3, sha256, is_text, total_lines, parsed, body_terms })
+    let entry = build::entry_record(&found, size, blake3, sha256, is_text, total_lines);
+    Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms })
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {

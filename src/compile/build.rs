@@ -14,7 +14,7 @@ use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
-use super::source::Kind;
+use super::source::{Found, Kind};
 use super::{Parsed, Processed, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, uri};
 
@@ -63,70 +63,29 @@ pub fn build(
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
-        let Processed { found, bytes, size, blake3, sha256, is_text, total_lines, parsed, body_terms: terms } =
-            file;
+        let Processed { found, bytes, size, blake3, entry, parsed, body_terms: terms } = file;
         fingerprint.update(&(found.path.len() as u64).to_le_bytes());
         fingerprint.update(found.path.as_bytes());
         fingerprint.update(&size.to_le_bytes());
         // Unhashed only when checking, which makes no catalog.
         fingerprint.update(&blake3.map_or([0; 32], |h| *h.as_bytes()));
-        let (uri, kind) = match &found.kind {
-            Kind::Settings => {
-                parsed_settings = settings::parse(&found.path, &bytes, diags);
-                continue;
-            }
-            Kind::Doc => (uri::doc(doc_path(&found.path)), EntryKind::Doc),
-            Kind::SkillDocument { skill_dir } => {
-                (uri::skill_file(skill_path(skill_dir), "SKILL.md"), EntryKind::SkillDocument)
-            }
-            Kind::SkillFile { skill_dir } => (
-                uri::skill_file(skill_path(skill_dir), &found.path[skill_dir.len() + 1..]),
-                EntryKind::SkillFile,
-            ),
+        // Only `folio.toml` has no entry.
+        let Some(mut entry) = entry else {
+            parsed_settings = settings::parse(&found.path, &bytes, diags);
+            continue;
         };
+        entry.bytes = bytes.into();
         let at = entries.len();
         bodies.push(terms);
-        let entry = Entry {
-            uri,
-            kind,
-            mime: mime_for(&found.path, is_text).to_owned(),
-            size,
-            blake3: blake3.map_or_else(String::new, |h| h.to_hex().to_string()),
-            sha256,
-            is_text,
-            total_lines,
-            bytes: bytes.into(),
-            path: found.path.clone(),
-        };
         match (found.kind, parsed) {
             (Kind::Doc, parsed) => {
-                let (meta, mut markdown) = match parsed {
-                    Parsed::Doc(meta, markdown) => (meta, markdown),
-                    _ => Default::default(),
-                };
-                let path = doc_path(&found.path).to_owned();
-                // The first paragraph and the title are taken, not cloned: what stays pending
-                // until links are resolved is only what resolution reads (links and anchors).
-                let first_paragraph = markdown.first_paragraph.take();
-                let description = meta
-                    .description
-                    .or_else(|| first_paragraph.as_deref().map(first_sentences))
-                    .unwrap_or_default();
-                drop(first_paragraph);
-                let doc = Doc {
-                    title: meta.title.or_else(|| markdown.title.take()).unwrap_or_else(|| stem_title(&path)),
-                    path,
-                    entry: 0,
-                    description,
-                    tags: meta.tags,
-                    category: meta.category,
-                    updated: meta.updated,
-                    aliases: meta.aliases,
-                    extra: meta.extra.into(),
-                    // Moved, not cloned: link resolution reads the anchors from the outline.
-                    outline: std::mem::take(&mut markdown.sections).into(),
-                    links: Default::default(),
-                    backlinks: Default::default(),
+                let (doc, markdown) = match parsed {
+                    Parsed::Doc(doc, markdown) => (*doc, markdown),
+                    // Not UTF-8: a doc all the same, with the defaults.
+                    _ => {
+                        let mut markdown = Markdown::default();
+                        (doc_record(&found.path, super::DocMeta::default(), &mut markdown), markdown)
+                    }
                 };
                 out_docs.push(doc);
                 pending.push(Pending { path: found.path, entry: at, markdown });
@@ -299,6 +258,67 @@ pub fn build(
         search,
     };
     Built { catalog: Some(catalog), deny_warnings: parsed_settings.deny_warnings }
+}
+
+/// A file's catalog entry but for its bytes (the caller moves them in), made on the parallel
+/// stage (`process`) while its path is in cache; `None` for `folio.toml`, which is not served.
+pub(super) fn entry_record(
+    found: &Found,
+    size: u64,
+    blake3: Option<blake3::Hash>,
+    sha256: Option<String>,
+    is_text: bool,
+    total_lines: u32,
+) -> Option<Entry> {
+    let (uri, kind) = match &found.kind {
+        Kind::Settings => return None,
+        Kind::Doc => (uri::doc(doc_path(&found.path)), EntryKind::Doc),
+        Kind::SkillDocument { skill_dir } => {
+            (uri::skill_file(skill_path(skill_dir.as_str()), "SKILL.md"), EntryKind::SkillDocument)
+        }
+        Kind::SkillFile { skill_dir } => (
+            uri::skill_file(skill_path(skill_dir.as_str()), &found.path[skill_dir.len() + 1..]),
+            EntryKind::SkillFile,
+        ),
+    };
+    Some(Entry {
+        uri,
+        kind,
+        mime: mime_for(&found.path, is_text).to_owned(),
+        size,
+        blake3: blake3.map_or_else(String::new, |h| h.to_hex().to_string()),
+        sha256,
+        is_text,
+        total_lines,
+        bytes: Default::default(),
+        path: found.path.clone(),
+    })
+}
+
+/// The record of the doc at `file_path` (its entry and links are filled in later), made on the
+/// parallel stage (`process`) while its text is in cache. The first paragraph and the title are
+/// taken out of `markdown`, and its sections moved into the outline: what stays behind is only
+/// what link resolution reads (links and anchors).
+pub(super) fn doc_record(file_path: &str, meta: super::DocMeta, markdown: &mut Markdown) -> Doc {
+    let path = doc_path(file_path).to_owned();
+    let first_paragraph = markdown.first_paragraph.take();
+    let description =
+        meta.description.or_else(|| first_paragraph.as_deref().map(first_sentences)).unwrap_or_default();
+    Doc {
+        title: meta.title.or_else(|| markdown.title.take()).unwrap_or_else(|| stem_title(&path)),
+        path,
+        entry: 0,
+        description,
+        tags: meta.tags,
+        category: meta.category,
+        updated: meta.updated,
+        aliases: meta.aliases,
+        extra: meta.extra.into(),
+        // Moved, not cloned: link resolution reads the anchors from the outline.
+        outline: std::mem::take(&mut markdown.sections).into(),
+        links: Default::default(),
+        backlinks: Default::default(),
+    }
 }
 
 /// The skills as link resolution sees them.
