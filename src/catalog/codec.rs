@@ -548,24 +548,34 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
     /// catalog's entries (another count, another path, or a length that differs from the
     /// entry's `size`), and when the file would pass msgpack's 4 GiB limit for a `bin`.
     pub fn finish(mut self, catalog: &Catalog) -> std::io::Result<(W, String)> {
-        let order = body_order(catalog);
         let mismatch = |why: String| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 format!("the bodies written do not match the catalog: {why}"),
             )
         };
-        if self.written.len() != order.len() {
-            return Err(mismatch(format!("{} bodies for {} entries", self.written.len(), order.len())));
+        let entries = &catalog.entries;
+        if self.written.len() != entries.len() {
+            return Err(mismatch(format!("{} bodies for {} entries", self.written.len(), entries.len())));
         }
-        let mut offsets = vec![0u64; order.len()];
+        // `body` took the bodies in strictly increasing source order, so they are distinct: they
+        // are the entries' exactly when each is an entry's path and size. Looked up by path
+        // (sorting the entries by `source_order` to walk both in step cost more).
+        let mut by_path: Vec<(&str, usize)> = entries.iter().map(|e| e.path.as_str()).zip(0..).collect();
+        by_path.sort_unstable();
+        let mut offsets = vec![0u64; entries.len()];
         let mut at = 0;
-        for (&i, (path, size)) in order.iter().zip(&self.written) {
-            let entry = &catalog.entries[i];
-            if *path != entry.path || *size != entry.size {
+        for (path, size) in &self.written {
+            let Ok(k) = by_path.binary_search_by(|(p, _)| (*p).cmp(path.as_str())) else {
+                return Err(mismatch(format!(
+                    "`{path}` ({size} bytes) was written, but no entry has that path"
+                )));
+            };
+            let i = by_path[k].1;
+            if *size != entries[i].size {
                 return Err(mismatch(format!(
                     "`{path}` ({size} bytes) was written where `{}` ({} bytes) belongs",
-                    entry.path, entry.size
+                    entries[i].path, entries[i].size
                 )));
             }
             offsets[i] = at;
@@ -1298,6 +1308,15 @@ mod tests {
             io(writer.finish(&catalog).err().unwrap()).1,
             "the bodies written do not match the catalog: `docs/e0001.md` (5 bytes) was written \
              where `docs/e0001.md` (1010 bytes) belongs"
+        );
+        let mut writer = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+        writer.body(body(0).0, body(0).1).unwrap();
+        writer.body("docs/e0000a.md", b"stray").unwrap();
+        writer.body(body(2).0, body(2).1).unwrap();
+        assert_eq!(
+            io(writer.finish(&catalog).err().unwrap()).1,
+            "the bodies written do not match the catalog: `docs/e0000a.md` (5 bytes) was written, \
+             but no entry has that path"
         );
     }
 
