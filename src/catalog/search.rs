@@ -815,10 +815,10 @@ pub struct BodyTerms {
 /// Tokens are the ones [`tokenize`] yields, found faster: text is cut at ASCII bytes that are
 /// not letters or digits (which always end a token, so the pieces tokenize independently), and a
 /// piece of at most 16 ASCII letters and digits (nearly every word) is looked up as written in a
-/// memo of [`Spelling`]s, so lowercasing, the stop-word test and stemming run once per distinct
+/// memo of spellings, so lowercasing, the stop-word test and stemming run once per distinct
 /// spelling rather than once per token. A spelling's slot holds all a token needs (its bytes,
 /// its term and its count in the current text): one cache line per token. Counts move to their
-/// terms once per spelling ([`Indexer::fold`]), not once per token.
+/// terms once per spelling (`Indexer::fold`), not once per token.
 #[derive(Debug, Default)]
 pub struct Indexer {
     id: u32,
