@@ -2,8 +2,9 @@
 //! frontmatter and markdown, validate, build the catalog) and nothing else.
 //!
 //! Synchronous, no network, depends only on std and the compiler crates: `build.rs` mounts it.
-//! Reading, hashing, parsing and tokenizing bodies for the search index run on every core
-//! ([`std::thread::scope`]); results are merged back in path order, and the index is rebuilt by
+//! Reading, hashing, parsing, making each file's entry and doc record, and tokenizing bodies for
+//! the search index run on every core ([`std::thread::scope`]); the walker thread checks the
+//! file names meanwhile. Results are merged back in path order, and the index is rebuilt by
 //! term, so the output never depends on scheduling.
 
 #[path = "compile/build.rs"]

@@ -1,7 +1,8 @@
 //! Assembles the [`Catalog`] from the processed files: settings, entries (the exact bytes are
 //! moved, never copied), docs and skills with their defaults, reference ids, links and
 //! backlinks, the source fingerprint and the search index. Runs the cross-file rules of
-//! `validate` and the link resolution of `links` on the way.
+//! `validate` and the link resolution of `links` on the way. The per-file records
+//! (`entry_record`, `doc_record`) are made here too, but called from the parallel stage.
 //!
 //! Pure: no IO. Deterministic: every collection is sorted by an explicit key. The search index
 //! is built on a scoped thread while the calling thread resolves links and gathers backlinks
