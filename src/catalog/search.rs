@@ -828,7 +828,8 @@ pub struct Indexer {
     spellings: Vec<Spelling>,
     n_spellings: usize,
     /// Slots of the spellings counted since the last fold, in first-occurrence order: the
-    /// first `n_seen` (the rest is scratch).
+    /// first `n_seen`. As long as the memo (a slot is kept at most once between folds), so the
+    /// counting loop never grows it.
     seen: Vec<u32>,
     n_seen: usize,
     /// Per term id, at [`tf_slot`]: its frequency in the text being counted (zeroed after
