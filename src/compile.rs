@@ -295,15 +295,7 @@ fn process(
     let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
     let sha256 = (catalog && in_skill).then(|| {
         use sha2::Digest as _;
-        let digest = sha2::Sha256::digest(&bytes);
-        let mut hex = String::with_capacity(7 + 64);
-        hex.push_str("sha256:");
-        for b in digest {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            hex.push(char::from(HEX[usize::from(b >> 4)]));
-            hex.push(char::from(HEX[usize::from(b & 0xf)]));
-        }
-        hex
+        format!("sha256:{:x}", sha2::Sha256::digest(&bytes))
     });
     let text = std::str::from_utf8(&bytes).ok();
     let is_text = text.is_some_and(|t| memchr::memchr(0, t.as_bytes()).is_none());
