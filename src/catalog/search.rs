@@ -494,10 +494,10 @@ fn term_hash(bytes: &[u8]) -> u64 {
     h.rotate_left(26)
 }
 
-/// Interns terms to dense ids in first-seen order, for lookups run for every token of every
-/// document. Open addressing over small slots (hash tag and id) keeps the probed array small
-/// enough for the core's cache; each term's first 16 bytes are stored by id, so frequent terms
-/// (interned early, so with small ids) sit close together, and a lookup rarely compares
+/// Interns terms to dense ids in first-seen order: an [`Indexer`]'s terms (looked up once per
+/// new spelling and per non-ASCII token) and, in [`build_with`], every indexer's terms merged.
+/// Open addressing over small slots (hash tag and id) keeps the probed array small enough for
+/// the core's cache; each term's first 16 bytes are stored by id, so a lookup rarely compares
 /// against the separately stored bytes.
 #[derive(Debug, Default)]
 pub struct TermDict {
@@ -696,19 +696,10 @@ fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
     /// Per length up to 16: the mask keeping that many bytes of two little-endian words.
     const MASKS: [[u64; 2]; 17] = {
         let mut masks = [[0u64; 2]; 17];
-        let mut len = 0;
+        let mut len = 1;
         while len <= 16 {
-            let bits = 8 * len;
-            masks[len] = [
-                if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
-                if bits <= 64 {
-                    0
-                } else if bits >= 128 {
-                    u64::MAX
-                } else {
-                    (1u64 << (bits - 64)) - 1
-                },
-            ];
+            let mask = u128::MAX >> (128 - 8 * len);
+            masks[len] = [mask as u64, (mask >> 64) as u64];
             len += 1;
         }
         masks
