@@ -443,7 +443,7 @@ fn print_report(rows: &[Row]) {
             diagnostics,
         );
     }
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = cores();
     println!();
     println!(
         "median of {} runs per cell ({} on large); floor = walk + read + blake3 on {threads} threads (1-thread floor: on one); \
