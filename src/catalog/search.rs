@@ -1199,7 +1199,6 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
             put_u32(&mut data, l);
         }
     }
-    drop(doc_terms);
     let (mut string_at, mut posting_at) = (0usize, 0usize);
     for (term, &(len, df)) in all.iter().zip(&sizes) {
         put_u32(&mut data, string_at as u32);
@@ -1217,6 +1216,8 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     for term in 0..n_terms {
         join_runs(&parts, term, Some(&mut data));
     }
+    // Tens of thousands of lists: freeing them here kept the catalog waiting.
+    super::free_in_background((doc_terms, parts));
     SearchIndex { data: data.into() }
 }
 

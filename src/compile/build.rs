@@ -17,7 +17,7 @@ use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
 use super::source::{Found, Kind};
 use super::{Parsed, Processed, settings, validate};
-use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, uri};
+use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, free_in_background, uri};
 
 /// What [`build`] produced.
 #[derive(Debug)]
@@ -233,6 +233,8 @@ pub fn build(
     });
     diags.extend(diagnostics);
     let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
+        // With no catalog to make, all of it goes: freed beside the report (freeing it here
+        // took an eighth of `folio check`'s time on a large tree, after the last diagnostic).
         free_in_background((entries, out_docs, out_skills, skill_list, doc_links, skill_links));
         return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
     };
@@ -465,15 +467,6 @@ fn backlinks(
         out[group[0].0 as usize] = group.iter().map(|&(_, s)| entries[s as usize].uri.clone()).collect();
     }
     out
-}
-
-/// Frees `value` on a thread of its own. When no catalog is made, everything the compile built
-/// is dropped at its end: hundreds of thousands of small strings on a large tree, whose freeing
-/// took an eighth of `folio check`'s time on the calling thread, after the last diagnostic was
-/// known. Freed beside the report instead (or never, when the process exits first). A thread
-/// that cannot be started frees it here.
-fn free_in_background<T: Send + 'static>(value: T) {
-    let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(value));
 }
 
 /// `items` reordered so that item `i` of the result is `items[order[i]]`; `order` is a
