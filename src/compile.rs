@@ -159,6 +159,9 @@ pub struct Processed {
     /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
     /// while the bytes are in cache (only when a catalog is assembled).
     pub body_terms: Option<search::BodyTerms>,
+    /// The search index's small fields of a text doc, tokenized here with its body (a skill's
+    /// depend on its manifest, which is read later).
+    pub small_terms: Option<search::SmallTerms>,
 }
 
 /// Frontmatter and markdown of a doc or SKILL.md.
@@ -367,18 +370,22 @@ fn process(
         }
         _ => Parsed::None,
     };
-    // The body field exactly as `search::build` would read it from the entry.
-    let body_terms = match (indexer, text, &found.kind) {
+    // The fields exactly as `search::build` would read them from the catalog.
+    let (body_terms, small_terms) = match (indexer, text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
-            Some(indexer.body(search::strip_frontmatter(text)))
+            let small = match &parsed {
+                Parsed::Doc(doc, _) => Some(indexer.doc(doc)),
+                _ => None,
+            };
+            (Some(indexer.body(search::strip_frontmatter(text))), small)
         }
-        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
-        _ => None,
+        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => (Some(indexer.body(text)), None),
+        _ => (None, None),
     };
     let size = bytes.len() as u64;
     let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
     let entry = build::entry_record(&found, size, blake3, sha256, is_text, total_lines);
-    Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms })
+    Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms })
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {

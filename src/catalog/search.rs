@@ -32,10 +32,11 @@
 //! fixed-width rows let a lookup binary-search the terms without decoding anything at open.
 //!
 //! # Building
-//! Bodies are tokenized by [`Indexer`]s, one per compiler thread, each into its own
-//! [`TermDict`] while the file is still in cache; [`build_with`] tokenizes the small fields on
-//! all cores the same way, merges the dictionaries by sorting their terms (a term's id is its
-//! rank) and fills the postings in contiguous runs of documents, one per core, joined per term.
+//! Bodies, and docs' small fields, are tokenized by [`Indexer`]s, one per compiler thread, each
+//! into its own [`TermDict`] while the file is still in cache; [`build_with`] tokenizes the rest
+//! (skills' small fields, which depend on their manifests) on all cores the same way, merges the
+//! dictionaries by sorting their terms (a term's id is its rank) and fills the postings in
+//! contiguous runs of documents, one per core, joined per term.
 //! Neither the split nor the scheduling reaches the bytes: [`build`] (everything on one
 //! thread's indexer) writes the same index, which a test checks.
 //!
@@ -304,69 +305,72 @@ pub fn strip_frontmatter(text: &str) -> &str {
     text
 }
 
-/// The fields of one indexed document.
+/// The fields of one indexed document, in field order (the body last).
 struct Fields<'a> {
     entry: u32,
     parts: [Vec<&'a str>; FIELDS],
-    owned: Vec<String>,
 }
 
 fn heading_titles(outline: &[Section]) -> Vec<&str> {
     outline.iter().map(|s| s.title.as_str()).collect()
 }
 
-fn string_values(value: Option<&serde_json::Value>) -> Vec<String> {
-    match value {
-        Some(serde_json::Value::String(s)) => vec![s.clone()],
-        Some(serde_json::Value::Array(items)) => {
-            items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
-        }
-        _ => Vec::new(),
-    }
+/// The strings of a frontmatter value: itself, or the strings of a list.
+fn string_values(value: Option<&serde_json::Value>) -> impl Iterator<Item = &str> {
+    let values = match value {
+        Some(serde_json::Value::Array(items)) => items.as_slice(),
+        Some(one) => std::slice::from_ref(one),
+        None => &[],
+    };
+    values.iter().filter_map(serde_json::Value::as_str)
 }
 
-/// The fields of every indexed document. A body tokenized ahead (`has_terms`) is left empty:
-/// only its entry's `is_text` matters then (a text entry is valid UTF-8), which spares a UTF-8
-/// check of every body.
+/// A doc's small fields: title, description, keywords (tags, category, the frontmatter's
+/// `keywords` and `linkTitle`, the path's words) and headings.
+fn doc_small_fields(doc: &Doc) -> [Vec<&str>; FIELDS - 1] {
+    let mut keywords: Vec<&str> = doc.tags.iter().map(String::as_str).collect();
+    keywords.extend(doc.category.as_deref());
+    for key in ["keywords", "linkTitle", "link_title"] {
+        keywords.extend(string_values(doc.extra.get(key)));
+    }
+    keywords.push(doc.path.rsplit_once('.').map_or(doc.path.as_str(), |(stem, _)| stem));
+    [vec![&doc.title], vec![&doc.description], keywords, heading_titles(&doc.outline)]
+}
+
+/// The fields of every indexed document whose small fields were not tokenized ahead, and the
+/// entries of those whose were (`small_ready`; their body was too). A body tokenized ahead
+/// (`has_body`) is left empty: only its entry's `is_text` matters then (a text entry is valid
+/// UTF-8), which spares a UTF-8 check of every body. Both lists are in entry order.
 fn collect_fields<'a>(
     entries: &'a [Entry],
     docs: &'a [Doc],
     skills: &'a [Skill],
-    has_terms: impl Fn(u32) -> bool,
-) -> Vec<Fields<'a>> {
+    has_body: impl Fn(u32) -> bool,
+    small_ready: impl Fn(u32) -> bool,
+) -> (Vec<Fields<'a>>, Vec<u32>) {
     let mut out = Vec::new();
+    let mut ready = Vec::new();
     let text_of = |idx: u32| match entries.get(idx as usize) {
-        Some(e) if e.is_text && has_terms(idx) => Some(""),
+        Some(e) if e.is_text && has_body(idx) => Some(""),
         Some(e) => e.text(),
         None => None,
     };
     let body_of = |idx: u32| text_of(idx).map(strip_frontmatter);
     for doc in docs {
         let Some(body) = body_of(doc.entry) else { continue };
-        let mut owned: Vec<String> = Vec::new();
-        for key in ["keywords", "linkTitle", "link_title"] {
-            owned.extend(string_values(doc.extra.get(key)));
+        if small_ready(doc.entry) && has_body(doc.entry) {
+            ready.push(doc.entry);
+            continue;
         }
-        owned.push(doc.path.rsplit_once('.').map_or(doc.path.as_str(), |(stem, _)| stem).to_owned());
-        let mut keywords: Vec<&str> = doc.tags.iter().map(String::as_str).collect();
-        keywords.extend(doc.category.as_deref());
-        out.push(Fields {
-            entry: doc.entry,
-            parts: [
-                vec![&doc.title],
-                vec![&doc.description],
-                keywords,
-                heading_titles(&doc.outline),
-                vec![body],
-            ],
-            owned,
-        });
+        let [title, description, keywords, headings] = doc_small_fields(doc);
+        out.push(Fields { entry: doc.entry, parts: [title, description, keywords, headings, vec![body]] });
     }
     for skill in skills {
         if let Some(body) = body_of(skill.document) {
             let mut keywords: Vec<&str> = vec![&skill.name];
             keywords.extend(skill.tags.iter().map(String::as_str));
             keywords.extend(skill.capabilities.iter().map(String::as_str));
+            keywords.push(&skill.path);
             out.push(Fields {
                 entry: skill.document,
                 parts: [
@@ -376,7 +380,6 @@ fn collect_fields<'a>(
                     heading_titles(&skill.outline),
                     vec![body],
                 ],
-                owned: vec![skill.path.clone()],
             });
         }
         for file in &skill.files {
@@ -387,17 +390,17 @@ fn collect_fields<'a>(
                 parts: [
                     vec![title],
                     file.description.iter().map(String::as_str).collect(),
-                    vec![&skill.name],
+                    vec![&skill.name, &file.rel_path],
                     Vec::new(),
                     vec![body],
                 ],
-                owned: vec![file.rel_path.clone()],
             });
         }
     }
     // Index order is entry order, so postings (sorted by doc ordinal) are also in URI order.
     out.sort_by_key(|f| f.entry);
-    out
+    ready.sort_unstable();
+    (out, ready)
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -863,6 +866,18 @@ fn tf_slot(id: u32) -> usize {
     id.wrapping_add(1) as usize
 }
 
+/// The small fields of one indexed document (title, description, keywords, headings), tokenized
+/// ahead of [`build_with`] like a [`BodyTerms`].
+#[derive(Debug, Default)]
+pub struct SmallTerms {
+    /// Which indexer's dictionary the ids belong to.
+    dict: u32,
+    /// `(term id, field, frequency)`, each field's terms in first-occurrence order.
+    terms: Vec<(u32, u8, u32)>,
+    /// Tokens per field.
+    lengths: [u32; FIELDS - 1],
+}
+
 impl BodyTerms {
     /// Tokens in the body (its length as the index counts it).
     pub fn tokens(&self) -> u32 {
@@ -896,6 +911,23 @@ impl Indexer {
         let pairs = scratch.clone();
         self.pairs = scratch;
         BodyTerms { dict: self.id, tokens, pairs }
+    }
+
+    /// Tokenizes a doc's small fields (what [`build`] indexes as its title, description,
+    /// keywords and headings).
+    pub fn doc(&mut self, doc: &Doc) -> SmallTerms {
+        let [title, description, keywords, headings] = doc_small_fields(doc);
+        self.small([&title, &description, &keywords, &headings])
+    }
+
+    /// Tokenizes small fields, each given as its texts.
+    fn small(&mut self, fields: [&Vec<&str>; FIELDS - 1]) -> SmallTerms {
+        let mut terms = Vec::new();
+        let mut lengths = [0; FIELDS - 1];
+        for (field, (texts, length)) in fields.into_iter().zip(&mut lengths).enumerate() {
+            *length = self.count(texts.iter().copied(), |id, tf| terms.push((id, field as u8, tf)));
+        }
+        SmallTerms { dict: self.id, terms, lengths }
     }
 
     /// Tokenizes `texts` as one field, calls `emit(term id, frequency)` once per distinct term
@@ -1052,26 +1084,34 @@ impl Indexer {
     }
 }
 
-/// Bodies tokenized ahead of [`build_with`]: the indexers' dictionaries (by [`Indexer::new`]
-/// id) and, by entry index, each text entry's [`BodyTerms`].
+/// Fields tokenized ahead of [`build_with`]: the indexers' dictionaries (by [`Indexer::new`]
+/// id) and, by entry index, each text entry's [`BodyTerms`] and each doc's [`SmallTerms`].
 #[derive(Debug, Default)]
 pub struct Pretokenized {
     /// The dictionaries, in indexer-id order.
     pub dicts: Vec<TermDict>,
     /// By index into `Catalog::entries`: the body, when tokenized ahead.
     pub bodies: Vec<Option<BodyTerms>>,
+    /// By index into `Catalog::entries`: a doc's small fields, when tokenized ahead (used only
+    /// with its body).
+    pub small: Vec<Option<SmallTerms>>,
 }
 
-/// One document of the index while it is built: its small fields' terms (ids of the build's own
-/// indexer), its body and its field lengths.
+/// One document of the index while it is built: its small fields and its body.
 struct DocTerms {
     entry: u32,
-    /// `(term id, field, frequency)` of title, description, keywords and headings.
-    small: Vec<(u32, u8, u32)>,
-    /// The dictionary of `small`'s ids.
-    small_dict: u32,
+    small: SmallTerms,
     body: BodyTerms,
-    lengths: [u32; FIELDS],
+}
+
+impl DocTerms {
+    /// Tokens per field (the BM25F field lengths).
+    fn lengths(&self) -> [u32; FIELDS] {
+        let mut lengths = [0; FIELDS];
+        lengths[..FIELDS - 1].copy_from_slice(&self.small.lengths);
+        lengths[FIELDS - 1] = self.body.tokens;
+        lengths
+    }
 }
 
 /// Tokenizes the small fields of `fields` (and each body missing from `bodies`, which is
@@ -1084,19 +1124,13 @@ fn doc_terms_of(
     let mut own = Indexer::new(dict);
     let mut out = Vec::with_capacity(fields.len());
     for (doc, body) in fields.iter().zip(bodies) {
-        let mut small = Vec::new();
-        let mut lengths = [0u32; FIELDS];
-        for (field, length) in lengths.iter_mut().enumerate().take(FIELDS - 1) {
-            let owned = if field == 2 { &doc.owned[..] } else { &[] };
-            let texts = doc.parts[field].iter().copied().chain(owned.iter().map(String::as_str));
-            *length = own.count(texts, |id, tf| small.push((id, field as u8, tf)));
-        }
+        let [title, description, keywords, headings, body_text] = &doc.parts;
+        let small = own.small([title, description, keywords, headings]);
         let body = match body.take() {
             Some(body) => body,
-            None => own.body(doc.parts[FIELDS - 1].first().copied().unwrap_or_default()),
+            None => own.body(body_text.first().copied().unwrap_or_default()),
         };
-        lengths[FIELDS - 1] = body.tokens;
-        out.push(DocTerms { entry: doc.entry, small, small_dict: dict, body, lengths });
+        out.push(DocTerms { entry: doc.entry, small, body });
     }
     (out, own.into_dict())
 }
@@ -1110,14 +1144,29 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
 /// [`build`], with some or all bodies tokenized ahead (a body missing from `pre` is tokenized
 /// here). The bytes are the same either way, however the bodies were spread over indexers.
 pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretokenized) -> SearchIndex {
-    let Pretokenized { mut dicts, mut bodies } = pre;
-    let fields = collect_fields(entries, docs, skills, |entry| {
-        bodies.get(entry as usize).is_some_and(Option::is_some)
-    });
-    let n_docs = fields.len();
+    let Pretokenized { mut dicts, mut bodies, mut small } = pre;
+    let (fields, ready) = collect_fields(
+        entries,
+        docs,
+        skills,
+        |entry| bodies.get(entry as usize).is_some_and(Option::is_some),
+        |entry| small.get(entry as usize).is_some_and(Option::is_some),
+    );
+    let n_docs = fields.len() + ready.len();
+    // Documents tokenized ahead, whole.
+    let ready: Vec<DocTerms> = ready
+        .into_iter()
+        .map(|entry| {
+            let (small, body) = (&mut small[entry as usize], &mut bodies[entry as usize]);
+            let (small, body) = (small.take(), body.take());
+            DocTerms { entry, small: small.expect("ready"), body: body.expect("ready") }
+        })
+        .collect();
+    drop(small);
 
-    // Small fields (and bodies not tokenized ahead) are tokenized on all cores, in contiguous
-    // chunks of documents, each chunk into its own indexer numbered after the given ones.
+    // The other documents' small fields (and bodies not tokenized ahead) are tokenized on all
+    // cores, in contiguous chunks of documents, each chunk into its own indexer numbered after
+    // the given ones.
     let mut taken: Vec<Option<BodyTerms>> =
         fields.iter().map(|f| bodies.get_mut(f.entry as usize).and_then(Option::take)).collect();
     drop(bodies);
@@ -1127,7 +1176,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     } else {
         1
     };
-    let chunk = n_docs.div_ceil(threads).max(1);
+    let chunk = fields.len().div_ceil(threads).max(1);
     let base = dicts.len();
     let tokenized: Vec<(Vec<DocTerms>, TermDict)> = std::thread::scope(|scope| {
         let workers: Vec<_> = fields
@@ -1141,11 +1190,12 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     });
     drop(taken);
     drop(fields);
-    let mut doc_terms: Vec<DocTerms> = Vec::with_capacity(n_docs);
+    let mut late: Vec<DocTerms> = Vec::with_capacity(n_docs - ready.len());
     for (terms, dict) in tokenized {
-        doc_terms.extend(terms);
+        late.extend(terms);
         dicts.push(dict);
     }
+    let doc_terms = merge_by_entry(ready, late);
 
     // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
     // The dictionaries are deduplicated by interning (one lookup per term) and only the distinct
@@ -1174,7 +1224,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
 
     let mut avg = [0f32; FIELDS];
     for doc in &doc_terms {
-        for (a, len) in avg.iter_mut().zip(doc.lengths) {
+        for (a, len) in avg.iter_mut().zip(doc.lengths()) {
             *a += len as f32;
         }
     }
@@ -1195,7 +1245,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     }
     for doc in &doc_terms {
         put_u32(&mut data, doc.entry);
-        for l in doc.lengths {
+        for l in doc.lengths() {
             put_u32(&mut data, l);
         }
     }
@@ -1219,6 +1269,27 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     // Tens of thousands of lists: freeing them here kept the catalog waiting.
     super::free_in_background((doc_terms, parts));
     SearchIndex { data: data.into() }
+}
+
+/// Two lists of documents in entry order, merged in entry order.
+fn merge_by_entry(a: Vec<DocTerms>, b: Vec<DocTerms>) -> Vec<DocTerms> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                if x.entry < y.entry {
+                    a.next()
+                } else {
+                    b.next()
+                }
+            }
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        let Some(doc) = next else { return out };
+        out.push(doc);
+    }
 }
 
 /// Below this many documents postings are filled on one thread (spawning costs more).
@@ -1317,7 +1388,7 @@ fn join_runs(parts: &[PostingRun], term: usize, mut out: Option<&mut Vec<u8>>) -
 
 /// Splits documents into at most `n` contiguous runs of about equal tokenized size.
 fn split_runs(docs: &[DocTerms], n: usize) -> Vec<std::ops::Range<usize>> {
-    let weight = |d: &DocTerms| d.body.pairs.len() + d.small.len() * 4 + 16;
+    let weight = |d: &DocTerms| d.body.pairs.len() + d.small.terms.len() * 4 + 16;
     let total: usize = docs.iter().map(weight).sum();
     let mut runs = Vec::with_capacity(n);
     let (mut start, mut acc) = (0, 0);
@@ -1343,8 +1414,8 @@ fn fill_postings(docs: &[DocTerms], first: usize, remap: &[Vec<u32>], n_terms: u
     let mut run = PostingRun { terms: vec![TermRun::default(); n_terms] };
     for (offset, doc) in docs.iter().enumerate() {
         let ordinal = (first + offset) as u32;
-        let small_remap = &remap[doc.small_dict as usize];
-        for &(id, field, tf) in &doc.small {
+        let small_remap = &remap[doc.small.dict as usize];
+        for &(id, field, tf) in &doc.small.terms {
             let g = small_remap[id as usize] as usize;
             if masks[g] == 0 {
                 touched.push(g as u32);
@@ -1812,10 +1883,8 @@ mod tests {
                 let text = if i == 17 { String::new() } else { format!("common w{} u{i} common", i % 3) };
                 DocTerms {
                     entry: i,
-                    small: Vec::new(),
-                    small_dict: 1,
+                    small: SmallTerms { dict: 1, ..SmallTerms::default() },
                     body: indexer.body(&text),
-                    lengths: [0; FIELDS],
                 }
             })
             .collect();

@@ -51,8 +51,10 @@ pub fn build(
     let mut parsed_settings = settings::Parsed::default();
     let mut fingerprint = blake3::Hasher::new();
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
-    // Tokenized bodies, by position in `entries` (path order until entries are sorted by URI).
+    // Tokenized bodies and small fields, by position in `entries` (path order until entries are
+    // sorted by URI).
     let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
+    let mut small: Vec<Option<catalog::search::SmallTerms>> = Vec::with_capacity(files.len());
     // Docs by path, and what link resolution needs of each. Sized up front: a doc is large, and
     // growing by doubling copied them all several times.
     let n_docs = files.iter().filter(|f| f.found.kind == Kind::Doc).count();
@@ -64,7 +66,7 @@ pub fn build(
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
-        let Processed { found, bytes, size, blake3, entry, parsed, body_terms: terms } = file;
+        let Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms } = file;
         fingerprint.update(&(found.path.len() as u64).to_le_bytes());
         fingerprint.update(found.path.as_bytes());
         fingerprint.update(&size.to_le_bytes());
@@ -77,7 +79,8 @@ pub fn build(
         };
         entry.bytes = bytes.into();
         let at = entries.len();
-        bodies.push(terms);
+        bodies.push(body_terms);
+        small.push(small_terms);
         match (found.kind, parsed) {
             (Kind::Doc, parsed) => {
                 let (doc, markdown) = match parsed {
@@ -170,6 +173,7 @@ pub fn build(
         }
         entries = permute(entries, &order);
         bodies = permute(bodies, &order);
+        small = permute(small, &order);
         for (doc, p) in out_docs.iter_mut().zip(&pending) {
             doc.entry = rank[p.entry];
         }
@@ -209,7 +213,7 @@ pub fn build(
     drop(ref_ids);
 
     let ignore = parsed_settings.ignore_links.clone();
-    let pre = catalog::search::Pretokenized { dicts, bodies };
+    let pre = catalog::search::Pretokenized { dicts, bodies, small };
     let (Linked { diagnostics, doc_links, skill_links }, backlinks, search) = std::thread::scope(|scope| {
         // The search index reads only the assembled records, not the links: it is built on
         // its own thread while this one resolves the links and gathers the backlinks, whose
