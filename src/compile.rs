@@ -343,6 +343,16 @@ fn process(
         }
         _ => 0,
     };
+    // The body exactly as `search::build` would read it from the catalog, tokenized first,
+    // while the bytes are in cache and before parsing fills the cache with its own data.
+    let mut indexer = indexer;
+    let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
+        (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
+            Some(indexer.body(search::strip_frontmatter(text)))
+        }
+        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
+        _ => None,
+    };
     let parsed = match (&found.kind, text) {
         (Kind::Doc | Kind::SkillDocument { .. }, None) => {
             diags.extend(validate::utf8(&found.path, &bytes));
@@ -370,17 +380,10 @@ fn process(
         }
         _ => Parsed::None,
     };
-    // The fields exactly as `search::build` would read them from the catalog.
-    let (body_terms, small_terms) = match (indexer, text, &found.kind) {
-        (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
-            let small = match &parsed {
-                Parsed::Doc(doc, _) => Some(indexer.doc(doc)),
-                _ => None,
-            };
-            (Some(indexer.body(search::strip_frontmatter(text))), small)
-        }
-        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => (Some(indexer.body(text)), None),
-        _ => (None, None),
+    // A doc's small fields, from its record.
+    let small_terms = match (indexer, &parsed) {
+        (Some(indexer), Parsed::Doc(doc, _)) if body_terms.is_some() => Some(indexer.doc(doc)),
+        _ => None,
     };
     let size = bytes.len() as u64;
     let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
