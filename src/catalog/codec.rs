@@ -45,7 +45,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Catalog, EntryKind, FORMAT_VERSION};
+use super::{Catalog, Entry, EntryKind, FORMAT_VERSION};
 
 /// The `format` field every catalog file starts with.
 pub const FORMAT_NAME: &str = "folio-catalog";
@@ -554,42 +554,20 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
                 format!("the bodies written do not match the catalog: {why}"),
             )
         };
-        let entries = &catalog.entries;
-        if self.written.len() != entries.len() {
-            return Err(mismatch(format!("{} bodies for {} entries", self.written.len(), entries.len())));
-        }
-        // `body` took the bodies in strictly increasing source order, so they are distinct: they
-        // are the entries' exactly when each is an entry's path and size. Looked up by path
-        // (sorting the entries by `source_order` to walk both in step cost more).
-        let mut by_path: Vec<(&str, usize)> = entries.iter().map(|e| e.path.as_str()).zip(0..).collect();
-        by_path.sort_unstable();
-        let mut offsets = vec![0u64; entries.len()];
-        let mut at = 0;
-        for (path, size) in &self.written {
-            let Ok(k) = by_path.binary_search_by(|(p, _)| (*p).cmp(path.as_str())) else {
-                return Err(mismatch(format!(
-                    "`{path}` ({size} bytes) was written, but no entry has that path"
-                )));
-            };
-            let i = by_path[k].1;
-            if *size != entries[i].size {
-                return Err(mismatch(format!(
-                    "`{path}` ({size} bytes) was written where `{}` ({} bytes) belongs",
-                    entries[i].path, entries[i].size
-                )));
-            }
-            offsets[i] = at;
-            at += size;
-        }
+        let written = std::mem::take(&mut self.written);
         let search = catalog.search.data.as_slice();
-        // The index is written and hashed while the metadata is encoded on other threads.
+        // The offsets are worked out and the metadata encoded (on other threads) while the
+        // index is written and hashed here.
         let meta = std::thread::scope(|scope| {
-            let meta = scope.spawn(|| encode_meta(catalog, &offsets));
-            let written = self.out.write_all(search);
+            let meta = scope.spawn(|| {
+                let offsets = body_offsets(&catalog.entries, &written).map_err(mismatch)?;
+                Ok(encode_meta(catalog, &offsets))
+            });
+            let wrote = self.out.write_all(search);
             self.hasher.update(search);
             // Encoding does not panic; if it ever did, re-raise it here.
             let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            written.map(|()| meta)
+            wrote.and(meta)
         })?;
         let mut tail = [0u8; TAIL];
         tail[..8].copy_from_slice(&self.bodies_len.to_le_bytes());
@@ -612,6 +590,37 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
         self.out.seek(std::io::SeekFrom::Start(end))?;
         Ok((self.out, catalog_hash))
     }
+}
+
+/// Where each entry's bytes start among the bodies, given the bodies written (path and
+/// length, in the order written). `Err` says why they are not the entries' bodies: another
+/// count, another path, or a length that differs from the entry's `size`.
+fn body_offsets(entries: &[Entry], written: &[(String, u64)]) -> Result<Vec<u64>, String> {
+    if written.len() != entries.len() {
+        return Err(format!("{} bodies for {} entries", written.len(), entries.len()));
+    }
+    // `body` took the bodies in strictly increasing source order, so they are distinct: they
+    // are the entries' exactly when each is an entry's path and size. Looked up by path
+    // (sorting the entries by `source_order` to walk both in step cost more).
+    let mut by_path: Vec<(&str, usize)> = entries.iter().map(|e| e.path.as_str()).zip(0..).collect();
+    by_path.sort_unstable();
+    let mut offsets = vec![0u64; entries.len()];
+    let mut at = 0;
+    for (path, size) in written {
+        let Ok(k) = by_path.binary_search_by(|(p, _)| (*p).cmp(path.as_str())) else {
+            return Err(format!("`{path}` ({size} bytes) was written, but no entry has that path"));
+        };
+        let i = by_path[k].1;
+        if *size != entries[i].size {
+            return Err(format!(
+                "`{path}` ({size} bytes) was written where `{}` ({} bytes) belongs",
+                entries[i].path, entries[i].size
+            ));
+        }
+        offsets[i] = at;
+        at += size;
+    }
+    Ok(offsets)
 }
 
 /// A sink that only counts, for [`hash_of`].
