@@ -692,6 +692,17 @@ pub fn manifest_draft(catalog: &Catalog) -> ManifestDraft {
 }
 
 impl ManifestDraft {
+    /// The manifest but for its hash (a placeholder as long as it).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where the hash's 64 hex digits go in [`ManifestDraft::text`], in bytes: a manifest
+    /// written from the draft is finished by writing the hash there.
+    pub fn hash_at(&self) -> usize {
+        self.hash_at
+    }
+
     /// The manifest, with `catalog_hash` (64 hex digits, as [`Writer::finish`] returns it):
     /// what [`manifest`] renders.
     pub fn with_hash(mut self, catalog_hash: &str) -> String {

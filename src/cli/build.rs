@@ -51,26 +51,24 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let writer = writer.ok_or_else(|| failed.expect("the writer is gone only after a failed write"));
-    // The manifest is rendered (all but the catalog's hash) while the catalog is finished, and
-    // staged while the catalog is renamed into place: replacing a previous catalog frees its
-    // blocks in the rename, a tenth of a second on a large tree that leaves the other core idle.
-    // The catalog is renamed first, so a manifest never names a catalog not yet in place.
+    // The manifest is rendered and written (all but the catalog's hash) while the catalog is
+    // finished; then the hash is written into it, the catalog renamed into place, and the
+    // manifest after it, so a manifest never names a catalog not yet in place.
     let (finished, draft) = std::thread::scope(|scope| {
-        let draft = scope.spawn(|| codec::manifest_draft(&catalog));
+        let draft = scope.spawn(|| {
+            let draft = codec::manifest_draft(&catalog);
+            let staged = stage(&manifest, |out| out.write_all(draft.text().as_bytes()));
+            staged.map(|staged| (staged, draft.hash_at()))
+        });
         let finished = writer.and_then(|w| w.finish(&catalog));
-        // Rendering does not panic; if it ever did, re-raise it here.
+        // Rendering and writing do not panic; if they ever did, re-raise it here.
         (finished, draft.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     let (_, catalog_hash) = finished.map_err(in_tmp)?;
-    let manifest_text = draft.with_hash(&catalog_hash);
-    let (written, staged_manifest) = std::thread::scope(|scope| {
-        let staged_manifest = scope.spawn(|| stage(&manifest, |out| out.write_all(manifest_text.as_bytes())));
-        let written = staged.commit();
-        // Writing does not panic; if it ever did, re-raise it here.
-        (written, staged_manifest.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    let written = written?;
-    staged_manifest?.commit()?;
+    let (mut staged_manifest, hash_at) = draft?;
+    staged_manifest.write_at(hash_at as u64, catalog_hash.as_bytes())?;
+    let written = staged.commit()?;
+    staged_manifest.commit()?;
     eprintln!(
         "wrote {} ({} docs, {} skills, {} entries, {} bytes, catalog hash {})",
         msgpack.display(),
@@ -200,6 +198,14 @@ impl Staged {
     /// A write error, naming the temporary file it happened to.
     fn error(&self, e: std::io::Error) -> anyhow::Error {
         error::Error::io(&self.tmp, e).into()
+    }
+
+    /// Overwrites the bytes at `at` (written before) with `bytes`.
+    fn write_at(&mut self, at: u64, bytes: &[u8]) -> anyhow::Result<()> {
+        use std::io::Seek as _;
+        let out = self.out();
+        let written = out.seek(std::io::SeekFrom::Start(at)).and_then(|_| out.write_all(bytes));
+        written.map_err(|e| self.error(e))
     }
 
     /// Flushes the file and renames it into place; returns its size.
