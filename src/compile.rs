@@ -123,16 +123,30 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
             for file in std::mem::take(&mut walk.files) {
                 send(file);
             }
-            // The names are checked here, while the files are processed, rather than once they
-            // all are (a serial stretch of the build). An unreadable file's name is checked too.
-            paths.sort_unstable();
-            let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-            validate::portable_names(&paths, &mut walk.diagnostics);
-            walk
+            // The names are checked, and each file's place in path order worked out, here while
+            // the files are processed rather than once they all are (serial stretches of the
+            // build). An unreadable file's name is checked too.
+            let mut order: Vec<usize> = (0..paths.len()).collect();
+            order.sort_unstable_by(|&a, &b| paths[a].cmp(&paths[b]));
+            let sorted: Vec<&str> = order.iter().map(|&i| paths[i].as_str()).collect();
+            validate::portable_names(&sorted, &mut walk.diagnostics);
+            // `rank[number]` is the file's place in path order.
+            let mut rank = vec![0; order.len()];
+            for (place, &number) in order.iter().enumerate() {
+                rank[number] = place;
+            }
+            (walk, rank)
         });
-        let (files, dicts) = process_all(found, &mut mode, &mut diagnostics);
-        let walk = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (walk, files, dicts)
+        let (results, dicts) = process_all(found, &mut mode, &mut diagnostics);
+        let (walk, rank) = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        // In path order, each result moved once to its place (sorting the large records by
+        // their paths was a serial stretch of its own).
+        let mut slots: Vec<Option<Box<Processed>>> =
+            std::iter::repeat_with(|| None).take(rank.len()).collect();
+        for (number, processed) in results {
+            slots[rank[number]] = Some(processed);
+        }
+        (walk, slots.into_iter().flatten().collect::<Vec<_>>(), dicts)
     });
     diagnostics.extend(walk.diagnostics);
     let built = build::build(files, dicts, &walk.unserved, assemble, &mut diagnostics);
@@ -179,7 +193,7 @@ pub enum Parsed {
 
 /// Reads and parses every file `found` yields, on all cores, until it is closed. Work is handed
 /// out one file at a time (sizes vary from bytes to megabytes, so fixed chunks would leave a core
-/// idle); results are sorted by path, whatever order the files came in. Unless `mode` is a check,
+/// idle); each result comes with its file's number, in no particular order. Unless `mode` is a check,
 /// each worker also tokenizes bodies for the search index into its own dictionary; the
 /// dictionaries are returned in worker order (which worker saw which file does not reach the
 /// index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
@@ -188,7 +202,7 @@ fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Processed>, Vec<search::TermDict>) {
+) -> (Vec<(usize, Box<Processed>)>, Vec<search::TermDict>) {
     // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
     let sequencer = match mode {
@@ -199,7 +213,7 @@ fn process_all(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
     let found = std::sync::Mutex::new(found);
-    let (results, dicts): (Vec<Processed>, Vec<_>) = std::thread::scope(|scope| {
+    let (results, dicts): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|worker| {
                 let (found, sequencer) = (&found, &sequencer);
@@ -220,7 +234,9 @@ fn process_all(
                                 .map(|p| (p.found.path.clone(), std::mem::take(&mut p.bytes)));
                             sequencer.arrive(seq, body);
                         }
-                        out.extend(processed);
+                        // Boxed: a record is half a kilobyte, and is moved on its way to its
+                        // place in path order.
+                        out.extend(processed.map(|p| (seq, Box::new(p))));
                     }
                     (out, diags, indexer.map(search::Indexer::into_dict).unwrap_or_default())
                 })
@@ -239,11 +255,6 @@ fn process_all(
     // Every worker left its file in the queue before looking for a holder of `body`, and the
     // holder looked again after letting go: nothing is left behind.
     debug_assert!(sequencer.is_none_or(|s| s.queue.into_inner().is_ok_and(|q| q.done.is_empty())));
-    // Sorted by position, then moved once: a `Processed` is large, and sorting the records
-    // themselves moved each one many times.
-    let mut order: Vec<usize> = (0..results.len()).collect();
-    order.sort_unstable_by(|&a, &b| results[a].found.path.cmp(&results[b].found.path));
-    let results = build::permute(results, &order);
     (results, dicts)
 }
 
