@@ -55,7 +55,9 @@ pub fn build(
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
     let mut parsed_settings = settings::Parsed::default();
-    let mut fingerprint = blake3::Hasher::new();
+    // What the source fingerprint hashes, gathered here and hashed once at the end (the same
+    // bytes as four small hasher updates per file, without a call into the hasher for each).
+    let mut framed: Vec<u8> = Vec::with_capacity(files.len() * 96);
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
     // Tokenized bodies and small fields, by position in `entries` (path order until entries are
     // sorted by URI).
@@ -73,11 +75,11 @@ pub fn build(
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
         let Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms } = *file;
-        fingerprint.update(&(found.path.len() as u64).to_le_bytes());
-        fingerprint.update(found.path.as_bytes());
-        fingerprint.update(&size.to_le_bytes());
+        framed.extend_from_slice(&(found.path.len() as u64).to_le_bytes());
+        framed.extend_from_slice(found.path.as_bytes());
+        framed.extend_from_slice(&size.to_le_bytes());
         // Unhashed only when checking, which makes no catalog.
-        fingerprint.update(&blake3.map_or([0; 32], |h| *h.as_bytes()));
+        framed.extend_from_slice(&blake3.map_or([0; 32], |h| *h.as_bytes()));
         // Only `folio.toml` has no entry.
         let Some(mut entry) = entry else {
             parsed_settings = settings::parse(&found.path, &bytes, diags);
@@ -264,7 +266,7 @@ pub fn build(
 
     let catalog = Catalog {
         settings: parsed_settings.settings,
-        source_fingerprint: fingerprint.finalize().to_hex().to_string(),
+        source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
         entries,
         docs: out_docs,
         skills: out_skills,
