@@ -573,10 +573,23 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
         tail[..8].copy_from_slice(&self.bodies_len.to_le_bytes());
         tail[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
         let meta_len: usize = meta.iter().map(Vec::len).sum();
-        for piece in meta.iter().map(Vec::as_slice).chain([&tail[..]]) {
-            self.out.write_all(piece)?;
-            self.hasher.update(piece);
-        }
+        // The last stretch of the build, on one core: the metadata is hashed on another thread
+        // while it is written here.
+        let pieces = || meta.iter().map(Vec::as_slice).chain([&tail[..]]);
+        let mut hasher = std::mem::take(&mut self.hasher);
+        let (hasher, wrote) = std::thread::scope(|scope| {
+            let hashed = scope.spawn(move || {
+                pieces().for_each(|piece| {
+                    hasher.update(piece);
+                });
+                hasher
+            });
+            let wrote = pieces().try_for_each(|piece| self.out.write_all(piece));
+            // Hashing does not panic; if it ever did, re-raise it here.
+            (hashed.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), wrote)
+        });
+        wrote?;
+        self.hasher = hasher;
         let body_len = self.bodies_len + (search.len() + meta_len + TAIL) as u64;
         if body_len > self.limit {
             return Err(too_large(body_len, self.limit));
