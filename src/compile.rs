@@ -193,8 +193,8 @@ pub enum Parsed {
 
 /// Reads and parses every file `found` yields, on all cores, until it is closed. Work is handed
 /// out one file at a time (sizes vary from bytes to megabytes, so fixed chunks would leave a core
-/// idle); each result comes with its file's number, in no particular order. Unless `mode` is a check,
-/// each worker also tokenizes bodies for the search index into its own dictionary; the
+/// idle); each result comes with its file's number, in no particular order. Unless `mode` is a
+/// check, each worker also tokenizes bodies for the search index into its own dictionary; the
 /// dictionaries are returned in worker order (which worker saw which file does not reach the
 /// index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
 /// a [`Sequencer`], in the order the files were numbered.
