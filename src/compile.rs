@@ -107,7 +107,7 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
     // of a second that no longer delays everything else. Each file is numbered in the order it
     // is found, which is `codec::source_order` (a walk sorted by file name, then the other files
     // sorted the same way), so streamed bodies can be put back in that order.
-    let (walk, files, dicts) = std::thread::scope(|scope| {
+    let (walk, rank, mut results, dicts) = std::thread::scope(|scope| {
         let (to_workers, found) = std::sync::mpsc::channel::<(usize, Found)>();
         let walker = scope.spawn(move || {
             // A closed channel means the workers stopped, which only a panic does; `join`
@@ -139,17 +139,23 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
         });
         let (results, dicts) = process_all(found, &mut mode, &mut diagnostics);
         let (walk, rank) = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        // In path order, each result moved once to its place (sorting the large records by
-        // their paths was a serial stretch of its own).
-        let mut slots: Vec<Option<Box<Processed>>> =
-            std::iter::repeat_with(|| None).take(rank.len()).collect();
-        for (number, processed) in results {
-            slots[rank[number]] = Some(processed);
-        }
-        (walk, slots.into_iter().flatten().collect::<Vec<_>>(), dicts)
+        (walk, rank, results, dicts)
     });
     diagnostics.extend(walk.diagnostics);
-    let built = build::build(files, dicts, &walk.unserved, assemble, &mut diagnostics);
+    // The results are taken out in path order as the catalog is assembled. A record is half a
+    // kilobyte: sorting them by path, or moving them all into a sorted vector first, was a
+    // serial stretch of its own.
+    let mut places = vec![usize::MAX; rank.len()];
+    for (i, (number, _)) in results.iter().enumerate() {
+        places[rank[*number]] = i;
+    }
+    places.retain(|&i| i != usize::MAX);
+    let n_docs =
+        results.iter().filter(|(_, p)| p.as_ref().is_some_and(|p| p.found.kind == Kind::Doc)).count();
+    // The iterator owns the results, so they are freed as soon as the catalog's loop over them
+    // ends (kept to the end of the compile, they were 16 MB more at its peak on a large tree).
+    let files = places.into_iter().map(move |i| results[i].1.take().expect("each result is taken once"));
+    let built = build::build(files, n_docs, dicts, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
@@ -202,7 +208,7 @@ fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<(usize, Box<Processed>)>, Vec<search::TermDict>) {
+) -> (Vec<(usize, Option<Processed>)>, Vec<search::TermDict>) {
     // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
     let sequencer = match mode {
@@ -234,9 +240,8 @@ fn process_all(
                                 .map(|p| (p.found.path.clone(), std::mem::take(&mut p.bytes)));
                             sequencer.arrive(seq, body);
                         }
-                        // Boxed: a record is half a kilobyte, and is moved on its way to its
-                        // place in path order.
-                        out.extend(processed.map(|p| (seq, Box::new(p))));
+                        // In an `Option`, so that it can be taken out in path order.
+                        out.extend(processed.map(|p| (seq, Some(p))));
                     }
                     (out, diags, indexer.map(search::Indexer::into_dict).unwrap_or_default())
                 })

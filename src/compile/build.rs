@@ -37,18 +37,14 @@ struct Pending {
     markdown: Markdown,
 }
 
-/// Builds the catalog from processed files (sorted by path), adding every cross-file diagnostic.
-/// Returns no catalog, and builds no search index (the costliest stage), when errors were found.
+/// Builds the catalog from processed files (in path order; `n_docs` of them docs), adding every
+/// cross-file diagnostic. Returns no catalog, and builds no search index (the costliest stage),
+/// when errors were found.
 /// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
 /// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
-// `allow`, not `expect`: clippy leaves this public signature alone in the library and lints it
-// only where `build.rs` mounts the module privately.
-#[allow(
-    clippy::vec_box,
-    reason = "a record is half a kilobyte: the files are put in path order by moving pointers"
-)]
 pub fn build(
-    files: Vec<Box<Processed>>,
+    files: impl ExactSizeIterator<Item = Processed>,
+    n_docs: usize,
     dicts: Vec<catalog::search::TermDict>,
     unserved: &[String],
     assemble: bool,
@@ -65,7 +61,6 @@ pub fn build(
     let mut small: Vec<Option<catalog::search::SmallTerms>> = Vec::with_capacity(files.len());
     // Docs by path, and what link resolution needs of each. Sized up front: a doc is large, and
     // growing by doubling copied them all several times.
-    let n_docs = files.iter().filter(|f| f.found.kind == Kind::Doc).count();
     let mut out_docs: Vec<Doc> = Vec::with_capacity(n_docs);
     let mut pending: Vec<Pending> = Vec::with_capacity(n_docs);
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
@@ -74,7 +69,7 @@ pub fn build(
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
         // as well as hashing them again would.
-        let Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms } = *file;
+        let Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms } = file;
         framed.extend_from_slice(&(found.path.len() as u64).to_le_bytes());
         framed.extend_from_slice(found.path.as_bytes());
         framed.extend_from_slice(&size.to_le_bytes());
