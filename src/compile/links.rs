@@ -314,6 +314,9 @@ struct Index<'t> {
     /// the lookup every wiki link makes; sorted on the rare miss that suggests a key.
     wiki_full: PathMap<Cow<'t, str>, Vec<&'t str>>,
     wiki_name: PathMap<Cow<'t, str>, Vec<&'t str>>,
+    /// `wiki_full`'s keys with their first path, sorted, for did-you-mean: made on the first
+    /// wiki link that matches nothing.
+    wiki_sorted: std::sync::OnceLock<Vec<(Cow<'t, str>, &'t str)>>,
     /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
     hugo: bool,
     /// Anchors of pages that include other files: their own plus the included files'.
@@ -408,6 +411,7 @@ impl<'t> Index<'t> {
             misses: std::sync::OnceLock::new(),
             wiki_full,
             wiki_name,
+            wiki_sorted: std::sync::OnceLock::new(),
             merged_anchors: BTreeMap::new(),
             hugo: targets
                 .uri_by_path
@@ -750,9 +754,13 @@ impl<'t> Index<'t> {
             };
         }
         // In key order, as a sorted map would give them: the first of equally close keys wins.
-        let mut keys: Vec<(&Cow<'t, str>, &Vec<&'t str>)> = self.wiki_full.iter().collect();
-        keys.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let help = closest(&key, keys.into_iter().map(|(k, paths)| (k.clone(), paths[0])))
+        let sorted = self.wiki_sorted.get_or_init(|| {
+            let mut keys: Vec<(Cow<'t, str>, &'t str)> =
+                self.wiki_full.iter().map(|(k, paths)| (k.clone(), paths[0])).collect();
+            keys.sort_unstable();
+            keys
+        });
+        let help = closest(&key, sorted.iter().map(|(k, path)| (k, *path)))
             .map(|path| format!("did you mean `[[{}]]`?", wiki_display(path)));
         Outcome::Problem(Problem::broken(format!("wiki link `{}` matches no doc", shown()), help))
     }
