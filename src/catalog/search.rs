@@ -1154,14 +1154,12 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     );
     let n_docs = fields.len() + ready.len();
     // Documents tokenized ahead, whole.
-    let ready: Vec<DocTerms> = ready
-        .into_iter()
-        .map(|entry| {
-            let (small, body) = (&mut small[entry as usize], &mut bodies[entry as usize]);
-            let (small, body) = (small.take(), body.take());
-            DocTerms { entry, small: small.expect("ready"), body: body.expect("ready") }
-        })
-        .collect();
+    let mut doc_terms: Vec<DocTerms> = Vec::with_capacity(n_docs);
+    doc_terms.extend(ready.into_iter().map(|entry| DocTerms {
+        entry,
+        small: small[entry as usize].take().expect("ready"),
+        body: bodies[entry as usize].take().expect("ready"),
+    }));
     drop(small);
 
     // The other documents' small fields (and bodies not tokenized ahead) are tokenized on all
@@ -1190,12 +1188,13 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     });
     drop(taken);
     drop(fields);
-    let mut late: Vec<DocTerms> = Vec::with_capacity(n_docs - ready.len());
     for (terms, dict) in tokenized {
-        late.extend(terms);
+        doc_terms.extend(terms);
         dicts.push(dict);
     }
-    let doc_terms = merge_by_entry(ready, late);
+    // Two runs in entry order (the documents tokenized ahead, then the others): the stable sort
+    // finds both runs and merges them in one pass.
+    doc_terms.sort_by_key(|doc| doc.entry);
 
     // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
     // The dictionaries are deduplicated by interning (one lookup per term) and only the distinct
@@ -1269,27 +1268,6 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     // Tens of thousands of lists: freeing them here kept the catalog waiting.
     super::free_in_background((doc_terms, parts));
     SearchIndex { data: data.into() }
-}
-
-/// Two lists of documents in entry order, merged in entry order.
-fn merge_by_entry(a: Vec<DocTerms>, b: Vec<DocTerms>) -> Vec<DocTerms> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    loop {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => {
-                if x.entry < y.entry {
-                    a.next()
-                } else {
-                    b.next()
-                }
-            }
-            (Some(_), None) => a.next(),
-            (None, _) => b.next(),
-        };
-        let Some(doc) = next else { return out };
-        out.push(doc);
-    }
 }
 
 /// Below this many documents postings are filled on one thread (spawning costs more).
