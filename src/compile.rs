@@ -334,7 +334,7 @@ impl Sequencer<'_> {
 fn process(
     found: Found,
     catalog: bool,
-    indexer: Option<&mut search::Indexer>,
+    mut indexer: Option<&mut search::Indexer>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Processed> {
     let bytes = match source::read(&found) {
@@ -361,7 +361,6 @@ fn process(
     };
     // The body exactly as `search::build` would read it from the catalog, tokenized first,
     // while the bytes are in cache and before parsing fills the cache with its own data.
-    let mut indexer = indexer;
     let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
             Some(indexer.body(search::strip_frontmatter(text)))

@@ -579,9 +579,9 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
         let mut hasher = std::mem::take(&mut self.hasher);
         let (hasher, wrote) = std::thread::scope(|scope| {
             let hashed = scope.spawn(move || {
-                pieces().for_each(|piece| {
+                for piece in pieces() {
                     hasher.update(piece);
-                });
+                }
                 hasher
             });
             let wrote = pieces().try_for_each(|piece| self.out.write_all(piece));

@@ -478,7 +478,7 @@ fn backlinks(
 
 /// `items` reordered so that item `i` of the result is `items[order[i]]`; `order` is a
 /// permutation.
-pub(super) fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
+fn permute<T>(items: Vec<T>, order: &[usize]) -> Vec<T> {
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order.iter().map(|&i| slots[i].take().expect("a permutation takes each item once")).collect()
 }
