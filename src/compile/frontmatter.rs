@@ -18,6 +18,9 @@ use yaml_rust2::scanner::TScalarStyle;
 
 use super::diagnostic::Diagnostic;
 
+#[path = "frontmatter/flat.rs"]
+mod flat;
+
 /// Most YAML nodes one frontmatter block may hold once aliases are expanded. Real frontmatter
 /// has tens of nodes; an alias bomb reaches millions after a few lines.
 pub const MAX_YAML_NODES: usize = 10_000;
@@ -278,6 +281,14 @@ enum Frame {
 /// Fails on a syntax error, more than one document, nesting deeper than [`MAX_YAML_DEPTH`], or
 /// aliases expanding past [`MAX_YAML_NODES`] nodes.
 pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+    if let Some(node) = flat::parse(yaml, first_line) {
+        return Ok(node);
+    }
+    parse_events(yaml, first_line)
+}
+
+/// [`parse_yaml`] through yaml-rust2's events: any YAML.
+fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
     let at = |line: usize, col: usize| {
         // Marker lines are 1-based and columns 0-based, both relative to the YAML text.
         (first_line + u32::try_from(line).unwrap_or(u32::MAX - first_line).saturating_sub(1), col as u32 + 1)

@@ -161,3 +161,120 @@ fn random_yaml_never_panics() {
         }
     }
 }
+
+/// The flat fast path returns exactly the tree yaml-rust2's events give, positions included,
+/// whenever it returns one.
+fn assert_flat_agrees(yaml: &str, first_line: u32) -> bool {
+    let Some(flat) = flat::parse(yaml, first_line) else { return false };
+    assert_eq!(Ok(flat), parse_events(yaml, first_line), "{yaml:?}");
+    true
+}
+
+#[test]
+fn flat_frontmatter_is_read_as_yaml_rust2_reads_it() {
+    let read = |yaml: &str| flat::parse(yaml, 2).expect(yaml);
+    for yaml in [
+        "title: \"Release Payload\"\ndescription: 'it is'\ntags: [\"a\", b-c ,d.e]\nupdated: 2025-07-08\n",
+        "\n  \nk: v w  \nk: []\nl: [ ]\nm:    \"q\"   \n_x-y: a (b), c/d+e",
+        "title: \"C# and a: b\"\nnote: 'back\\slash'",
+    ] {
+        assert!(assert_flat_agrees(yaml, 2), "{yaml:?}");
+        assert!(assert_flat_agrees(yaml, 40));
+    }
+    let node = read("a: b\n\nc: [\"d\", e]\n");
+    assert_eq!((node.line, node.column, node.size), (2, 1, 7));
+    // Anything else is left to yaml-rust2.
+    for yaml in [
+        "",
+        "# comment\na: b",
+        "a: b # comment",
+        "a:\n  b: c",
+        "a: |\n  text",
+        "a: \"esc\\\"aped\"",
+        "a: 'it''s'",
+        "a: \"two\n  lines\"",
+        "a: [b,\n  c]",
+        "a:b",
+        "a : b",
+        "a: &x b",
+        "a: !!str b",
+        "a: *x",
+        "- a",
+        "a: b\r\n",
+        "a:\tb",
+        "a: \"café\"",
+        "a: b:c",
+        "a: -b",
+        "a: [b c]",
+        "a: [b,]",
+        "a: [\"b\"] c",
+        "? a\n: b",
+        "---\na: b",
+        "a: ~",
+        "\"a\": b",
+    ] {
+        assert!(flat::parse(yaml, 2).is_none(), "{yaml:?}");
+    }
+}
+
+#[test]
+fn flat_fast_path_agrees_with_yaml_rust2_on_generated_text() {
+    // Lines the fast path reads, with one byte in three blocks replaced by a piece that may make
+    // it give up (or may not): both sides of each of its rules are exercised.
+    let lines = [
+        "title: \"Q r: s\"",
+        "k: 's t'",
+        "tags: [\"a\", b-c, 1.5]",
+        "x_y: []",
+        "d-e:   word and (more)/x+y",
+        "n: 12",
+        "e: [ ]",
+        "w: ['a b' ,c]",
+    ];
+    let pieces = [
+        ":", ": ", " ", "  ", "\n", "\n ", "\"", "'", "''", "[", "]", ",", "#", " #", "\\", "-", "- ", "~",
+        "&", "*", "!", "|", ">", "{", "}", "?", "\u{e9}", "\t", "\r", "a", "",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize % n
+    };
+    let mut agreed = 0;
+    for _ in 0..50_000 {
+        let mut yaml = String::new();
+        for _ in 0..1 + next(4) {
+            for b in lines[next(lines.len())].bytes() {
+                if next(24) == 0 {
+                    yaml.push_str(pieces[next(pieces.len())]);
+                } else {
+                    yaml.push(char::from(b));
+                }
+            }
+            yaml.push('\n');
+        }
+        agreed += usize::from(assert_flat_agrees(&yaml, 2));
+    }
+    // Both outcomes are common enough for the comparison to mean something.
+    assert!((5_000..45_000).contains(&agreed), "{agreed} of 50,000 generated blocks took the fast path");
+}
+
+#[test]
+fn flat_fast_path_agrees_with_yaml_rust2_on_real_frontmatter() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpora = repo.ancestors().map(|a| a.join("shared/corpora")).find(|p| p.is_dir());
+    let roots = [Some(repo.join("content")), Some(repo.join("tests/fixtures")), corpora];
+    let (mut blocks, mut agreed) = (0, 0);
+    for root in roots.into_iter().flatten() {
+        for file in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
+            if file.path().extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(file.path()) else { continue };
+            let Some(yaml) = split(&text).yaml else { continue };
+            blocks += 1;
+            agreed += usize::from(assert_flat_agrees(yaml, split(&text).yaml_line));
+        }
+    }
+    assert!(agreed * 4 > blocks, "only {agreed} of {blocks} frontmatter blocks took the fast path");
+}
