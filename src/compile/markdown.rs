@@ -25,11 +25,13 @@
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::count_newlines;
 use crate::catalog::{LinkKind, Section};
 
 /// What one markdown body says about itself.
@@ -182,7 +184,8 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                 acc.heading = Some(OpenHeading {
                     level: heading_level(level),
                     explicit_id: id.map(|id| id.into_string()),
-                    start: range.start,
+                    // Located now, in source order with the links (see `LineIndex`).
+                    line: lines.locate(range.start).0,
                     text: String::new(),
                 });
             }
@@ -202,8 +205,8 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                 acc.paragraph = Some(String::new());
             }
             Event::End(TagEnd::Paragraph) => {
-                if let Some(paragraph) = acc.paragraph.take() {
-                    let paragraph = collapse_whitespace(&paragraph);
+                if let Some(mut paragraph) = acc.paragraph.take() {
+                    collapse_whitespace_in_place(&mut paragraph);
                     if !paragraph.is_empty() {
                         acc.first_paragraph = Some(paragraph);
                     }
@@ -312,7 +315,8 @@ struct Analysis {
 struct OpenHeading {
     level: u8,
     explicit_id: Option<String>,
-    start: usize,
+    /// 1-based line of its first character in the file.
+    line: u32,
     text: String,
 }
 
@@ -372,7 +376,7 @@ impl Analysis {
     }
 
     fn finish_heading(&mut self, mut heading: OpenHeading) {
-        heading.text = collapse_whitespace(&heading.text);
+        collapse_whitespace_in_place(&mut heading.text);
         if heading.level == 1 && self.title.is_none() && !heading.text.is_empty() {
             self.title = Some(heading.text.clone());
         }
@@ -384,8 +388,7 @@ impl Analysis {
     }
 
     fn finish(self, lines: &LineIndex) -> Markdown {
-        let starts: Vec<(u8, u32)> =
-            self.headings.iter().map(|(h, _)| (h.level, lines.locate(h.start).0)).collect();
+        let starts: Vec<(u8, u32)> = self.headings.iter().map(|(h, _)| (h.level, h.line)).collect();
         let sections = self
             .headings
             .into_iter()
@@ -431,6 +434,9 @@ fn heading_level(level: HeadingLevel) -> u8 {
 /// Trims and collapses every run of whitespace to one space. One pass into one allocation: it
 /// runs on every heading and first paragraph of a tree.
 pub(crate) fn collapse_whitespace(s: &str) -> String {
+    if is_collapsed(s) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len());
     for word in s.split_whitespace() {
         if !out.is_empty() {
@@ -439,6 +445,37 @@ pub(crate) fn collapse_whitespace(s: &str) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// [`collapse_whitespace`] in place: most headings need no change, and then keep their string.
+fn collapse_whitespace_in_place(s: &mut String) {
+    if !is_collapsed(s) {
+        *s = collapse_whitespace(s);
+    }
+}
+
+/// True when [`collapse_whitespace`] would return `s` unchanged: ASCII (where the only
+/// whitespace is ASCII's), with single spaces between words and none at either end. A scan of
+/// the bytes, where splitting decodes every character and copies every word.
+fn is_collapsed(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+        return false;
+    }
+    let mut space_before = false;
+    for &b in bytes {
+        if b == b' ' {
+            if space_before {
+                return false;
+            }
+            space_before = true;
+        } else if b.is_ascii_whitespace() || b == 0x0b || !b.is_ascii() {
+            return false;
+        } else {
+            space_before = false;
+        }
+    }
+    true
 }
 
 /// Offset of the destination of an inline link `[text](dest)`: after the `](` that follows the
@@ -810,26 +847,42 @@ fn is_connector_punctuation(c: char) -> bool {
 }
 
 /// Byte offset → (line, column) in the whole file.
+///
+/// Offsets are located from the last one located (a cursor), counting the newlines in between:
+/// `analyze` asks in nearly source order, so each body is counted about once, with wide compares.
+/// (A table of every line start cost a push per line and its reallocations, on every doc, for
+/// the few dozen offsets a doc asks about.)
 struct LineIndex<'a> {
     body: &'a str,
-    /// Byte offset where each line of the body starts.
-    starts: Vec<usize>,
     first_line: u32,
+    /// The start of the line last located and its index (0-based, in the body).
+    cursor: Cell<(usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(body: &'a str, first_line: u32) -> Self {
-        // memchr's SIMD search: `match_indices` pays a call to a word-at-a-time search per line.
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', body.as_bytes()).map(|i| i + 1));
-        LineIndex { body, starts, first_line: first_line.max(1) }
+        LineIndex { body, first_line: first_line.max(1), cursor: Cell::new((0, 0)) }
     }
 
     /// 1-based line and character column of a byte offset.
     fn locate(&self, offset: usize) -> (u32, u32) {
         let offset = offset.min(self.body.len());
-        let idx = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
-        let line_start = self.starts[idx];
+        let bytes = self.body.as_bytes();
+        let (mut line_start, mut idx) = self.cursor.get();
+        if offset >= line_start {
+            let newlines = count_newlines(&bytes[line_start..offset]);
+            if newlines > 0 {
+                idx += newlines;
+                line_start =
+                    memchr::memrchr(b'\n', &bytes[line_start..offset]).map_or(0, |i| line_start + i + 1);
+            }
+        } else {
+            // Back over the newlines between the offset and the cursor's line (the one ending the
+            // line before it included).
+            idx -= count_newlines(&bytes[offset..line_start]);
+            line_start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
+        }
+        self.cursor.set((line_start, idx));
         let prefix = self.body.get(line_start..offset).unwrap_or("");
         // A byte-order mark is not a column an editor shows.
         let prefix = if idx == 0 { prefix.strip_prefix('\u{feff}').unwrap_or(prefix) } else { prefix };
@@ -839,12 +892,11 @@ impl<'a> LineIndex<'a> {
 
     /// The last line of the file: the line holding the body's last character.
     fn last_line(&self) -> u32 {
-        let mut n = self.starts.len();
-        // A final `\n` ends the last line rather than starting a new one.
-        if self.body.ends_with('\n') {
-            n -= 1;
-        }
-        self.first_line.saturating_add(to_u32(n.max(1))).saturating_sub(1)
+        self.locate(self.body.len());
+        // Lines are the newlines plus one, but a final `\n` ends the last line rather than
+        // starting a new one.
+        let lines = self.cursor.get().1 + 1 - usize::from(self.body.ends_with('\n'));
+        self.first_line.saturating_add(to_u32(lines.max(1))).saturating_sub(1)
     }
 }
 

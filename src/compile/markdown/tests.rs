@@ -443,4 +443,59 @@ fn whitespace_collapses_to_single_spaces_and_is_trimmed() {
     assert_eq!(collapse_whitespace("日本語\u{3000}テキスト"), "日本語 テキスト");
     assert_eq!(collapse_whitespace(" \n\t "), "");
     assert_eq!(collapse_whitespace("one"), "one");
+    // The fast path (text already collapsed) against the definition, on strings of spaces,
+    // other whitespace (ASCII and not) and letters.
+    let pieces =
+        [" ", "  ", "a", "bc", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{a0}", "\u{3000}", "é", "\u{1c}"];
+    let mut state = 7usize;
+    for _ in 0..20_000 {
+        let mut s = String::new();
+        for _ in 0..state % 7 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            s.push_str(pieces[(state >> 8) % pieces.len()]);
+        }
+        let expected = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(collapse_whitespace(&s), expected, "{s:?}");
+        let mut in_place = s.clone();
+        collapse_whitespace_in_place(&mut in_place);
+        assert_eq!(in_place, expected, "{s:?}");
+    }
+}
+
+#[test]
+fn line_index_locates_offsets_in_any_order() {
+    // Against the definition (count the newlines before the offset; count the characters since
+    // the last one), for offsets asked forwards, backwards and at random, from any cursor.
+    let body = "\u{feff}é one\n\ntwo ü\r\nthree\n\n";
+    let naive = |offset: usize| {
+        let before = &body[..offset];
+        let line = before.matches('\n').count();
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let prefix = &body[start..offset];
+        let prefix = if line == 0 { prefix.strip_prefix('\u{feff}').unwrap_or(prefix) } else { prefix };
+        (7 + line as u32, prefix.chars().count() as u32 + 1)
+    };
+    let offsets: Vec<usize> = (0..=body.len()).filter(|&i| body.is_char_boundary(i)).collect();
+    let mut orders = vec![offsets.clone(), offsets.iter().rev().copied().collect()];
+    let mut state = 17usize;
+    orders.push(
+        (0..200)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                offsets[(state >> 8) % offsets.len()]
+            })
+            .collect(),
+    );
+    for order in orders {
+        let lines = LineIndex::new(body, 7);
+        for offset in order {
+            assert_eq!(lines.locate(offset), naive(offset), "offset {offset}");
+        }
+        assert_eq!(lines.last_line(), 11);
+        // Past the end is the end.
+        assert_eq!(lines.locate(body.len() + 5), naive(body.len()));
+    }
+    assert_eq!(LineIndex::new("a\nb", 1).last_line(), 2);
+    assert_eq!(LineIndex::new("", 3).last_line(), 3);
+    assert_eq!(LineIndex::new("\n", 3).last_line(), 3);
 }
