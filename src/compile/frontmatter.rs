@@ -17,6 +17,7 @@ use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::TScalarStyle;
 
 use super::diagnostic::Diagnostic;
+use super::lookup::LookupMap;
 
 #[path = "frontmatter/flat.rs"]
 mod flat;
@@ -567,8 +568,8 @@ fn dedup_keys(
     entries: Vec<(Node, Node)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Node, Node)> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut out: Vec<(String, Node, Node)> = Vec::new();
+    let mut seen: LookupMap<String, usize> = LookupMap::default();
+    let mut out: Vec<(String, Node, Node)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let key = k.key_text();
         if let Some(&i) = seen.get(&key) {

@@ -46,6 +46,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::diagnostic::Diagnostic;
+use super::lookup::LookupMap;
 use super::markdown::RawLink;
 use crate::catalog::{Link, LinkKind};
 
@@ -262,42 +263,6 @@ enum Outcome<'t> {
     Problem(Problem),
 }
 
-/// A hash map for lookups by path (and wiki key): never iterated where its order could reach the
-/// output. FxHash (rustc's: a rotate, xor and multiply per 8 bytes) rather than std's SipHash,
-/// whose per-byte rounds showed in link resolution; a tree is not an adversary worth SipHash's
-/// flooding resistance here (colliding paths would only slow its own check).
-#[expect(clippy::disallowed_types, reason = "only looked up, or sorted before it is iterated")]
-type PathMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
-
-/// The hasher of [`PathMap`].
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
-    }
-
-    fn finish(&self) -> u64 {
-        // The low bits pick the bucket, and a product's low bits depend only on its inputs' low
-        // bits: rotate the well-mixed middle bits down (as rustc-hash 2 does).
-        self.0.rotate_left(26)
-    }
-}
-
 /// Lookup tables over the targets, built once per resolve. Keys borrow from the targets when
 /// they equal a path or a slice of it (most paths are lowercase already), so a large tree's
 /// index is not a copy of all its paths.
@@ -306,14 +271,14 @@ struct Index<'t> {
     /// Every file of the tree (served or not) by its exact path: the lookups made several
     /// times per link, hashed once instead of compared against some 25 long, shared-prefix
     /// keys of a sorted map.
-    files: PathMap<&'t str, FileTarget<'t>>,
+    files: LookupMap<&'t str, FileTarget<'t>>,
     /// What only a link that matches no file needs, built on the first such link (a tree whose
     /// links all resolve never builds it).
     misses: std::sync::OnceLock<Misses<'t>>,
     /// Wiki keys of paths relative to `docs/`, and of file names alone. Hashed, not sorted, for
     /// the lookup every wiki link makes; sorted on the rare miss that suggests a key.
-    wiki_full: PathMap<Cow<'t, str>, Vec<&'t str>>,
-    wiki_name: PathMap<Cow<'t, str>, Vec<&'t str>>,
+    wiki_full: LookupMap<Cow<'t, str>, Vec<&'t str>>,
+    wiki_name: LookupMap<Cow<'t, str>, Vec<&'t str>>,
     /// `wiki_full`'s keys with their first path, sorted, for did-you-mean: made on the first
     /// wiki link that matches nothing.
     wiki_sorted: std::sync::OnceLock<Vec<(Cow<'t, str>, &'t str)>>,
@@ -382,14 +347,14 @@ struct FileTarget<'t> {
 
 impl<'t> Index<'t> {
     fn new(targets: &'t Targets<'t>) -> Self {
-        let mut files = PathMap::with_capacity_and_hasher(
+        let mut files = LookupMap::with_capacity_and_hasher(
             targets.uri_by_path.len() + targets.other_files.len(),
             Default::default(),
         );
         let served = targets.uri_by_path.iter().map(|(&path, &uri)| (path, Some(uri)));
         let other = targets.other_files.iter().map(|&path| (path, None));
-        let mut wiki_full: PathMap<Cow<'t, str>, Vec<&'t str>> = PathMap::default();
-        let mut wiki_name: PathMap<Cow<'t, str>, Vec<&'t str>> = PathMap::default();
+        let mut wiki_full: LookupMap<Cow<'t, str>, Vec<&'t str>> = LookupMap::default();
+        let mut wiki_name: LookupMap<Cow<'t, str>, Vec<&'t str>> = LookupMap::default();
         for (id, (path, uri)) in served.chain(other).enumerate() {
             let id = u32::try_from(id).expect("fewer than 2^32 files");
             // A path is served or not, never both; were it both, the served one (first) stays.

@@ -26,12 +26,12 @@
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::count_newlines;
+use super::lookup::LookupMap;
 use crate::catalog::{LinkKind, Section};
 
 /// What one markdown body says about itself.
@@ -736,7 +736,7 @@ fn find_closing_shortcode(body: &str, from: usize, name: &str) -> Option<usize> 
 #[derive(Debug, Default)]
 pub(crate) struct Slugger {
     /// How many times each base slug was handed out, as in github-slugger's `occurrences`.
-    occurrences: BTreeMap<String, u32>,
+    occurrences: LookupMap<String, u32>,
 }
 
 impl Slugger {
@@ -775,7 +775,7 @@ pub(crate) fn slug(text: &str) -> String {
         // Most headings: one pass over the bytes, one allocation at the most it can take
         // (collecting a filter grew the string by doubling, from nothing).
         let mut out = String::with_capacity(text.len());
-        for b in text.bytes().filter(|&b| keep_in_slug(char::from(b))) {
+        for b in text.bytes().filter(|&b| keep_ascii_in_slug(b)) {
             out.push(if b == b' ' { '-' } else { char::from(b.to_ascii_lowercase()) });
         }
         return out;
@@ -783,9 +783,15 @@ pub(crate) fn slug(text: &str) -> String {
     text.to_lowercase().chars().filter(|&c| keep_in_slug(c)).map(|c| if c == ' ' { '-' } else { c }).collect()
 }
 
+/// [`keep_in_slug`] for an ASCII byte: inlined into [`slug`]'s loop over a heading's bytes.
+#[inline]
+fn keep_ascii_in_slug(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b' ')
+}
+
 fn keep_in_slug(c: char) -> bool {
     if c.is_ascii() {
-        return c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ' ');
+        return keep_ascii_in_slug(c as u8);
     }
     if is_other_number(c) {
         return false;
