@@ -480,8 +480,13 @@ pub struct Writer<W: std::io::Write + std::io::Seek> {
     out: W,
     /// Where the envelope starts in `out`.
     start: u64,
-    /// blake3 of the body so far.
+    /// blake3 of the body so far (but for `staged`).
     hasher: blake3::Hasher,
+    /// Bodies not yet written or hashed, gathered up to [`STAGE_BYTES`]: blake3 hashes a
+    /// megabyte across all of its SIMD lanes, where a body of a few kilobytes fills a few and
+    /// leaves a partial chunk at each seam; and a megabyte goes past `out`'s buffer, if it has
+    /// one, without being copied again.
+    staged: Vec<u8>,
     /// Path and length of each body written, in order.
     written: Vec<(String, u64)>,
     /// Bytes of bodies written.
@@ -494,6 +499,9 @@ pub struct Writer<W: std::io::Write + std::io::Seek> {
 /// The most bytes a msgpack `bin` holds (its length is a `u32`).
 const BIN_LIMIT: u64 = u32::MAX as u64;
 
+/// How many bytes of bodies [`Writer`] gathers before it writes and hashes them.
+const STAGE_BYTES: usize = 1 << 20;
+
 impl<W: std::io::Write + std::io::Seek> Writer<W> {
     /// Starts a catalog file at `out`'s position with a placeholder envelope.
     pub fn new(mut out: W) -> std::io::Result<Writer<W>> {
@@ -503,6 +511,7 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
             out,
             start,
             hasher: blake3::Hasher::new(),
+            staged: Vec::new(),
             written: Vec::new(),
             bodies_len: 0,
             limit: BIN_LIMIT,
@@ -534,8 +543,18 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
                 ),
             ));
         }
-        self.out.write_all(bytes)?;
-        self.hasher.update(bytes);
+        if self.staged.len() + bytes.len() > STAGE_BYTES {
+            self.write_staged()?;
+        }
+        if bytes.len() >= STAGE_BYTES {
+            self.out.write_all(bytes)?;
+            self.hasher.update(bytes);
+        } else {
+            if self.staged.capacity() == 0 {
+                self.staged.reserve_exact(STAGE_BYTES);
+            }
+            self.staged.extend_from_slice(bytes);
+        }
         self.written.push((path.to_owned(), bytes.len() as u64));
         self.bodies_len = bodies_len;
         Ok(())
@@ -548,6 +567,8 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
     /// catalog's entries (another count, another path, or a length that differs from the
     /// entry's `size`), and when the file would pass msgpack's 4 GiB limit for a `bin`.
     pub fn finish(mut self, catalog: &Catalog) -> std::io::Result<(W, String)> {
+        self.write_staged()?;
+        self.staged = Vec::new();
         let mismatch = |why: String| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
@@ -602,6 +623,14 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
         self.out.write_all(&envelope)?;
         self.out.seek(std::io::SeekFrom::Start(end))?;
         Ok((self.out, catalog_hash))
+    }
+
+    /// Writes and hashes the bodies gathered so far.
+    fn write_staged(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.staged)?;
+        self.hasher.update(&self.staged);
+        self.staged.clear();
+        Ok(())
     }
 }
 
