@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
+use super::lookup::LookupMap;
 use super::markdown::Markdown;
 use super::source::{Found, Kind};
 use super::{Parsed, Processed, settings, validate};
@@ -456,14 +457,20 @@ fn backlinks(
         .zip(skill_links)
         .filter_map(|(record, links)| record.map(|i| (skills.out[i].document, links)));
     let linking = docs.iter().map(|d| d.entry).zip(doc_links).chain(skill_linking);
-    let target_uris = UriTable::new(entries.iter().map(|e| e.uri.as_str()));
+    // Entries by URI: one hash and one compare per resolved link (there are hundreds of
+    // thousands on a large tree), where a binary search compared a dozen URIs, each a cache miss.
+    let mut target_uris: LookupMap<&str, u32> = LookupMap::default();
+    target_uris.reserve(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        target_uris.insert(entry.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries"));
+    }
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for (own, links) in linking {
         for target in links.iter().filter_map(|l| l.resolved.as_deref()) {
-            if let Some(target) = target_uris.find(target)
-                && target as u32 != own
+            if let Some(&target) = target_uris.get(target)
+                && target != own
             {
-                pairs.push((target as u32, own));
+                pairs.push((target, own));
             }
         }
     }
@@ -512,47 +519,6 @@ fn skill_record(
         outline: sections.into(),
         links: Default::default(),
         backlinks: Default::default(),
-    }
-}
-
-/// Sorted URIs packed into one buffer. Looking up every resolved link (millions on large trees) by
-/// binary search over separately allocated strings is dominated by cache misses; in one buffer
-/// the upper levels of the search stay in cache.
-struct UriTable {
-    text: String,
-    ends: Vec<usize>,
-}
-
-impl UriTable {
-    fn new<'a>(uris: impl Iterator<Item = &'a str>) -> UriTable {
-        let mut sorted: Vec<&str> = uris.collect();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let mut text = String::with_capacity(sorted.iter().map(|u| u.len()).sum());
-        let mut ends = Vec::with_capacity(sorted.len());
-        for uri in sorted {
-            text.push_str(uri);
-            ends.push(text.len());
-        }
-        UriTable { text, ends }
-    }
-
-    fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
-    }
-
-    fn find(&self, uri: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.ends.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.get(mid).cmp(uri) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
     }
 }
 
@@ -675,18 +641,6 @@ mod tests {
         assert_eq!(stem_title("guides/getting-started.md"), "getting-started");
         assert_eq!(stem_title("guides/_index.md"), "guides");
         assert_eq!(stem_title("index.mdx"), "index");
-    }
-
-    #[test]
-    fn uri_table_finds_every_uri_and_nothing_else() {
-        let table = UriTable::new(
-            ["skill://b/SKILL.md", "resource://docs/a.md", "resource://docs/a.md/x"].into_iter(),
-        );
-        assert_eq!(table.find("resource://docs/a.md"), Some(0));
-        assert_eq!(table.get(1), "resource://docs/a.md/x");
-        assert_eq!(table.find("skill://b/SKILL.md"), Some(2));
-        assert_eq!(table.find("resource://docs/a"), None);
-        assert_eq!(table.find("zzz"), None);
     }
 
     #[test]
