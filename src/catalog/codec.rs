@@ -522,6 +522,8 @@ impl<W: std::io::Write + std::io::Seek> Writer<W> {
     /// paths; one out of order fails with [`std::io::ErrorKind::InvalidInput`] (a bug in the
     /// caller: the catalog's offsets are derived from that order). Fails with
     /// [`std::io::ErrorKind::InvalidData`] once the bodies would pass msgpack's 4 GiB limit.
+    /// Bodies are written a megabyte at a time, so an error writing to `out` may come from a
+    /// later call, or from [`Writer::finish`].
     pub fn body(&mut self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
         if let Some((last, _)) = self.written.last()
             && source_order(last, path) != std::cmp::Ordering::Less
