@@ -459,11 +459,7 @@ fn backlinks(
     let linking = docs.iter().map(|d| d.entry).zip(doc_links).chain(skill_linking);
     // Entries by URI: one hash and one compare per resolved link (there are hundreds of
     // thousands on a large tree), where a binary search compared a dozen URIs, each a cache miss.
-    let mut target_uris: LookupMap<&str, u32> = LookupMap::default();
-    target_uris.reserve(entries.len());
-    for (i, entry) in entries.iter().enumerate() {
-        target_uris.insert(entry.uri.as_str(), u32::try_from(i).expect("fewer than 2^32 entries"));
-    }
+    let target_uris: LookupMap<&str, u32> = entries.iter().map(|e| e.uri.as_str()).zip(0..).collect();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for (own, links) in linking {
         for target in links.iter().filter_map(|l| l.resolved.as_deref()) {

@@ -56,7 +56,8 @@ pub(super) fn parse(yaml: &str, first_line: u32) -> Option<Node> {
 fn entry(line: &str, line_no: u32) -> Option<(Node, Node)> {
     let bytes = line.as_bytes();
     let key_len = bytes.iter().position(|&b| !is_key_byte(b))?;
-    if key_len == 0 || key_len > MAX_KEY_BYTES || !bytes[0].is_ascii_alphanumeric() && bytes[0] != b'_' {
+    // Key bytes are letters, digits, `_` and `-`; a key starting with `-` is left to yaml-rust2.
+    if key_len == 0 || key_len > MAX_KEY_BYTES || bytes[0] == b'-' {
         return None;
     }
     // `key:` then at least one space (a `:` with no space after it is part of a plain scalar).
