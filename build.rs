@@ -3,7 +3,7 @@
 //! errors, so a binary can never embed a broken or stale catalog.
 //!
 //! A build script cannot depend on its own package, so the compiler and catalog modules are
-//! mounted with `#[path]`; that is why they may use only std and the compiler crates.
+//! mounted with `#[path]` (with `lookup`, which both use); that is why they may use only std and the compiler crates.
 
 #[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the catalog API")]
 #[path = "src/catalog.rs"]
@@ -11,6 +11,8 @@ mod catalog;
 #[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the compiler API")]
 #[path = "src/compile.rs"]
 mod compile;
+#[path = "src/lookup.rs"]
+mod lookup;
 
 use std::path::PathBuf;
 
@@ -24,6 +26,7 @@ fn main() {
     println!("cargo::rerun-if-changed=src/catalog");
     println!("cargo::rerun-if-changed=src/compile.rs");
     println!("cargo::rerun-if-changed=src/compile");
+    println!("cargo::rerun-if-changed=src/lookup.rs");
 
     // Until a crate has written its `content/`, embed the (valid, empty) catalog of an empty tree,
     // compiled by the same compiler so its layout is always current.

@@ -15,8 +15,6 @@ pub mod diagnostic;
 pub mod frontmatter;
 #[path = "compile/links.rs"]
 pub mod links;
-#[path = "compile/lookup.rs"]
-mod lookup;
 #[path = "compile/markdown.rs"]
 pub mod markdown;
 #[path = "compile/settings.rs"]

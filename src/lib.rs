@@ -26,6 +26,7 @@ pub mod cli;
 pub mod compile;
 pub mod embedded;
 pub mod error;
+mod lookup;
 pub mod query;
 #[cfg(feature = "server")]
 pub mod server;

@@ -14,11 +14,11 @@ use std::collections::BTreeMap;
 use super::diagnostic::Diagnostic;
 use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
-use super::lookup::LookupMap;
 use super::markdown::Markdown;
 use super::source::{Found, Kind};
 use super::{Parsed, Processed, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, free_in_background, uri};
+use crate::lookup::LookupMap;
 
 /// What [`build`] produced.
 #[derive(Debug)]

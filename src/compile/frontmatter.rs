@@ -17,7 +17,7 @@ use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::TScalarStyle;
 
 use super::diagnostic::Diagnostic;
-use super::lookup::LookupMap;
+use crate::lookup::LookupMap;
 
 #[path = "frontmatter/flat.rs"]
 mod flat;

@@ -46,9 +46,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::diagnostic::Diagnostic;
-use super::lookup::LookupMap;
 use super::markdown::RawLink;
 use crate::catalog::{Link, LinkKind};
+use crate::lookup::LookupMap;
 
 /// What a linking file is, which decides how its links resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,8 +31,8 @@ use std::ops::Range;
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::count_newlines;
-use super::lookup::LookupMap;
 use crate::catalog::{LinkKind, Section};
+use crate::lookup::LookupMap;
 
 /// What one markdown body says about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

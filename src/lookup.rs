@@ -1,5 +1,5 @@
 //! A hash map for lookups only: by path and wiki key in link resolution, by heading id and
-//! frontmatter key in each file. It must never be iterated where its order could reach the
+//! frontmatter key in each file, by path when the catalog writer places the bodies. It must never be iterated where its order could reach the
 //! output (the reason `clippy.toml` bans std's `HashMap`): anything iterated is a `BTreeMap` or
 //! is sorted first.
 //!
