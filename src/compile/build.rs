@@ -260,6 +260,9 @@ pub fn build(
     }
     debug_assert!(out_skills.is_sorted_by(|a, b| a.path <= b.path));
 
+    // The skills' parse results (their links and anchors) are no longer needed; freeing them
+    // here was a few milliseconds of the build's serial stretch on a large tree.
+    free_in_background(skill_list);
     let catalog = Catalog {
         settings: parsed_settings.settings,
         source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
