@@ -568,11 +568,18 @@ fn dedup_keys(
     entries: Vec<(Node, Node)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Node, Node)> {
-    let mut seen: LookupMap<String, usize> = LookupMap::default();
+    // A block has a handful of keys: looking each up among the keys kept so far costs less
+    // than hashing, and copying, every key into a map (a share of the build on a large tree).
+    // A wide block (thousands of keys) gets the map, so it is not quadratic.
+    let mut seen: Option<LookupMap<String, usize>> = (entries.len() > FEW_KEYS).then(LookupMap::default);
     let mut out: Vec<(String, Node, Node)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let key = k.key_text();
-        if let Some(&i) = seen.get(&key) {
+        let first = match &seen {
+            Some(seen) => seen.get(&key).copied(),
+            None => out.iter().position(|(kept, ..)| *kept == key),
+        };
+        if let Some(i) = first {
             diags.push(
                 Diagnostic::warning(
                     "frontmatter-ambiguous",
@@ -588,12 +595,17 @@ fn dedup_keys(
             );
             out[i] = (key, k, v);
         } else {
-            seen.insert(key.clone(), out.len());
+            if let Some(seen) = &mut seen {
+                seen.insert(key.clone(), out.len());
+            }
             out.push((key, k, v));
         }
     }
     out
 }
+
+/// Up to this many keys, [`dedup_keys`] finds repeats by a linear scan.
+const FEW_KEYS: usize = 32;
 
 /// Reads a scalar as text, or reports `frontmatter-type`. A null value counts as absent.
 fn text_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {

@@ -742,6 +742,11 @@ pub(crate) struct Slugger {
 impl Slugger {
     /// The id of the next heading with this text: `slug(text)`, then `-1`, `-2`, … for repeats.
     pub(crate) fn slug(&mut self, text: &str) -> String {
+        if self.occurrences.capacity() == 0 {
+            // Room for a doc's usual headings at once: growing from a few slots rehashed the
+            // ids several times per doc.
+            self.occurrences.reserve(16);
+        }
         let base = slug(text);
         // The common case, a first occurrence, without the retry loop's copies.
         if !self.occurrences.contains_key(&base) {

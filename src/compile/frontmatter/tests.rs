@@ -105,6 +105,33 @@ fn ambiguous_yaml_warns_in_skills() {
 }
 
 #[test]
+fn repeated_keys_are_reported_in_narrow_and_wide_blocks() {
+    // A few keys are checked by a scan, many by a map: both report each repeat at the later
+    // key, naming the first one's line, and keep the last value.
+    for width in [3, 100] {
+        let mut text = String::from("---\ntitle: first\n");
+        for i in 0..width {
+            text.push_str(&format!("k{i}: v\n"));
+        }
+        text.push_str("title: second\nk1: again\n---\n");
+        let (meta, diags) = doc(&text);
+        let line = width + 3;
+        let expected =
+            [format!("frontmatter-ambiguous {line}:1"), format!("frontmatter-ambiguous {}:1", line + 1)];
+        check(&diags, &expected.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(meta.title.as_deref(), Some("second"), "{width} keys");
+        assert_eq!(
+            diags.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(),
+            [
+                "key `title` appears twice (first on line 2); YAML parsers disagree on which wins",
+                "key `k1` appears twice (first on line 4); YAML parsers disagree on which wins",
+            ],
+            "{width} keys"
+        );
+    }
+}
+
+#[test]
 fn alias_bombs_are_refused_quickly() {
     let mut text = String::from("---\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
     for i in 1..10 {
