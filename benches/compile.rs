@@ -332,7 +332,7 @@ fn build_catalog(size: Size) -> Built {
     let path = dir.join("catalog.msgpack");
     let fail = |e: std::io::Error| -> ! { panic!("cannot write {}: {e}", path.display()) };
     let file = fs::File::create(&path).unwrap_or_else(|e| fail(e));
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut out = std::io::BufWriter::with_capacity(codec::STAGE_BYTES, file);
     let t = Instant::now();
     let mut writer = codec::Writer::new(&mut out).unwrap_or_else(|e| fail(e));
     let compilation = compile_streaming(&Config { root }, &mut |path, bytes| {

@@ -187,7 +187,8 @@ impl Staged {
             created = Some(parent.to_owned());
         }
         let file = std::fs::File::create(&tmp).map_err(|e| error::Error::io(&tmp, e))?;
-        let out = Some(std::io::BufWriter::with_capacity(1 << 20, file));
+        // No larger than the catalog writer's blocks of bodies, which then go straight through.
+        let out = Some(std::io::BufWriter::with_capacity(codec::STAGE_BYTES, file));
         Ok(Staged { path: path.to_owned(), tmp, out, created })
     }
 
