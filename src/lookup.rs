@@ -1,7 +1,7 @@
 //! A hash map for lookups only: by path and wiki key in link resolution, by heading id and
-//! frontmatter key in each file, by path when the catalog writer places the bodies. It must never be iterated where its order could reach the
-//! output (the reason `clippy.toml` bans std's `HashMap`): anything iterated is a `BTreeMap` or
-//! is sorted first.
+//! frontmatter key in each file, by path when the catalog writer places the bodies. It must
+//! never be iterated where its order could reach the output (the reason `clippy.toml` bans
+//! std's `HashMap`): anything iterated is a `BTreeMap` or is sorted first.
 //!
 //! FxHash (rustc's: a rotate, xor and multiply per 8 bytes) rather than std's SipHash, whose
 //! per-byte rounds showed in link resolution; a tree is not an adversary worth SipHash's
