@@ -837,6 +837,8 @@ pub struct Indexer {
     joined: String,
     /// [`Indexer::body`]'s encoding buffer; kept for its capacity.
     pairs: Vec<u8>,
+    /// [`Indexer::small`]'s list of terms; kept for its capacity.
+    terms: Vec<(u32, u8, u32)>,
 }
 
 /// One ASCII word as written, in [`Indexer`]'s memo. 32 bytes, aligned: two per cache line,
@@ -922,11 +924,16 @@ impl Indexer {
 
     /// Tokenizes small fields, each given as its texts.
     fn small(&mut self, fields: [&Vec<&str>; FIELDS - 1]) -> SmallTerms {
-        let mut terms = Vec::new();
+        // Gathered in a buffer kept for its capacity and copied once at its size, like a
+        // body's pairs: grown from empty, each doc's list was reallocated several times.
+        let mut scratch = std::mem::take(&mut self.terms);
+        scratch.clear();
         let mut lengths = [0; FIELDS - 1];
         for (field, (texts, length)) in fields.into_iter().zip(&mut lengths).enumerate() {
-            *length = self.count(texts.iter().copied(), |id, tf| terms.push((id, field as u8, tf)));
+            *length = self.count(texts.iter().copied(), |id, tf| scratch.push((id, field as u8, tf)));
         }
+        let terms = scratch.clone();
+        self.terms = scratch;
         SmallTerms { dict: self.id, terms, lengths }
     }
 
