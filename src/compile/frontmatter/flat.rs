@@ -1,15 +1,18 @@
-//! A fast path for the frontmatter nearly every doc has: a flat mapping, one `key: value` per
-//! line, where each value is a one-line quoted or plain string or a one-line list of them
-//! (`tags: ["a", "b"]`). yaml-rust2 spends about 50,000 instructions on such a block (its
-//! scanner and parser are general, and allocate per token); reading it here costs about a fifth
-//! of that, allocations included. Parsing frontmatter was a twentieth of a large build.
+//! A fast path for the frontmatter nearly every doc has: a mapping, one `key: value` per line,
+//! where each value is a one-line quoted or plain string or a one-line list of them
+//! (`tags: ["a", "b"]`); and, as SKILL.md files have, a key whose value is an indented block
+//! of such lines (`metadata:`) or a list of such blocks (`references:` with `- id: …` items).
+//! yaml-rust2 spends about 50,000 instructions on a doc's block and 150,000 on a skill's (its
+//! scanner and parser are general, and allocate per token); reading them here costs about a
+//! fifth of that, allocations included. Parsing frontmatter was a twentieth of a large build.
 //!
 //! What it must not do: accept anything yaml-rust2 would read differently. It gives up (returns
 //! `None`, and [`super::parse_yaml`] runs yaml-rust2) on anything outside a deliberately small
 //! subset: non-ASCII or control bytes, tabs, `\r`, comments, escapes, anchors, tags, block
-//! scalars, nesting, multi-line values, empty values, keys needing quotes. The tree it returns is
-//! the one `parse_yaml` builds from yaml-rust2's events, positions included; a test compares the
-//! two on generated and real frontmatter.
+//! scalars, nesting deeper than the above, indentation other than the above, multi-line values,
+//! empty values, keys needing quotes. The tree it returns is the one `parse_yaml` builds from
+//! yaml-rust2's events, positions included; a test compares the two on generated and real
+//! frontmatter.
 
 use super::{MAX_YAML_NODES, Node, NodeValue, Style};
 
@@ -17,30 +20,115 @@ use super::{MAX_YAML_NODES, Node, NodeValue, Style};
 /// from that rule.
 const MAX_KEY_BYTES: usize = 128;
 
-/// The tree of `yaml` (whose first line is line `first_line` of the file) when it is a flat
-/// mapping this module reads; `None` otherwise.
+/// The tree of `yaml` (whose first line is line `first_line` of the file) when it is a mapping
+/// this module reads (see the module docs); `None` otherwise.
 pub(super) fn parse(yaml: &str, first_line: u32) -> Option<Node> {
     // Tabs, `\r`, control bytes and non-ASCII text are left to yaml-rust2: columns here are
     // byte offsets, which equal its character columns only for ASCII.
     if !yaml.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b)) {
         return None;
     }
+    let mut lines = Lines { lines: yaml.split('\n').enumerate().peekable(), first_line };
     let mut entries = Vec::new();
-    let mut size = 1;
-    for (i, line) in yaml.split('\n').enumerate() {
-        if line.bytes().all(|b| b == b' ') {
-            continue;
+    while let Some((line_no, indent, line)) = lines.next_nonblank()? {
+        if indent != 0 {
+            return None;
         }
-        let line_no = first_line.checked_add(u32::try_from(i).ok()?)?;
-        let (key, value) = entry(line, line_no)?;
-        size += key.size + value.size;
-        entries.push((key, value));
+        let entry = match entry(line, 0, line_no) {
+            Some(entry) => entry,
+            // `key:` alone: its value is the indented block after it.
+            None => (nested_key(line, line_no)?, block(&mut lines)?),
+        };
+        entries.push(entry);
     }
-    let first = entries.first()?;
-    if size > MAX_YAML_NODES {
-        return None;
+    let node = mapping(entries)?;
+    (node.size <= MAX_YAML_NODES).then_some(node)
+}
+
+/// The lines of the YAML text, numbered in the file.
+struct Lines<'a> {
+    lines: std::iter::Peekable<std::iter::Enumerate<std::str::Split<'a, char>>>,
+    first_line: u32,
+}
+
+impl<'a> Lines<'a> {
+    /// The next line that is not blank: its number in the file, its indentation and the line.
+    /// `Some(None)` at the end; `None` when the numbers overflow.
+    fn next_nonblank(&mut self) -> Option<Option<(u32, usize, &'a str)>> {
+        while self.lines.next_if(|(_, line)| line.bytes().all(|b| b == b' ')).is_some() {}
+        let Some((i, line)) = self.lines.next() else { return Some(None) };
+        let line_no = self.first_line.checked_add(u32::try_from(i).ok()?)?;
+        Some(Some((line_no, indent(line), line)))
     }
-    let (line, column) = (first.0.line, first.0.column);
+
+    /// The indentation of the next line that is not blank; `None` at the end.
+    fn next_indent(&mut self) -> Option<usize> {
+        while self.lines.next_if(|(_, line)| line.bytes().all(|b| b == b' ')).is_some() {}
+        self.lines.peek().map(|(_, line)| indent(line))
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.bytes().take_while(|&b| b == b' ').count()
+}
+
+/// The key of a top-level `key:` line with no value (an indented block follows).
+fn nested_key(line: &str, line_no: u32) -> Option<Node> {
+    let key_len = key_len(line.as_bytes(), 0)?;
+    (line.as_bytes()[key_len] == b':' && trailing_spaces(line.as_bytes(), key_len + 1).is_some())
+        .then(|| scalar(&line[..key_len], Style::Plain, line_no, 0))
+}
+
+/// The indented block after a top-level `key:` line: `key: value` lines all indented alike, or
+/// a list of such blocks, each opened by `- ` at one indentation with the rest of its lines two
+/// columns further in. `None` for anything else, an empty block included (a null value).
+fn block(lines: &mut Lines<'_>) -> Option<Node> {
+    let n = lines.next_indent().filter(|&n| n > 0)?;
+    let (line_no, _, line) = lines.next_nonblank()??;
+    if line.as_bytes().get(n..n + 2) != Some(b"- ") {
+        // A mapping: every line at indentation `n`.
+        let mut entries = vec![entry(line, n, line_no)?];
+        while lines.next_indent().is_some_and(|indent| indent > 0) {
+            let (line_no, indent, line) = lines.next_nonblank()??;
+            if indent != n {
+                return None;
+            }
+            entries.push(entry(line, n, line_no)?);
+        }
+        return mapping(entries);
+    }
+    // A list of mappings: an item's first key follows its `- `, its other keys line up with it.
+    let (seq_line, seq_column) = (line_no, column(n));
+    let mut items = Vec::new();
+    let mut entries = vec![entry(line, n + 2, line_no)?];
+    while lines.next_indent().is_some_and(|indent| indent > 0) {
+        let (line_no, indent, line) = lines.next_nonblank()??;
+        if indent == n + 2 {
+            entries.push(entry(line, indent, line_no)?);
+        } else if indent == n && line.as_bytes().get(n..n + 2) == Some(b"- ") {
+            items.push(mapping(std::mem::take(&mut entries))?);
+            entries.push(entry(line, n + 2, line_no)?);
+        } else {
+            return None;
+        }
+    }
+    items.push(mapping(entries)?);
+    let size = 1 + items.iter().map(|item| item.size).sum::<usize>();
+    Some(Node {
+        value: NodeValue::Seq(items),
+        line: seq_line,
+        column: seq_column,
+        tagged: false,
+        anchored: false,
+        aliased: false,
+        size,
+    })
+}
+
+/// A mapping of `entries` (at least one), placed at its first key.
+fn mapping(entries: Vec<(Node, Node)>) -> Option<Node> {
+    let (line, column) = entries.first().map(|(key, _)| (key.line, key.column))?;
+    let size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
     Some(Node {
         value: NodeValue::Map(entries),
         line,
@@ -52,20 +140,24 @@ pub(super) fn parse(yaml: &str, first_line: u32) -> Option<Node> {
     })
 }
 
-/// One `key: value` line (ASCII, at least one non-space byte).
-fn entry(line: &str, line_no: u32) -> Option<(Node, Node)> {
+/// The length of the key starting at byte `at`: letters, digits, `_` and `-`, not starting
+/// with `-` (a key that does is left to yaml-rust2), at most [`MAX_KEY_BYTES`].
+fn key_len(bytes: &[u8], at: usize) -> Option<usize> {
+    let len = bytes.get(at..)?.iter().position(|&b| !is_key_byte(b))?;
+    (len > 0 && len <= MAX_KEY_BYTES && bytes[at] != b'-').then_some(len)
+}
+
+/// One `key: value` line whose key starts at byte `at` (ASCII, at least one non-space byte).
+fn entry(line: &str, at: usize, line_no: u32) -> Option<(Node, Node)> {
     let bytes = line.as_bytes();
-    let key_len = bytes.iter().position(|&b| !is_key_byte(b))?;
-    // Key bytes are letters, digits, `_` and `-`; a key starting with `-` is left to yaml-rust2.
-    if key_len == 0 || key_len > MAX_KEY_BYTES || bytes[0] == b'-' {
-        return None;
-    }
+    let key_len = key_len(bytes, at)?;
     // `key:` then at least one space (a `:` with no space after it is part of a plain scalar).
-    if bytes.get(key_len..key_len + 2) != Some(b": ") {
+    if bytes.get(at + key_len..at + key_len + 2) != Some(b": ") {
         return None;
     }
-    let start = key_len + 2 + bytes[key_len + 2..].iter().take_while(|&&b| b == b' ').count();
-    let key = scalar(&line[..key_len], Style::Plain, line_no, 0);
+    let after = at + key_len + 2;
+    let start = after + bytes[after..].iter().take_while(|&&b| b == b' ').count();
+    let key = scalar(&line[at..at + key_len], Style::Plain, line_no, at);
     let value = match bytes.get(start)? {
         b'"' | b'\'' => {
             let (text, end) = quoted(line, start)?;

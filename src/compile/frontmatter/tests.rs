@@ -204,6 +204,10 @@ fn flat_frontmatter_is_read_as_yaml_rust2_reads_it() {
         "title: \"Release Payload\"\ndescription: 'it is'\ntags: [\"a\", b-c ,d.e]\nupdated: 2025-07-08\n",
         "\n  \nk: v w  \nk: []\nl: [ ]\nm:    \"q\"   \n_x-y: a (b), c/d+e",
         "title: \"C# and a: b\"\nnote: 'back\\slash'",
+        // SKILL.md's nested blocks.
+        "name: x\nmetadata:\n  owner: \"team\"\n  k: v\nlicense: MIT\n",
+        "references:\n  - id: guide\n    path: references/guide.md\n  - id: api\n    title: \"API\"\nname: y",
+        "a:   \n\n    - k: v\n\n      l: [x, \"y\"]\n    - m: n\nb:\n   c: d\n",
     ] {
         assert!(assert_flat_agrees(yaml, 2), "{yaml:?}");
         assert!(assert_flat_agrees(yaml, 40));
@@ -215,8 +219,20 @@ fn flat_frontmatter_is_read_as_yaml_rust2_reads_it() {
         "",
         "# comment\na: b",
         "a: b # comment",
-        "a:\n  b: c",
         "a: |\n  text",
+        "a:",
+        "a:\nb: c",
+        "a:\n- b: c",
+        "a:\n  b: c\n   d: e",
+        "a:\n  b: c\n d: e",
+        "a:\n  b:\n    c: d",
+        "a:\n  - b",
+        "a:\n  -  b: c",
+        "a:\n  - b: c\n    - d: e",
+        "a:\n  - b: c\n     d: e",
+        "a:\n  - b: c\n  d: e",
+        "a:\n  -\n    b: c",
+        "a:\n  # note\n  b: c",
         "a: \"esc\\\"aped\"",
         "a: 'it''s'",
         "a: \"two\n  lines\"",
@@ -257,6 +273,8 @@ fn flat_fast_path_agrees_with_yaml_rust2_on_generated_text() {
         "n: 12",
         "e: [ ]",
         "w: ['a b' ,c]",
+        "metadata:\n  owner: \"t p\"\n  k: v",
+        "references:\n  - id: a\n    path: x/y.md\n  - id: b\n    title: 'T'",
     ];
     let pieces = [
         ":", ": ", " ", "  ", "\n", "\n ", "\"", "'", "''", "[", "]", ",", "#", " #", "\\", "-", "- ", "~",
