@@ -2,8 +2,9 @@
 //! where `src/embedded.rs` includes it. Fails the build, listing every error, if `content/` has
 //! errors, so a binary can never embed a broken or stale catalog.
 //!
-//! A build script cannot depend on its own package, so the compiler and catalog modules are
-//! mounted with `#[path]` (with `lookup`, which both use); that is why they may use only std and the compiler crates.
+//! A build script cannot depend on its own package, so the compiler and catalog modules (and
+//! `lookup`, which both use) are mounted with `#[path]`; that is why they may use only std and
+//! the compiler crates.
 
 #[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the catalog API")]
 #[path = "src/catalog.rs"]

@@ -142,11 +142,10 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
         (walk, rank, results, dicts)
     });
     diagnostics.extend(walk.diagnostics);
-    // The results are taken out in path order as the catalog is assembled. A record is half a
-    // kilobyte: sorting them by path, or moving them all into a sorted vector first, was a
-    // serial stretch of its own.
-    // Each worker's results stay in its own list (a record is half a kilobyte: gathering them
-    // into one list copied 16 MB on a large tree, on one core); `places` says where each is.
+    // The results are taken out in path order as the catalog is assembled, from each worker's
+    // own list; `places` says where each is. A record is half a kilobyte: sorting them by path,
+    // moving them into a sorted vector first, or even gathering the workers' lists into one
+    // (16 MB copied on a large tree, on one core) was a serial stretch of its own.
     let mut places = vec![(u32::MAX, 0); rank.len()];
     for (worker, out) in results.iter().enumerate() {
         for (i, (number, _)) in out.iter().enumerate() {
@@ -212,10 +211,9 @@ type WorkerResults = Vec<(usize, Option<Processed>)>;
 /// Reads and parses every file `found` yields, on all cores, until it is closed. Work is handed
 /// out one file at a time (sizes vary from bytes to megabytes, so fixed chunks would leave a core
 /// idle); each result comes with its file's number, in no particular order, in one list per
-/// worker. Unless `mode` is a
-/// check, each worker also tokenizes bodies for the search index into its own dictionary; the
-/// dictionaries are returned in worker order (which worker saw which file does not reach the
-/// index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
+/// worker. Unless `mode` is a check, each worker also tokenizes bodies for the search index into
+/// its own dictionary; the dictionaries are returned in worker order (which worker saw which
+/// file does not reach the index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
 /// a [`Sequencer`], in the order the files were numbered.
 fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
