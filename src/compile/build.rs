@@ -18,7 +18,6 @@ use super::markdown::Markdown;
 use super::source::{Found, Kind};
 use super::{Parsed, Processed, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, free_in_background, uri};
-use crate::lookup::LookupMap;
 
 /// What [`build`] produced.
 #[derive(Debug)]
@@ -218,27 +217,28 @@ pub fn build(
 
     let ignore = parsed_settings.ignore_links.clone();
     let pre = catalog::search::Pretokenized { dicts, bodies, small };
-    let (Linked { diagnostics, doc_links, skill_links }, backlinks, search) = std::thread::scope(|scope| {
-        // The search index reads only the assembled records, not the links: it is built on
-        // its own thread while this one resolves the links and gathers the backlinks, whose
-        // serial stretches used to leave a core idle. (When resolution finds an error the
-        // index is thrown away; only `folio build` of a broken tree pays for it.)
-        let index = if assemble {
-            let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
-            Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
-        } else {
-            drop(pre);
-            None
-        };
-        let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-        let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
-        let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
-        let backlinks = (assemble && clean)
-            .then(|| backlinks(&entries, &out_docs, &linked.doc_links, skills, &linked.skill_links));
-        // A panic in the index thread is a bug; re-raise it here.
-        let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        (linked, backlinks, search)
-    });
+    let (Linked { diagnostics, doc_links, skill_links, .. }, backlinks, search) =
+        std::thread::scope(|scope| {
+            // The search index reads only the assembled records, not the links: it is built on
+            // its own thread while this one resolves the links and gathers the backlinks, whose
+            // serial stretches used to leave a core idle. (When resolution finds an error the
+            // index is thrown away; only `folio build` of a broken tree pays for it.)
+            let index = if assemble {
+                let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
+                Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
+            } else {
+                drop(pre);
+                None
+            };
+            let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
+            let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
+            let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
+            let backlinks = (assemble && clean)
+                .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
+            // A panic in the index thread is a bug; re-raise it here.
+            let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            (linked, backlinks, search)
+        });
     diags.extend(diagnostics);
     let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
         // With no catalog to make, all of it goes: freed beside the report (freeing it here
@@ -352,6 +352,10 @@ struct Linked {
     doc_links: Vec<Vec<Link>>,
     /// Per item of [`SkillsView::list`].
     skill_links: Vec<Vec<Link>>,
+    /// [`links::Resolution::served`] of each doc, in `docs` order.
+    doc_served: Vec<Vec<u32>>,
+    /// [`links::Resolution::served`] of each item of [`SkillsView::list`].
+    skill_served: Vec<Vec<u32>>,
 }
 
 /// Resolves the links of every doc and SKILL.md against every served file and heading. Without
@@ -440,35 +444,43 @@ fn resolve_links(
     let skill_links: Vec<Vec<Link>> =
         skills.list.iter().map(|_| resolved.next().unwrap_or_default()).collect();
     drop(resolved);
-    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links }
+    let mut served = resolution.served.into_iter();
+    let doc_served: Vec<Vec<u32>> = docs.iter().map(|_| served.next().unwrap_or_default()).collect();
+    let skill_served: Vec<Vec<u32>> = skills.list.iter().map(|_| served.next().unwrap_or_default()).collect();
+    drop(served);
+    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, doc_served, skill_served }
 }
 
 /// Per entry (sorted by URI, with every doc's and skill record's entry index set): the URIs of
 /// the docs and SKILL.md files linking to it, sorted and deduplicated (self-links are not
-/// backlinks). Large trees have many links, so they become (target, source) entry index pairs
-/// sorted once; entries are sorted by URI, so the order of the indices is the order of the URIs.
+/// backlinks). `doc_served` and `skill_served` are what each doc and listed skill links to
+/// ([`links::Resolution::served`]). Large trees have many links, so they become (target, source)
+/// entry index pairs sorted once; entries are sorted by URI, so the order of the indices is the
+/// order of the URIs.
 fn backlinks(
     entries: &[Entry],
     docs: &[Doc],
-    doc_links: &[Vec<Link>],
+    doc_served: &[Vec<u32>],
     skills: SkillsView<'_>,
-    skill_links: &[Vec<Link>],
+    skill_served: &[Vec<u32>],
 ) -> Vec<Vec<String>> {
     let skill_linking = skills
         .records
         .iter()
-        .zip(skill_links)
-        .filter_map(|(record, links)| record.map(|i| (skills.out[i].document, links)));
-    let linking = docs.iter().map(|d| d.entry).zip(doc_links).chain(skill_linking);
-    // Entries by URI: one hash and one compare per resolved link (there are hundreds of
-    // thousands on a large tree), where a binary search compared a dozen URIs, each a cache miss.
-    let target_uris: LookupMap<&str, u32> = entries.iter().map(|e| e.uri.as_str()).zip(0..).collect();
+        .zip(skill_served)
+        .filter_map(|(record, served)| record.map(|i| (skills.out[i].document, served)));
+    let linking = docs.iter().map(|d| d.entry).zip(doc_served).chain(skill_linking);
+    // A served file's position in path order (how resolution names it) to its entry index. The
+    // entries are sorted by URI, nearly always path order too, which the sort only checks. (Each
+    // link's entry was found by hashing its URI: a hash and a compare of a cold string each, for
+    // hundreds of thousands of links on a large tree.)
+    let mut by_path: Vec<u32> = (0..u32::try_from(entries.len()).expect("fewer than 2^32 entries")).collect();
+    by_path.sort_unstable_by(|&a, &b| entries[a as usize].path.cmp(&entries[b as usize].path));
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for (own, links) in linking {
-        for target in links.iter().filter_map(|l| l.resolved.as_deref()) {
-            if let Some(&target) = target_uris.get(target)
-                && target != own
-            {
+    for (own, served) in linking {
+        for &id in served {
+            let target = by_path[id as usize];
+            if target != own {
                 pairs.push((target, own));
             }
         }

@@ -159,6 +159,10 @@ impl<'a, const N: usize> From<[&'a str; N]> for Anchors<'a> {
 pub struct Resolution {
     /// Resolved links, one vector per [`LinkSource`], in the same order.
     pub links: Vec<Vec<Link>>,
+    /// Per [`LinkSource`], like `links`: the served files its links resolve to, but for itself,
+    /// as positions in [`Targets::uri_by_path`] (path order), with repeats. What backlinks are
+    /// made of, without looking each link's URI up again.
+    pub served: Vec<Vec<u32>>,
     /// `broken-link`, `broken-anchor`, `case-mismatch` and `orphan-doc` diagnostics.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -169,7 +173,7 @@ pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Reso
 }
 
 /// The diagnostics of [`resolve`] alone: no [`Link`] records are made (`folio check` has no
-/// catalog to put them in), so `links` is one empty vector per source.
+/// catalog to put them in), so `links` and `served` hold one empty vector per source.
 pub fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
     run(sources, targets, false)
 }
@@ -211,6 +215,7 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
     let mut linked = vec![false; index.files.len()];
     for part in chunks {
         res.links.extend(part.links);
+        res.served.extend(part.served);
         res.diagnostics.extend(part.diagnostics);
         for id in part.linked {
             linked[id as usize] = true;
@@ -223,6 +228,8 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
 /// What resolving a run of sources yields.
 struct Chunk {
     links: Vec<Vec<Link>>,
+    /// See [`Resolution::served`].
+    served: Vec<Vec<u32>>,
     diagnostics: Vec<Diagnostic>,
     /// Files linked from another file, as [`FileTarget::id`]s (with repeats).
     linked: Vec<u32>,
@@ -391,12 +398,17 @@ impl<'t> Index<'t> {
 
     /// Resolves the links of some sources; records them only when `keep_links`.
     fn resolve_chunk(&self, sources: &[LinkSource<'t>], keep_links: bool) -> Chunk {
-        let mut out =
-            Chunk { links: Vec::with_capacity(sources.len()), diagnostics: Vec::new(), linked: Vec::new() };
+        let mut out = Chunk {
+            links: Vec::with_capacity(sources.len()),
+            served: Vec::with_capacity(sources.len()),
+            diagnostics: Vec::new(),
+            linked: Vec::new(),
+        };
         for source in sources {
             // Reference-style links that share a definition report the same spot once.
             let mut seen = BTreeSet::new();
             let mut links = Vec::with_capacity(if keep_links { source.links.len() } else { 0 });
+            let mut served = Vec::new();
             for raw in source.links {
                 let (resolved_path, problem) = match self.resolve_link(source, raw) {
                     Outcome::Unchecked => (None, None),
@@ -418,6 +430,14 @@ impl<'t> Index<'t> {
                 if !keep_links {
                     continue;
                 }
+                // Served files come first among the targets, so their ids are their positions
+                // in `uri_by_path`.
+                if let Some(file) = file
+                    && file.uri.is_some()
+                    && file.path != source.path
+                {
+                    served.push(file.id);
+                }
                 links.push(Link {
                     target: raw.target.clone(),
                     kind: raw.kind,
@@ -427,6 +447,7 @@ impl<'t> Index<'t> {
                 });
             }
             out.links.push(links);
+            out.served.push(served);
         }
         out
     }

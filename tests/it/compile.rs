@@ -187,6 +187,25 @@ fn declared_references_give_ref_ids_titles_and_mime_types() {
 }
 
 #[test]
+fn backlinks_name_their_sources_when_uri_order_is_not_path_order() {
+    // `a b.md` sorts before `a!.md` by path (space before `!`), but its URI `a%20b.md` sorts
+    // after `a!.md`'s: resolution names files by path order, the catalog keeps them by URI.
+    let tree = Tree::new();
+    tree.file("content/docs/a b.md", "# Space\n\nSee [bang](a!.md) and [index](index.md).\n")
+        .file("content/docs/a!.md", "# Bang\n\nSee [space](a%20b.md), [itself](a!.md) and [[Index]].\n")
+        .file("content/docs/index.md", "# Index\n\n[Space](<a b.md>), [bang](a!.md).\n");
+    let out = folio(tree.path(), &["build", "content", "--out", "out"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let uris: Vec<&str> = catalog.entries.iter().map(|e| e.uri.as_str()).collect();
+    assert_eq!(uris, ["resource://docs/a!.md", "resource://docs/a%20b.md", "resource://docs/index.md"]);
+    let backlinks = |path: &str| catalog.doc(path).map(|d| d.backlinks.to_vec()).unwrap();
+    assert_eq!(backlinks("a!.md"), ["resource://docs/a%20b.md", "resource://docs/index.md"]);
+    assert_eq!(backlinks("a b.md"), ["resource://docs/a!.md", "resource://docs/index.md"]);
+    assert_eq!(backlinks("index.md"), ["resource://docs/a!.md", "resource://docs/a%20b.md"]);
+}
+
+#[test]
 fn duplicate_skill_name_points_at_the_second_name() {
     case(
         &[("skills/a/pdf/SKILL.md", SKILL), ("skills/b/pdf/SKILL.md", SKILL)],
