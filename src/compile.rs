@@ -147,17 +147,14 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
     // moving them into a sorted vector first, or even gathering the workers' lists into one
     // (16 MB copied on a large tree, on one core) was a serial stretch of its own.
     let mut places = vec![(u32::MAX, 0); rank.len()];
+    let mut n_docs = 0;
     for (worker, out) in results.iter().enumerate() {
-        for (i, (number, _)) in out.iter().enumerate() {
+        for (i, (number, processed)) in out.iter().enumerate() {
             places[rank[*number]] = (worker as u32, i as u32);
+            n_docs += usize::from(processed.as_ref().is_some_and(|p| p.found.kind == Kind::Doc));
         }
     }
     places.retain(|&(worker, _)| worker != u32::MAX);
-    let n_docs = results
-        .iter()
-        .flatten()
-        .filter(|(_, p)| p.as_ref().is_some_and(|p| p.found.kind == Kind::Doc))
-        .count();
     // The iterator owns the results, so they are freed as soon as the catalog's loop over them
     // ends (kept to the end of the compile, they were 16 MB more at its peak on a large tree).
     let files = places.into_iter().map(move |(worker, i)| {
@@ -213,8 +210,8 @@ type WorkerResults = Vec<(usize, Option<Processed>)>;
 /// idle); each result comes with its file's number, in no particular order, in one list per
 /// worker. Unless `mode` is a check, each worker also tokenizes bodies for the search index into
 /// its own dictionary; the dictionaries are returned in worker order (which worker saw which
-/// file does not reach the index: it is rebuilt by term). When streaming, each entry's bytes go to the callback through
-/// a [`Sequencer`], in the order the files were numbered.
+/// file does not reach the index: it is rebuilt by term). When streaming, each entry's bytes go
+/// to the callback through a [`Sequencer`], in the order the files were numbered.
 fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
     mode: &mut Mode<'_>,

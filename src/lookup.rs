@@ -15,9 +15,11 @@ pub(crate) type LookupMap<K, V> = std::collections::HashMap<K, V, std::hash::Bui
 #[derive(Default)]
 pub(crate) struct FxHasher(u64);
 
+/// FxHash's multiplier.
+const K: u64 = 0x517c_c1b7_2722_0a95;
+
 impl std::hash::Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
         let mut chunks = bytes.chunks_exact(8);
         for chunk in &mut chunks {
             let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
@@ -29,7 +31,6 @@ impl std::hash::Hasher for FxHasher {
     }
 
     fn write_u8(&mut self, byte: u8) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
         self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
     }
 

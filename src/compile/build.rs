@@ -439,16 +439,19 @@ fn resolve_links(
         free_in_background(pending);
     }
 
-    let mut resolved = resolution.links.into_iter();
-    let doc_links: Vec<Vec<Link>> = docs.iter().map(|_| resolved.next().unwrap_or_default()).collect();
-    let skill_links: Vec<Vec<Link>> =
-        skills.list.iter().map(|_| resolved.next().unwrap_or_default()).collect();
-    drop(resolved);
-    let mut served = resolution.served.into_iter();
-    let doc_served: Vec<Vec<u32>> = docs.iter().map(|_| served.next().unwrap_or_default()).collect();
-    let skill_served: Vec<Vec<u32>> = skills.list.iter().map(|_| served.next().unwrap_or_default()).collect();
-    drop(served);
+    let (doc_links, skill_links) = per_source(resolution.links, docs.len(), skills.list.len());
+    let (doc_served, skill_served) = per_source(resolution.served, docs.len(), skills.list.len());
     Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, doc_served, skill_served }
+}
+
+/// A per-source list of [`links::Resolution`] split into its docs' (the first `docs`) and its
+/// listed skills' SKILL.md (the next `skills`); the skills' other files, last, are not kept.
+fn per_source<T>(items: Vec<Vec<T>>, docs: usize, skills: usize) -> (Vec<Vec<T>>, Vec<Vec<T>>) {
+    debug_assert!(items.len() >= docs + skills, "one list per source");
+    let mut items = items.into_iter();
+    let docs = items.by_ref().take(docs).collect();
+    let skills = items.take(skills).collect();
+    (docs, skills)
 }
 
 /// Per entry (sorted by URI, with every doc's and skill record's entry index set): the URIs of
