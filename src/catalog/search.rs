@@ -1073,7 +1073,9 @@ impl Indexer {
 
     /// Counts `count` (at least 1) occurrences of term `id` (or nothing, for [`DROPPED`]),
     /// noting it in `touched[..n_touched]` the first time.
-    #[inline]
+    // Always: with the release profile's one codegen unit, the inliner kept this out of line in
+    // `fold`, and its calls (one per spelling per text) cost as many instructions as its body.
+    #[inline(always)]
     fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, n_touched: &mut usize, id: u32, count: u32) {
         let slot = tf_slot(id);
         if slot >= tf.len() {
