@@ -55,7 +55,7 @@ impl<'a> Lines<'a> {
     /// The next line that is not blank: its number in the file, its indentation and the line.
     /// `Some(None)` at the end; `None` when the numbers overflow.
     fn next_nonblank(&mut self) -> Option<Option<(u32, usize, &'a str)>> {
-        while self.lines.next_if(|(_, line)| line.bytes().all(|b| b == b' ')).is_some() {}
+        self.skip_blank();
         let Some((i, line)) = self.lines.next() else { return Some(None) };
         let line_no = self.first_line.checked_add(u32::try_from(i).ok()?)?;
         Some(Some((line_no, indent(line), line)))
@@ -63,8 +63,13 @@ impl<'a> Lines<'a> {
 
     /// The indentation of the next line that is not blank; `None` at the end.
     fn next_indent(&mut self) -> Option<usize> {
-        while self.lines.next_if(|(_, line)| line.bytes().all(|b| b == b' ')).is_some() {}
+        self.skip_blank();
         self.lines.peek().map(|(_, line)| indent(line))
+    }
+
+    /// Moves past blank lines (nothing but spaces).
+    fn skip_blank(&mut self) {
+        while self.lines.next_if(|(_, line)| line.bytes().all(|b| b == b' ')).is_some() {}
     }
 }
 
