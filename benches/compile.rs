@@ -29,6 +29,11 @@ use corpus::Size;
 use folio::catalog::codec;
 use folio::compile::{Compilation, Config, Severity, check, compile_streaming};
 
+/// The allocator the `folio` binary runs with (src/main.rs), so this measures what users get.
+#[cfg(all(feature = "cli", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Environment variable that turns the bench binary into the one-shot compile child.
 const CHILD_ENV: &str = "FOLIO_BENCH_CHILD";
 

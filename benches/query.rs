@@ -34,6 +34,11 @@ use folio::query::{ListParams, Query, SearchParams, Selection};
 
 use corpus::Size;
 
+/// The allocator the `folio` binary runs with (src/main.rs), so this measures what users get.
+#[cfg(all(feature = "cli", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const CHILD_ENV: &str = "FOLIO_QUERY_BENCH_OPEN";
 /// Fresh processes per corpus for the open time and memory (the median is reported).
 const CHILD_RUNS: usize = 5;
