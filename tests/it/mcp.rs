@@ -1,8 +1,9 @@
 //! The MCP server end to end: a raw JSON-RPC line client (exact protocol answers) and rmcp's own
-//! client, both in process over `tokio::io::duplex`, against a catalog compiled from the shared
+//! client, both in process over `tokio::io::duplex`, against a catalog compiled from the vendored
 //! corpora (agent-skills + hugo-docs); one test spawns the real binary over stdio.
 //!
-//! Each test names the checklist item of `protocol-brief.md` it covers (`// brief #N`).
+//! Each test names the item of ARCHITECTURE.md's MCP conformance checklist it covers
+//! (`// checklist #N`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +17,10 @@ use rmcp::model::{SkillResource, SkillResources};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
+use crate::support::{copy_dir, corpora};
+
 // ---------------------------------------------------------------------------------------------
-// Fixture: the shared corpora compiled once per test run.
+// Fixture: the vendored corpora compiled once per test run.
 // ---------------------------------------------------------------------------------------------
 
 pub(crate) struct Fixture {
@@ -45,26 +48,6 @@ instructions = \"Prefer the Hugo docs for questions about templates.\"
 ignore_links = [\"*\"]
 ";
 static SERVER: OnceLock<FolioServer> = OnceLock::new();
-
-fn corpora() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/corpora"))
-        .find(|p| p.is_dir())
-        .expect("../shared/corpora must exist (it holds hugo-docs and agent-skills)")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// agent-skills' `skills/` and hugo-docs' `docs/` in one content root, compiled with the real
 /// compiler. Files the compiler refuses (a real corpus has a few) are removed (a whole skill for a
@@ -281,7 +264,7 @@ fn assert_server_info(result: &Value) {
     );
 }
 
-/// brief #23: every `_meta` key we emit is ours (`dev.folio/`) or a reserved key the spec defines.
+/// checklist #23: every `_meta` key we emit is ours (`dev.folio/`) or a reserved key the spec defines.
 fn audit_meta_keys(v: &Value) {
     match v {
         Value::Object(map) => {
@@ -371,7 +354,7 @@ fn listed_uris(catalog: &Catalog) -> BTreeSet<String> {
 // Lifecycle, identity, versions.
 // ---------------------------------------------------------------------------------------------
 
-// brief #1, #24
+// checklist #1, #24
 #[tokio::test]
 async fn discover_announces_identity_capabilities_instructions_and_cache_hints() {
     let mut w = Wire::start();
@@ -397,7 +380,7 @@ async fn discover_announces_identity_capabilities_instructions_and_cache_hints()
     audit_meta_keys(&r);
 }
 
-// brief #2
+// checklist #2
 #[tokio::test]
 async fn unsupported_protocol_version_is_refused_with_the_supported_list() {
     let mut w = Wire::start();
@@ -412,7 +395,7 @@ async fn unsupported_protocol_version_is_refused_with_the_supported_list() {
     w.ok("resources/templates/list", json!({})).await;
 }
 
-// brief #3
+// checklist #3
 #[tokio::test]
 async fn modern_request_without_client_capabilities_is_invalid_params() {
     let mut w = Wire::start();
@@ -427,7 +410,7 @@ async fn modern_request_without_client_capabilities_is_invalid_params() {
     assert!(message.contains("clientCapabilities"), "{message}");
 }
 
-// brief #4, #9 (legacy half), #24
+// checklist #4, #9 (legacy half), #24
 #[tokio::test]
 async fn legacy_initialize_negotiates_a_handshake_version_and_drops_result_type() {
     for (asked, answered) in
@@ -463,7 +446,7 @@ async fn legacy_initialize_negotiates_a_handshake_version_and_drops_result_type(
 // Resources.
 // ---------------------------------------------------------------------------------------------
 
-// brief #5, #23, #24
+// checklist #5, #23, #24
 #[tokio::test]
 async fn resources_list_walk_lists_every_resource_once_identically_across_connections() {
     let fx = fixture();
@@ -509,7 +492,7 @@ async fn resources_list_walk_lists_every_resource_once_identically_across_connec
     }
 }
 
-// brief #6
+// checklist #6
 #[tokio::test]
 async fn every_skill_document_is_listed_with_its_frontmatter_name_and_description() {
     let fx = fixture();
@@ -524,7 +507,7 @@ async fn every_skill_document_is_listed_with_its_frontmatter_name_and_descriptio
     }
 }
 
-// brief #8, #23, #24, and the same-URI-both-ways identity on every entry
+// checklist #8, #23, #24, and the same-URI-both-ways identity on every entry
 #[tokio::test]
 async fn every_listed_uri_reads_back_its_exact_bytes_and_the_tool_returns_identical_text() {
     let fx = fixture();
@@ -579,7 +562,7 @@ async fn every_listed_uri_reads_back_its_exact_bytes_and_the_tool_returns_identi
     assert!(blobs > 0, "the agent-skills corpus has binary files (fonts, images)");
 }
 
-// brief #7, #11
+// checklist #7, #11
 #[tokio::test]
 async fn every_template_expanded_with_completed_values_is_readable() {
     let mut w = Wire::start();
@@ -719,7 +702,7 @@ fn expand(template: &str, values: &BTreeMap<String, String>) -> String {
     out
 }
 
-// brief #9
+// checklist #9
 #[tokio::test]
 async fn unknown_resource_is_invalid_params_with_its_uri_and_a_repair() {
     let mut w = Wire::start();
@@ -887,7 +870,7 @@ async fn large_docs_are_bounded_with_a_marker_naming_the_next_range() {
 // Pagination and malformed params.
 // ---------------------------------------------------------------------------------------------
 
-// brief #10
+// checklist #10
 #[tokio::test]
 async fn garbage_cursors_and_malformed_params_are_invalid_params() {
     let fx = fixture();
@@ -944,7 +927,7 @@ async fn garbage_cursors_and_malformed_params_are_invalid_params() {
 // Completion.
 // ---------------------------------------------------------------------------------------------
 
-// brief #11
+// checklist #11
 #[tokio::test]
 async fn completion_is_ranked_scoped_and_rejects_unknown_templates_and_arguments() {
     let fx = fixture();
@@ -1026,7 +1009,7 @@ async fn completion_is_ranked_scoped_and_rejects_unknown_templates_and_arguments
 // Tools.
 // ---------------------------------------------------------------------------------------------
 
-// brief #12
+// checklist #12
 #[tokio::test]
 async fn tools_list_is_stable_sorted_read_only_and_small() {
     let mut w = Wire::start();
@@ -1062,7 +1045,7 @@ async fn tools_list_is_stable_sorted_read_only_and_small() {
     assert!(size < 6 * 1024, "tools/list is {size} bytes; keep it under 6 KiB");
 }
 
-// brief #13
+// checklist #13
 #[tokio::test]
 async fn tool_calls_validate_against_their_output_schemas_and_fail_actionably() {
     let fx = fixture();
@@ -1173,7 +1156,7 @@ fn parse_frontmatter(text: &str) -> Value {
     matter.parse::<Value>(text).expect("frontmatter parses").data.expect("SKILL.md has frontmatter")
 }
 
-// brief #14, #16, #18
+// checklist #14, #16, #18
 #[tokio::test]
 async fn skills_list_manifests_verify_against_the_bytes_resources_read_returns() {
     let fx = fixture();
@@ -1257,7 +1240,7 @@ async fn skills_list_manifests_verify_against_the_bytes_resources_read_returns()
     client.cancel().await.unwrap();
 }
 
-// brief #15
+// checklist #15
 #[tokio::test]
 async fn skills_get_returns_the_listed_entry_and_refuses_anything_else() {
     let fx = fixture();
@@ -1290,7 +1273,7 @@ async fn skills_get_returns_the_listed_entry_and_refuses_anything_else() {
     assert_repair(&res);
 }
 
-// brief #17
+// checklist #17
 #[tokio::test]
 async fn directory_read_lists_exactly_the_direct_children_of_every_skill_directory() {
     let mut w = Wire::start();
@@ -1348,7 +1331,7 @@ async fn directory_read_lists_exactly_the_direct_children_of_every_skill_directo
 // Subscriptions.
 // ---------------------------------------------------------------------------------------------
 
-// brief #19
+// checklist #19
 #[tokio::test]
 async fn listen_is_acknowledged_with_an_empty_filter_and_ends_silently_on_cancel() {
     let mut w = Wire::start();
@@ -1417,7 +1400,7 @@ async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
     assert!(res["contents"][0]["text"].as_str().unwrap().starts_with("# "));
 }
 
-// brief #24
+// checklist #24
 #[tokio::test]
 async fn every_result_carries_server_info() {
     let fx = fixture();
@@ -1503,7 +1486,7 @@ async fn rmcp_client_walks_reads_completes_and_calls_tools() {
 // The real binary over stdio.
 // ---------------------------------------------------------------------------------------------
 
-// brief #20, #22
+// checklist #20, #22
 #[tokio::test]
 async fn the_binary_speaks_pure_json_rpc_on_stdout_and_exits_on_stdin_eof() {
     use tokio::io::AsyncReadExt as _;

@@ -127,25 +127,21 @@ pub(crate) fn expect_file(path: &str, actual: &str) {
     );
 }
 
-/// Copies a directory tree (files and directories only).
+/// Copies a directory tree (files and directories only; anything else is left behind).
 pub(crate) fn copy_dir(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(from).unwrap());
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).unwrap();
-        } else {
+        } else if entry.file_type().is_file() {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
 }
 
-/// The shared corpora directory (`../shared/corpora` of the repository, found among the
-/// ancestors of the crate root so it works from a worktree too).
+/// The vendored test corpora, `tests/corpora` (`hugo-docs` and `agent-skills`; each says where it
+/// came from in its `SOURCE` file).
 pub(crate) fn corpora() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/corpora"))
-        .find(|p| p.is_dir())
-        .expect("../shared/corpora must exist (it holds hugo-docs and agent-skills)")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora")
 }

@@ -321,8 +321,8 @@ fn skill_links_must_stay_in_the_skill() {
     );
     // Other markdown files of a skill follow the same rule.
     check(
-        "//- skills/api/SKILL.md\n//- skills/api/python/README.md\n[x](../../shared/errors.md)\n[y](../shared/errors.md)\n//- skills/api/shared/errors.md",
-        "skills/api/python/README.md:1:5: error[broken-link]: link `../../shared/errors.md` leaves the skill directory `skills/api` (help: a skill is installed on its own: copy the file into `skills/api` or link to it by URL)",
+        "//- skills/api/SKILL.md\n//- skills/api/python/README.md\n[x](../../common/errors.md)\n[y](../common/errors.md)\n//- skills/api/common/errors.md",
+        "skills/api/python/README.md:1:5: error[broken-link]: link `../../common/errors.md` leaves the skill directory `skills/api` (help: a skill is installed on its own: copy the file into `skills/api` or link to it by URL)",
     );
 }
 
