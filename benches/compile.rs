@@ -1,4 +1,4 @@
-//! Compile benchmark (ISSUE-2 Performance, DESIGN §11): per generated corpus, the compile time
+//! Compile benchmark (issue 2's performance targets; ARCHITECTURE.md, "Performance"): per generated corpus, the compile time
 //! (median of N in-process runs), throughput, catalog size and peak RSS, and the time of
 //! `folio check`'s work (every diagnostic, no catalog), next to the physical
 //! floor measured in the same run: walking the tree, reading every file and blake3-hashing it on

@@ -1,4 +1,4 @@
-//! Query-layer benchmarks (ISSUE-3, DESIGN §11), with criterion, on the generated corpora:
+//! Query-layer benchmarks (issue 3; ARCHITECTURE.md, "Performance"), with criterion, on the generated corpora:
 //! open (verify + build maps, zero-copy from `'static` bytes and from a file), list (first page
 //! and a full walk), detail, read (whole doc and a section) and search.
 //!

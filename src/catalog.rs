@@ -29,10 +29,10 @@ pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
 pub const FORMAT_VERSION: u32 = 7;
 
-/// Default time-to-live of cacheable MCP results, in milliseconds (DESIGN §6).
+/// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
 pub const DEFAULT_TTL_MS: u64 = 300_000;
 
-/// Default bound on a single text read, in bytes (DESIGN §6).
+/// Default bound on a single text read, in bytes (`content/docs/reference/uris.md`, "Bounded reads").
 pub const DEFAULT_MAX_READ_BYTES: u64 = 256 * 1024;
 
 /// A compiled, self-contained catalog of docs and skills.

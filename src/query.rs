@@ -1,6 +1,6 @@
 //! Every question about a catalog (list, detail, read, resolve, search, completion, directory
 //! listing), answered once for the CLI, the MCP resources and the MCP tools, so they can never
-//! disagree (DESIGN §5–§9).
+//! disagree (`content/docs/reference/uris.md`, `mcp.md` and `tools.md`).
 //!
 //! A [`Query`] wraps one verified [`Catalog`] plus the lookup maps built when it is opened.
 //! Every request URI goes through [`crate::catalog::uri::parse`] first, so traversal attempts are
@@ -412,8 +412,8 @@ impl Query {
         detail::detail(self, id)
     }
 
-    /// Reads any URI of DESIGN §5 with an optional selection, applying the bounded-read rule
-    /// (DESIGN §6). `selection` adds to the URI's own `?section=`/`?lines=` (giving both is an
+    /// Reads any URI of `content/docs/reference/uris.md` with an optional selection, applying the bounded-read rule
+    /// (`uris.md`, "Bounded reads"). `selection` adds to the URI's own `?section=`/`?lines=` (giving both is an
     /// error). Catalog singletons and detail records are generated JSON or markdown.
     ///
     /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
@@ -446,7 +446,7 @@ impl Query {
         resolve::resolve(self, id)
     }
 
-    /// Full-text search (DESIGN §8): BM25 over title, description, tags, headings and body,
+    /// Full-text search (ARCHITECTURE.md, "Search"): BM25 over title, description, tags, headings and body,
     /// filtered, ranked deterministically (ties by URI), with snippets and cursors.
     ///
     /// Fails with [`QueryError::InvalidParams`] for an empty or punctuation-only query, a query
@@ -485,7 +485,7 @@ fn page_limit(limit: Option<usize>) -> Result<usize, QueryError> {
     }
 }
 
-/// Cuts text to at most three sentences (resource descriptions, DESIGN §6).
+/// Cuts text to at most three sentences (resource descriptions, `content/docs/reference/mcp.md`).
 ///
 /// A sentence ends at `.`, `!`, `?` or `。` followed by whitespace or the end. Scanned as bytes
 /// (every `resources/list` record runs this): ASCII bytes and the lead byte of `。` never occur

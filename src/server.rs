@@ -1,5 +1,5 @@
 //! The MCP server: an rmcp `ServerHandler` over an opened catalog answering resources, templates,
-//! the Skills extension (SEP-2640), completion and the fallback tools (DESIGN §5-7, §10).
+//! the Skills extension (SEP-2640), completion and the fallback tools (`content/docs/reference/mcp.md`, `tools.md`, `security.md`).
 //!
 //! This module owns [`FolioServer`] (cheap to clone: it holds one `Arc` of everything precomputed
 //! at open time) and the public entry points other binaries use to serve their own embedded
@@ -61,7 +61,7 @@ pub(crate) struct State {
     pub(crate) meta: MetaObject,
     /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
     pub(crate) cursor_tag: String,
-    /// Every resource template (DESIGN §5).
+    /// Every resource template (`content/docs/reference/uris.md`).
     pub(crate) templates: Vec<ResourceTemplate>,
     /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
     /// as soon as the catalog is open).
@@ -114,14 +114,14 @@ impl FolioServer {
 
     /// Serves a catalog compiled in memory (`serve --content DIR`).
     ///
-    /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
+    /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_catalog(catalog: Catalog) -> Result<Self, OpenError> {
         Self::from_query(Query::from_catalog(catalog))
     }
 
     /// Serves an opened query handle; everything listed is precomputed here, once.
     ///
-    /// Fails when the catalog names one URI twice (DESIGN §1, invariant 6).
+    /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
         let started = std::time::Instant::now();
         let catalog = query.catalog();
@@ -194,7 +194,7 @@ fn implementation(catalog: &Catalog) -> Implementation {
     imp
 }
 
-/// The model-facing instructions: the discovery order and the context-bounding rules (DESIGN §6),
+/// The model-facing instructions: the discovery order and the context-bounding rules (`content/docs/reference/mcp.md`),
 /// then the catalog's own `[catalog] instructions`.
 fn instructions(catalog: &Catalog) -> String {
     let n_skills = catalog.skills.len();

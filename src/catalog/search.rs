@@ -1,5 +1,5 @@
 //! The full-text index: built at compile time from the catalog's docs and skills and stored in
-//! it, queried at run time (DESIGN §8).
+//! it, queried at run time (ARCHITECTURE.md, "Search").
 //!
 //! # Model
 //! Every text entry (doc, SKILL.md, text skill file) is one indexed document with five fields:

@@ -1,4 +1,4 @@
-//! Every URI family Folio serves (DESIGN §5): building canonical URIs, and (at run time)
+//! Every URI family Folio serves (`content/docs/reference/uris.md`): building canonical URIs, and (at run time)
 //! parsing request URIs with traversal rejected before any lookup. This is the only URI code.
 //!
 //! Performs no IO and knows nothing of MCP; it is mounted by `build.rs`.
@@ -100,7 +100,7 @@ pub enum UriError {
     NotUtf8,
     /// A `..` or `.` segment, an empty segment, a backslash or a NUL (possibly percent-encoded).
     Traversal,
-    /// Not a URI of any family this catalog serves (DESIGN §5).
+    /// Not a URI of any family this catalog serves (`content/docs/reference/uris.md`).
     UnknownScheme,
     /// A query string that is malformed, repeats a parameter, or names one the family lacks.
     BadQuery(String),
@@ -220,7 +220,7 @@ pub enum Target {
     },
 }
 
-/// Parses a request URI of any family of DESIGN §5.
+/// Parses a request URI of any family of `content/docs/reference/uris.md`.
 ///
 /// Every path is percent-decoded exactly once and checked before it is returned, so no lookup
 /// ever sees `..`, `.`, empty segments, backslashes, NUL or an encoded variant of them.

@@ -3,7 +3,7 @@
 //!
 //! Pure: works on the paths and anchors the other stages found, performs no IO.
 //!
-//! The rules (DESIGN §2), in the order they apply to one link:
+//! The rules (`content/docs/reference/links.md`), in the order they apply to one link:
 //! - External links (`https:`, `mailto:`, `//host`) are recorded, never fetched. Targets that are
 //!   Hugo shortcodes (`{{< ref "x" >}}`) are recorded and left alone: only Hugo can expand them.
 //!   So are targets the project lists in `[check] ignore_links` (exact, or `prefix*`).

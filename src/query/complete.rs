@@ -1,5 +1,5 @@
-//! Completion values for template variables (MCP `completion/complete`, DESIGN §6): ranked,
-//! at most [`super::MAX_COMPLETIONS`], scoped by already-chosen variables where the design says.
+//! Completion values for template variables (MCP `completion/complete`, `content/docs/reference/mcp.md`): ranked,
+//! at most [`super::MAX_COMPLETIONS`], scoped by already-chosen variables where the manual says.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
-//! `read` of every URI family (DESIGN §5) with section and line selection and the bounded-read
-//! rule (DESIGN §6), the generated catalog resources, and skill directory listings (SEP-2640).
+//! `read` of every URI family (`content/docs/reference/uris.md`) with section and line selection and the bounded-read
+//! rule (`uris.md`, "Bounded reads"), the generated catalog resources, and skill directory listings (SEP-2640).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,5 +1,5 @@
 //! `search`: the compile-time index queried with filters, deterministic ranking, snippets with
-//! the matched terms marked, and cursors (DESIGN §8).
+//! the matched terms marked, and cursors (ARCHITECTURE.md, "Search").
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! `completion/complete` for every variable of every resource template (DESIGN §6). The query
+//! `completion/complete` for every variable of every resource template (`content/docs/reference/mcp.md`, "Completion"). The query
 //! layer answers the catalog vocabularies (ids, paths, files, ref ids, sections, tags,
 //! capabilities, categories), scoped by already chosen variables; this module adds `lines` (each
 //! section's range of the doc named by `path`) and `prefix` (doc directories), ranked exact, then

@@ -1,4 +1,4 @@
-//! The resource templates of every URI family in DESIGN §5 (RFC 6570 level 3: `{+path}` is
+//! The resource templates of every URI family in `content/docs/reference/uris.md` (RFC 6570 level 3: `{+path}` is
 //! reserved expansion so a multi-segment path keeps its `/`; `{?a,b}` is form-style query
 //! expansion). rmcp ships no template matcher; reads resolve concrete URIs in `content.rs`.
 

@@ -1,4 +1,4 @@
-//! The five read-only fallback tools (DESIGN §7) for clients that can call tools but cannot attach
+//! The five read-only fallback tools (`content/docs/reference/tools.md`) for clients that can call tools but cannot attach
 //! resources: their hand-written JSON schemas (kept tight: `tools/list` is part of every model
 //! context) and the dispatch of `tools/call`.
 //!

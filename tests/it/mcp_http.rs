@@ -1,5 +1,5 @@
 //! Streamable HTTP at `/mcp` on a real socket (127.0.0.1:0) with a raw HTTP/1.1 client: exact
-//! statuses and headers for the transport rules (brief #21), bearer tokens, body limits,
+//! statuses and headers for the transport rules (checklist #21), bearer tokens, body limits,
 //! misbehaving clients, graceful shutdown, and the real binary bound on loopback by default.
 
 use std::net::SocketAddr;
@@ -141,7 +141,7 @@ async fn rpc(addr: SocketAddr, method: &str, params: Value, extra: &[(&str, &str
     exchange(addr, "POST", "/mcp", &headers, body.as_bytes()).await
 }
 
-// brief #21
+// checklist #21
 #[tokio::test]
 async fn http_serves_modern_requests_statelessly_as_json() {
     let srv = Running::start(HttpOptions::default()).await;
@@ -178,7 +178,7 @@ async fn http_serves_modern_requests_statelessly_as_json() {
     srv.shutdown().await;
 }
 
-// brief #21
+// checklist #21
 #[tokio::test]
 async fn http_transport_rules_give_exact_statuses() {
     let srv = Running::start(HttpOptions::default()).await;
@@ -418,7 +418,7 @@ async fn open_listen(addr: SocketAddr) -> (BufReader<TcpStream>, Vec<(String, St
     (reader, headers, first_event.unwrap())
 }
 
-// brief #19 (HTTP), #21 (SSE header), graceful shutdown with an open stream
+// checklist #19 (HTTP), #21 (SSE header), graceful shutdown with an open stream
 #[tokio::test]
 async fn listen_streams_the_ack_and_shutdown_ends_open_streams() {
     let srv = Running::start(HttpOptions::default()).await;
@@ -486,7 +486,7 @@ async fn slow_and_disconnecting_clients_do_not_stop_the_server() {
     srv.shutdown().await;
 }
 
-// brief #21 (loopback by default), graceful SIGTERM
+// checklist #21 (loopback by default), graceful SIGTERM
 #[tokio::test]
 async fn the_binary_binds_loopback_by_default_and_stops_on_sigterm() {
     let fx = super::mcp::fixture();
