@@ -1,4 +1,4 @@
-//! MCP server benchmark (ISSUE-4 Performance, DESIGN §11) against the real `folio` binary.
+//! MCP server benchmark (issue 4's performance targets; ARCHITECTURE.md, "Performance") against the real `folio` binary.
 //!
 //! Per corpus (default: the large one), it builds the catalog with `folio build`, then:
 //! - **stdio**: spawns `folio serve --catalog FILE` and speaks raw JSON-RPC lines with the modern
@@ -13,7 +13,8 @@
 //!
 //! Latencies are client round trips (write the request line, read the answer line), so they bound
 //! the server-side time from above. The binary is the one cargo builds for this bench
-//! (`CARGO_BIN_EXE_folio`, bench profile = release); set `FOLIO_BIN` to bench another one.
+//! (`CARGO_BIN_EXE_folio`, with the bench profile, which has the `dist` settings); set
+//! `FOLIO_BIN` to bench another one.
 //!
 //! ```text
 //! cargo bench --bench server                                # large corpus
@@ -354,7 +355,7 @@ fn drain_stderr(stderr: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<Str
     });
 }
 
-/// The modern per-request `_meta` (protocol brief §1).
+/// The modern per-request `_meta` (MCP 2026-07-28; ARCHITECTURE.md, "Protocol versions").
 fn request_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
