@@ -9,7 +9,12 @@
 #[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the catalog API")]
 #[path = "src/catalog.rs"]
 mod catalog;
-#[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the compiler API")]
+#[allow(
+    dead_code,
+    unreachable_pub,
+    unused_imports,
+    reason = "the build script uses a small part of the compiler API"
+)]
 #[path = "src/compile.rs"]
 mod compile;
 #[path = "src/lookup.rs"]

@@ -21,6 +21,8 @@ pub mod markdown;
 pub mod settings;
 #[path = "compile/source.rs"]
 pub mod source;
+#[path = "compile/suggest.rs"]
+pub mod suggest;
 #[path = "compile/validate.rs"]
 pub mod validate;
 

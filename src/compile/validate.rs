@@ -10,7 +10,8 @@ use std::collections::btree_map::Entry;
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::diagnostic::Diagnostic;
-use super::frontmatter::{Located, RefDecl, closest};
+use super::frontmatter::{Located, RefDecl};
+use super::suggest::closest;
 
 /// Most files one skill may hold, SKILL.md included (SEP-2640).
 pub const MAX_SKILL_FILES: usize = 512;
