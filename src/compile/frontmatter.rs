@@ -32,9 +32,9 @@ pub use skill::{
     MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, RefDecl, SKILL_KEYS, SkillMeta,
     is_valid_name, parse_skill,
 };
-use yaml::parse_lenient;
 #[cfg(test)]
 use yaml::parse_events;
+use yaml::parse_lenient;
 pub use yaml::{Node, NodeValue, Style, YamlError, parse_yaml, yaml11_non_string};
 
 /// Most YAML nodes one frontmatter block may hold once aliases are expanded. Real frontmatter
