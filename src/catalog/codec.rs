@@ -382,6 +382,9 @@ pub enum DecodeError {
     },
     /// The body hashed correctly but does not decode (a bug, or a forged hash).
     Body(String),
+    /// The body decodes, but its tables contradict each other (a forged hash): an index out of
+    /// range, a table out of order (see [`super::consistency`]).
+    Corrupt(String),
 }
 
 impl fmt::Display for DecodeError {
@@ -402,6 +405,9 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::Body(why) => {
                 write!(f, "catalog body does not decode ({why}); rebuild it with `folio build`")
+            }
+            DecodeError::Corrupt(why) => {
+                write!(f, "catalog is corrupt: {why}; rebuild it with `folio build`")
             }
         }
     }
@@ -1095,6 +1101,12 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let body = envelope.body;
     // The body is borrowed from `file`, so its position in the file is a pointer difference.
     let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
+    // The body ends the file: bytes after it were appended by someone else, not written here.
+    let trailing = file.len() - (body_start + body.len());
+    if trailing > 0 {
+        let bytes = if trailing == 1 { "byte follows" } else { "bytes follow" };
+        return Err(DecodeError::Corrupt(format!("{trailing} {bytes} the end of its body")));
+    }
     let parts = body.len().checked_sub(TAIL).and_then(|at| parts(body.len(), &body[at..]));
     // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
     // not match is refused even when its metadata decodes, so nothing unverified is served.
@@ -1132,7 +1144,12 @@ fn attach(meta: Meta, file: &Body, parts: &Parts) -> Result<Catalog, DecodeError
             DecodeError::Body(format!("body of `{}` extends beyond the catalog's bodies", entry.uri))
         })?;
     }
-    catalog.search.data = file.slice(parts.search.clone()).expect("the search index lies within the file");
+    catalog.search.data = file
+        .slice(parts.search.clone())
+        .ok_or_else(|| DecodeError::Body("the search index extends beyond the catalog's body".to_owned()))?;
+    // The hash proves nothing about a file from elsewhere (anyone can recompute it): what the
+    // readers index with is checked before the catalog is handed out.
+    super::consistency::check(&catalog).map_err(DecodeError::Corrupt)?;
     Ok(catalog)
 }
 

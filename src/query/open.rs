@@ -176,13 +176,18 @@ mod tests {
             let hash = |q: Query| q.catalog_hash().to_owned();
             let (piped, plain) = (piped.map(hash), plain.map(hash));
             assert_eq!(piped, plain, "{name}");
-            // Trailing bytes after the envelope are ignored by both paths, as they always were.
-            assert_eq!(piped.is_ok(), name == "trailing", "{name}: {piped:?}");
+            assert!(piped.is_err(), "{name}: {piped:?}");
         }
         // The body flip is caught by the hash, even though the metadata still decodes.
         let mut tampered = bytes.clone();
         tampered[plan.body.start + 20] ^= 0x01;
         let (piped, _) = open_both("mismatch", &tampered);
         assert!(piped.unwrap_err().contains("catalog is corrupted or was modified"));
+        // Bytes after the envelope's body: refused by both paths, naming how many.
+        let (piped, _) = open_both("trailing-message", &[&bytes[..], b"xy"].concat());
+        assert!(piped.unwrap_err().ends_with(
+            "catalog.msgpack: catalog is corrupt: 2 bytes follow the end of its body; rebuild it \
+                 with `folio build`"
+        ));
     }
 }
