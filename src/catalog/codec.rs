@@ -508,6 +508,13 @@ pub struct Writer<W: std::io::Write + std::io::Seek> {
 /// The most bytes a msgpack `bin` holds (its length is a `u32`).
 const BIN_LIMIT: u64 = u32::MAX as u64;
 
+/// Bytes of the envelope before the body ([`envelope_head`] always writes this many).
+const ENVELOPE_HEAD_BYTES: u64 = 120;
+
+/// The largest `catalog.msgpack` there can be: the envelope and a body as large as a msgpack
+/// `bin` holds (4 GiB). A reader refuses a larger file before reading any of it.
+pub const MAX_FILE_BYTES: u64 = ENVELOPE_HEAD_BYTES + BIN_LIMIT;
+
 /// How many bytes of bodies [`Writer`] gathers before it writes and hashes them: its writes of
 /// bodies are whole multiples of this, but for the last.
 pub const STAGE_BYTES: usize = 1 << 20;
@@ -1298,6 +1305,12 @@ mod tests {
                 "envelope of a {len}-byte body"
             );
         }
+    }
+
+    #[test]
+    fn the_envelope_head_has_the_size_the_file_limit_counts() {
+        let head = envelope_head(&"0".repeat(64), u32::MAX as usize).unwrap();
+        assert_eq!(head.len() as u64, ENVELOPE_HEAD_BYTES);
     }
 
     #[test]

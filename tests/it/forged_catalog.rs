@@ -450,3 +450,64 @@ proptest! {
         exercise(write(&catalog));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Not a catalog file at all: devices, FIFOs and directories are refused without reading.
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `folio` with `args` in `cwd`, failing the test (and killing it) if it has not exited
+/// within 10 s: reading `/dev/zero` or opening a FIFO never returns on its own.
+fn folio_within_10s(cwd: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(out) => {
+            let out = out.unwrap();
+            (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+        Err(_) => {
+            let _ = std::process::Command::new("kill").args(["-9", &id.to_string()]).status();
+            panic!("`folio {}` still running after 10 s", args.join(" "));
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_as_catalogs_without_waiting() {
+    let tree = Tree::new();
+    let made = std::process::Command::new("mkfifo").arg(tree.join("fifo")).status().unwrap();
+    assert!(made.success());
+    std::fs::create_dir(tree.join("dir")).unwrap();
+    let cases = [("/dev/zero", "a character device"), ("fifo", "a FIFO"), ("dir", "a directory")];
+    for (path, kind) in cases {
+        for command in [&["list"][..], &["show", "install"], &["search", "install"], &["serve"]] {
+            let args = [command, &["--catalog", path]].concat();
+            let (code, stderr) = folio_within_10s(tree.path(), &args);
+            assert_eq!(
+                (code, stderr.as_str()),
+                (
+                    Some(2),
+                    format!(
+                        "error: {path}: not a regular file ({kind}); give the path of a \
+                         `catalog.msgpack` written by `folio build`\n"
+                    )
+                    .as_str()
+                ),
+                "{args:?}"
+            );
+        }
+    }
+}
