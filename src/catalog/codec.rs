@@ -213,7 +213,7 @@ impl<T: serde::de::DeserializeOwned + Default> Lazy<T> {
     pub fn force(this: &Self) -> &T {
         this.value.get_or_init(|| {
             Box::new(match &this.raw {
-                Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
+                Some(raw) => from_slice_bounded(raw, LAZY_DEPTH).unwrap_or_default(),
                 None => T::default(),
             })
         })
@@ -300,6 +300,26 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
             }),
         }
     }
+}
+
+/// How deeply the catalog's own msgpack may nest: its types are a few levels deep, so this
+/// bounds only what a forged file could add (an unknown field's value is skipped recursively).
+const META_DEPTH: usize = 32;
+
+/// How deeply a [`Lazy`] field's msgpack may nest: frontmatter rendered as JSON is the deepest
+/// (the compiler refuses YAML nested more than 64 levels), with room to spare.
+const LAZY_DEPTH: usize = 160;
+
+/// `rmp_serde::from_slice`, refusing msgpack nested deeper than `depth`. Decoding recurses once
+/// per level, so a forged catalog of deeply nested arrays would otherwise overflow the stack of
+/// the thread decoding it (2 MiB for a spawned thread) and abort the process.
+fn from_slice_bounded<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    depth: usize,
+) -> Result<T, rmp_serde::decode::Error> {
+    let mut deserializer = rmp_serde::Deserializer::from_read_ref(bytes);
+    deserializer.set_max_depth(depth);
+    T::deserialize(&mut deserializer)
 }
 
 /// Calls `f` with an empty buffer that keeps its capacity between calls on this thread. A
@@ -916,10 +936,10 @@ fn decode_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
             .iter()
             .map(|r| {
                 let part = &meta[r.clone()];
-                scope.spawn(move || rmp_serde::from_slice::<Vec<super::Doc>>(part))
+                scope.spawn(move || from_slice_bounded::<Vec<super::Doc>>(part, META_DEPTH))
             })
             .collect();
-        let head: HeadOwned = rmp_serde::from_slice(&meta[ranges[0].clone()]).map_err(body_error)?;
+        let head: HeadOwned = from_slice_bounded(&meta[ranges[0].clone()], META_DEPTH).map_err(body_error)?;
         let mut all_docs = Vec::new();
         for part in docs {
             all_docs.extend(part.join().expect("decoding does not panic").map_err(body_error)?);
@@ -1098,7 +1118,7 @@ struct Layout {
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let envelope: Envelope<'_> =
-        rmp_serde::from_slice(file).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+        from_slice_bounded(file, META_DEPTH).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
     if envelope.format != FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
     }
@@ -1186,7 +1206,7 @@ pub fn hash(bytes: &[u8]) -> blake3::Hash {
 /// The recorded hash of a catalog file, without decoding the body.
 pub fn catalog_hash(bytes: &[u8]) -> Result<String, DecodeError> {
     let envelope: Envelope<'_> =
-        rmp_serde::from_slice(bytes).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+        from_slice_bounded(bytes, META_DEPTH).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
     Ok(envelope.catalog_hash.to_owned())
 }
 
@@ -1622,6 +1642,25 @@ mod tests {
         let garbage: Lazy<Vec<crate::catalog::Section>> =
             rmp_serde::from_slice(&rmp_serde::to_vec(&Lazy::new(7u32)).unwrap()).unwrap();
         assert!(garbage.is_empty(), "undecodable bytes read as empty, not a panic");
+    }
+
+    #[test]
+    fn deeply_nested_msgpack_is_refused_not_a_stack_overflow() {
+        // 10,000 nested one-element arrays: as a lazy field's value, and as the value of an
+        // unknown key of a doc (skipped, recursively), each decoded on a 2 MiB thread.
+        let deep = |prefix: &[u8]| [prefix, &[0x91u8; 10_000][..], &[0xc0][..]].concat();
+        let lazy = Lazy::<serde_json::Value>::from_raw(deep(&[]).into_boxed_slice());
+        let docs = deep(&[0x91, 0x81, 0xa1, b'x']);
+        let (value, docs) = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                (Lazy::force(&lazy).clone(), from_slice_bounded::<Vec<super::super::Doc>>(&docs, 32))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(value, serde_json::Value::Null, "an undecodable lazy field reads as its default");
+        assert_eq!(docs.unwrap_err().to_string(), "depth limit exceeded");
     }
 
     #[test]
