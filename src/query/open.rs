@@ -57,14 +57,25 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
             }
         }
     }
-    // Bounded even if the file grew since it was measured.
+    Query::open(read_all(path, &file, len)?).map_err(refused)
+}
+
+/// Reads a whole catalog file, refusing what [`open_file`] refuses before reading: anything but
+/// a regular file of at most [`codec::MAX_FILE_BYTES`]. Fails with [`Error::Io`] naming `path`.
+pub(crate) fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let (file, len) = open_regular(path)?;
+    read_all(path, &file, len)
+}
+
+/// The rest of `file` (measured at `len` bytes), bounded even if it grew since it was measured.
+fn read_all(path: &Path, file: &File, len: u64) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    std::io::Read::read_to_end(&mut std::io::Read::take(&file, codec::MAX_FILE_BYTES + 1), &mut bytes)
-        .map_err(io)?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, codec::MAX_FILE_BYTES + 1), &mut bytes)
+        .map_err(|e| Error::io(path, e))?;
     if bytes.len() as u64 > codec::MAX_FILE_BYTES {
         return Err(too_large(path, bytes.len() as u64));
     }
-    Query::open(bytes).map_err(refused)
+    Ok(bytes)
 }
 
 /// Opens `path` if it is a regular file of at most [`codec::MAX_FILE_BYTES`]; returns it with its
@@ -286,6 +297,8 @@ mod tests {
         ];
         for (path, kind) in cases {
             let err = open_file(path).unwrap_err().to_string();
+            let loaded = crate::error::load_catalog(path).unwrap_err().to_string();
+            assert_eq!(loaded, err, "the library's loader refuses it the same way");
             assert_eq!(
                 err,
                 format!(
