@@ -37,6 +37,10 @@
 //! bodies are still being read and hashed, and [`finish`] then applies the same checks as
 //! [`decode_owned`].
 //!
+//! The hash proves only that the body is the one the envelope names; a decoded catalog is then
+//! checked for consistency ([`super::consistency`]) before it is handed out, so a file whose
+//! tables were edited and whose hash was recomputed is refused too. Nothing may follow the body.
+//!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
@@ -930,7 +934,9 @@ fn decode_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
     if at != meta.len() {
         return Err(bad("has trailing bytes"));
     }
-    let body_error = |e: rmp_serde::decode::Error| DecodeError::Body(e.to_string());
+    // Decode errors can quote what they found (a string of the file): shown escaped and cut.
+    let body_error =
+        |e: rmp_serde::decode::Error| DecodeError::Body(super::consistency::shown(&e.to_string()));
     std::thread::scope(|scope| {
         let docs: Vec<_> = ranges[1..]
             .iter()
@@ -1117,8 +1123,8 @@ struct Layout {
 
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
-    let envelope: Envelope<'_> =
-        from_slice_bounded(file, META_DEPTH).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+    let envelope: Envelope<'_> = from_slice_bounded(file, META_DEPTH)
+        .map_err(|e| DecodeError::NotACatalog(super::consistency::shown(&e.to_string())))?;
     if envelope.format != FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
     }
@@ -1205,8 +1211,8 @@ pub fn hash(bytes: &[u8]) -> blake3::Hash {
 
 /// The recorded hash of a catalog file, without decoding the body.
 pub fn catalog_hash(bytes: &[u8]) -> Result<String, DecodeError> {
-    let envelope: Envelope<'_> =
-        from_slice_bounded(bytes, META_DEPTH).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+    let envelope: Envelope<'_> = from_slice_bounded(bytes, META_DEPTH)
+        .map_err(|e| DecodeError::NotACatalog(super::consistency::shown(&e.to_string())))?;
     Ok(envelope.catalog_hash.to_owned())
 }
 

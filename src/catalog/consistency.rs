@@ -81,11 +81,11 @@ pub fn check(catalog: &Catalog) -> Result<(), String> {
 }
 
 /// Most characters of a name from the catalog a message shows.
-const SHOWN_CHARS: usize = 120;
+pub(crate) const SHOWN_CHARS: usize = 120;
 
 /// A name read from the catalog, as a message shows it: control characters escaped (a forged
 /// name must not drive the terminal it is printed on) and cut to [`SHOWN_CHARS`] characters.
-fn shown(name: &str) -> String {
+pub(crate) fn shown(name: &str) -> String {
     let mut out = String::new();
     for (i, c) in name.chars().enumerate() {
         if i == SHOWN_CHARS {

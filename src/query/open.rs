@@ -7,6 +7,10 @@
 //! checks are those of [`codec::decode_owned`] (format, version, hash, metadata), in the same
 //! order; any file not laid out exactly as this version writes it takes the plain path
 //! (read everything, then [`Query::open`]), which names the problem.
+//!
+//! Only a regular file of at most [`codec::MAX_FILE_BYTES`] is read: its metadata is looked at
+//! before it is opened (opening a FIFO waits for a writer) and again once open, so a device,
+//! a FIFO or a directory named by `--catalog` is refused at once, naming the path.
 
 // The pipeline reads at offsets (`FileExt::read_exact_at`); elsewhere only the plain path runs.
 #![cfg_attr(not(unix), allow(dead_code, unused_imports, unused_variables))]
