@@ -7,6 +7,8 @@
 
 #[path = "catalog/codec.rs"]
 pub mod codec;
+#[path = "catalog/consistency.rs"]
+pub mod consistency;
 #[path = "catalog/search.rs"]
 pub mod search;
 #[path = "catalog/uri.rs"]

@@ -37,6 +37,10 @@
 //! bodies are still being read and hashed, and [`finish`] then applies the same checks as
 //! [`decode_owned`].
 //!
+//! The hash proves only that the body is the one the envelope names; a decoded catalog is then
+//! checked for consistency ([`super::consistency`]) before it is handed out, so a file whose
+//! tables were edited and whose hash was recomputed is refused too. Nothing may follow the body.
+//!
 //! This module performs no IO: callers read and write the bytes.
 
 use std::fmt;
@@ -213,7 +217,7 @@ impl<T: serde::de::DeserializeOwned + Default> Lazy<T> {
     pub fn force(this: &Self) -> &T {
         this.value.get_or_init(|| {
             Box::new(match &this.raw {
-                Some(raw) => rmp_serde::from_slice(raw).unwrap_or_default(),
+                Some(raw) => from_slice_bounded(raw, LAZY_DEPTH).unwrap_or_default(),
                 None => T::default(),
             })
         })
@@ -302,6 +306,26 @@ impl<T: Serialize + serde::de::DeserializeOwned + Default> Serialize for Lazy<T>
     }
 }
 
+/// How deeply the catalog's own msgpack may nest: its types are a few levels deep, so this
+/// bounds only what a forged file could add (an unknown field's value is skipped recursively).
+const META_DEPTH: usize = 32;
+
+/// How deeply a [`Lazy`] field's msgpack may nest: frontmatter rendered as JSON is the deepest
+/// (the compiler refuses YAML nested more than 64 levels), with room to spare.
+const LAZY_DEPTH: usize = 160;
+
+/// `rmp_serde::from_slice`, refusing msgpack nested deeper than `depth`. Decoding recurses once
+/// per level, so a forged catalog of deeply nested arrays would otherwise overflow the stack of
+/// the thread decoding it (2 MiB for a spawned thread) and abort the process.
+fn from_slice_bounded<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    depth: usize,
+) -> Result<T, rmp_serde::decode::Error> {
+    let mut deserializer = rmp_serde::Deserializer::from_read_ref(bytes);
+    deserializer.set_max_depth(depth);
+    T::deserialize(&mut deserializer)
+}
+
 /// Calls `f` with an empty buffer that keeps its capacity between calls on this thread. A
 /// [`Lazy`] value must be encoded before its length can be written; a fresh `Vec`, grown by
 /// doubling, for each of a large catalog's hundred thousand lazy fields was most of the time
@@ -382,6 +406,9 @@ pub enum DecodeError {
     },
     /// The body hashed correctly but does not decode (a bug, or a forged hash).
     Body(String),
+    /// The body decodes, but its tables contradict each other (a forged hash): an index out of
+    /// range, a table out of order (see [`super::consistency`]).
+    Corrupt(String),
 }
 
 impl fmt::Display for DecodeError {
@@ -402,6 +429,9 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::Body(why) => {
                 write!(f, "catalog body does not decode ({why}); rebuild it with `folio build`")
+            }
+            DecodeError::Corrupt(why) => {
+                write!(f, "catalog is corrupt: {why}; rebuild it with `folio build`")
             }
         }
     }
@@ -501,6 +531,13 @@ pub struct Writer<W: std::io::Write + std::io::Seek> {
 
 /// The most bytes a msgpack `bin` holds (its length is a `u32`).
 const BIN_LIMIT: u64 = u32::MAX as u64;
+
+/// Bytes of the envelope before the body ([`envelope_head`] always writes this many).
+const ENVELOPE_HEAD_BYTES: u64 = 120;
+
+/// The largest `catalog.msgpack` there can be: the envelope and a body as large as a msgpack
+/// `bin` holds (4 GiB). A reader refuses a larger file before reading any of it.
+pub const MAX_FILE_BYTES: u64 = ENVELOPE_HEAD_BYTES + BIN_LIMIT;
 
 /// How many bytes of bodies [`Writer`] gathers before it writes and hashes them: its writes of
 /// bodies are whole multiples of this, but for the last.
@@ -897,16 +934,18 @@ fn decode_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
     if at != meta.len() {
         return Err(bad("has trailing bytes"));
     }
-    let body_error = |e: rmp_serde::decode::Error| DecodeError::Body(e.to_string());
+    // Decode errors can quote what they found (a string of the file): shown escaped and cut.
+    let body_error =
+        |e: rmp_serde::decode::Error| DecodeError::Body(super::consistency::shown(&e.to_string()));
     std::thread::scope(|scope| {
         let docs: Vec<_> = ranges[1..]
             .iter()
             .map(|r| {
                 let part = &meta[r.clone()];
-                scope.spawn(move || rmp_serde::from_slice::<Vec<super::Doc>>(part))
+                scope.spawn(move || from_slice_bounded::<Vec<super::Doc>>(part, META_DEPTH))
             })
             .collect();
-        let head: HeadOwned = rmp_serde::from_slice(&meta[ranges[0].clone()]).map_err(body_error)?;
+        let head: HeadOwned = from_slice_bounded(&meta[ranges[0].clone()], META_DEPTH).map_err(body_error)?;
         let mut all_docs = Vec::new();
         for part in docs {
             all_docs.extend(part.join().expect("decoding does not panic").map_err(body_error)?);
@@ -1084,8 +1123,8 @@ struct Layout {
 
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
-    let envelope: Envelope<'_> =
-        rmp_serde::from_slice(file).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+    let envelope: Envelope<'_> = from_slice_bounded(file, META_DEPTH)
+        .map_err(|e| DecodeError::NotACatalog(super::consistency::shown(&e.to_string())))?;
     if envelope.format != FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
     }
@@ -1095,6 +1134,12 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     let body = envelope.body;
     // The body is borrowed from `file`, so its position in the file is a pointer difference.
     let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
+    // The body ends the file: bytes after it were appended by someone else, not written here.
+    let trailing = file.len() - (body_start + body.len());
+    if trailing > 0 {
+        let bytes = if trailing == 1 { "byte follows" } else { "bytes follow" };
+        return Err(DecodeError::Corrupt(format!("{trailing} {bytes} the end of its body")));
+    }
     let parts = body.len().checked_sub(TAIL).and_then(|at| parts(body.len(), &body[at..]));
     // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
     // not match is refused even when its metadata decodes, so nothing unverified is served.
@@ -1132,7 +1177,12 @@ fn attach(meta: Meta, file: &Body, parts: &Parts) -> Result<Catalog, DecodeError
             DecodeError::Body(format!("body of `{}` extends beyond the catalog's bodies", entry.uri))
         })?;
     }
-    catalog.search.data = file.slice(parts.search.clone()).expect("the search index lies within the file");
+    catalog.search.data = file
+        .slice(parts.search.clone())
+        .ok_or_else(|| DecodeError::Body("the search index extends beyond the catalog's body".to_owned()))?;
+    // The hash proves nothing about a file from elsewhere (anyone can recompute it): what the
+    // readers index with is checked before the catalog is handed out.
+    super::consistency::check(&catalog).map_err(DecodeError::Corrupt)?;
     Ok(catalog)
 }
 
@@ -1161,8 +1211,8 @@ pub fn hash(bytes: &[u8]) -> blake3::Hash {
 
 /// The recorded hash of a catalog file, without decoding the body.
 pub fn catalog_hash(bytes: &[u8]) -> Result<String, DecodeError> {
-    let envelope: Envelope<'_> =
-        rmp_serde::from_slice(bytes).map_err(|e| DecodeError::NotACatalog(e.to_string()))?;
+    let envelope: Envelope<'_> = from_slice_bounded(bytes, META_DEPTH)
+        .map_err(|e| DecodeError::NotACatalog(super::consistency::shown(&e.to_string())))?;
     Ok(envelope.catalog_hash.to_owned())
 }
 
@@ -1281,6 +1331,12 @@ mod tests {
                 "envelope of a {len}-byte body"
             );
         }
+    }
+
+    #[test]
+    fn the_envelope_head_has_the_size_the_file_limit_counts() {
+        let head = envelope_head(&"0".repeat(64), u32::MAX as usize).unwrap();
+        assert_eq!(head.len() as u64, ENVELOPE_HEAD_BYTES);
     }
 
     #[test]
@@ -1592,6 +1648,25 @@ mod tests {
         let garbage: Lazy<Vec<crate::catalog::Section>> =
             rmp_serde::from_slice(&rmp_serde::to_vec(&Lazy::new(7u32)).unwrap()).unwrap();
         assert!(garbage.is_empty(), "undecodable bytes read as empty, not a panic");
+    }
+
+    #[test]
+    fn deeply_nested_msgpack_is_refused_not_a_stack_overflow() {
+        // 10,000 nested one-element arrays: as a lazy field's value, and as the value of an
+        // unknown key of a doc (skipped, recursively), each decoded on a 2 MiB thread.
+        let deep = |prefix: &[u8]| [prefix, &[0x91u8; 10_000][..], &[0xc0][..]].concat();
+        let lazy = Lazy::<serde_json::Value>::from_raw(deep(&[]).into_boxed_slice());
+        let docs = deep(&[0x91, 0x81, 0xa1, b'x']);
+        let (value, docs) = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                (Lazy::force(&lazy).clone(), from_slice_bounded::<Vec<super::super::Doc>>(&docs, 32))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(value, serde_json::Value::Null, "an undecodable lazy field reads as its default");
+        assert_eq!(docs.unwrap_err().to_string(), "depth limit exceeded");
     }
 
     #[test]

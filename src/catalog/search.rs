@@ -45,6 +45,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::codec::Body;
+
+// The load-time check of the index tables (`SearchIndex::check`).
+#[path = "search/check.rs"]
+mod check;
 use super::{Doc, Entry, Section, Skill};
 
 /// The search index stored in the catalog.

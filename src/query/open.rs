@@ -7,6 +7,10 @@
 //! checks are those of [`codec::decode_owned`] (format, version, hash, metadata), in the same
 //! order; any file not laid out exactly as this version writes it takes the plain path
 //! (read everything, then [`Query::open`]), which names the problem.
+//!
+//! Only a regular file of at most [`codec::MAX_FILE_BYTES`] is read: its metadata is looked at
+//! before it is opened (opening a FIFO waits for a writer) and again once open, so a device,
+//! a FIFO or a directory named by `--catalog` is refused at once, naming the path.
 
 // The pipeline reads at offsets (`FileExt::read_exact_at`); elsewhere only the plain path runs.
 #![cfg_attr(not(unix), allow(dead_code, unused_imports, unused_variables))]
@@ -24,8 +28,9 @@ const PIPELINE_MIN: u64 = 8 << 20;
 /// Bytes read per call while the bodies stream in; each chunk is hashed as soon as it is read.
 const CHUNK: usize = 4 << 20;
 
-/// Reads and opens a catalog file. Fails with [`Error::Io`] when the file cannot be read and
-/// [`Error::Catalog`] when it is refused, each naming `path`.
+/// Reads and opens a catalog file. Fails with [`Error::Io`] when the file cannot be read, is not
+/// a regular file or is larger than [`codec::MAX_FILE_BYTES`], and [`Error::Catalog`] when it is
+/// refused, each naming `path`.
 pub(super) fn open_file(path: &Path) -> Result<Query, Error> {
     open_file_pipelined_from(path, PIPELINE_MIN)
 }
@@ -35,10 +40,9 @@ pub(super) fn open_file(path: &Path) -> Result<Query, Error> {
 fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Error> {
     let io = |e| Error::io(path, e);
     let refused = |source| Error::Catalog { path: path.to_owned(), source };
+    let (file, len) = open_regular(path)?;
     #[cfg(unix)]
     {
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
         if len >= pipeline_min.max(codec::PLAN_PREFIX as u64)
             && let Ok(len) = usize::try_from(len)
         {
@@ -57,8 +61,98 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
             }
         }
     }
-    let bytes = crate::error::read(path)?;
-    Query::open(bytes).map_err(refused)
+    Query::open(read_all(path, &file, len)?).map_err(refused)
+}
+
+/// Reads a whole catalog file, refusing what [`open_file`] refuses before reading: anything but
+/// a regular file of at most [`codec::MAX_FILE_BYTES`]. Fails with [`Error::Io`] naming `path`.
+pub(crate) fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let (file, len) = open_regular(path)?;
+    read_all(path, &file, len)
+}
+
+/// The rest of `file` (measured at `len` bytes), bounded even if it grew since it was measured.
+fn read_all(path: &Path, file: &File, len: u64) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, codec::MAX_FILE_BYTES + 1), &mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > codec::MAX_FILE_BYTES {
+        return Err(too_large(path, bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` if it is a regular file of at most [`codec::MAX_FILE_BYTES`]; returns it with its
+/// length. Anything else (a directory, a FIFO, a device such as `/dev/zero`) is refused before a
+/// byte is read: a device never ends and a FIFO never answers, so reading either would hang or
+/// exhaust memory.
+fn open_regular(path: &Path) -> Result<(File, u64), Error> {
+    let io = |e| Error::io(path, e);
+    let check = |meta: &std::fs::Metadata| {
+        if !meta.is_file() {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "not a regular file ({}); give the path of a `catalog.msgpack` written by \
+                         `folio build`",
+                        kind_of(meta)
+                    ),
+                ),
+            ));
+        }
+        if meta.len() > codec::MAX_FILE_BYTES {
+            return Err(too_large(path, meta.len()));
+        }
+        Ok(())
+    };
+    // Looked at before it is opened: opening a FIFO blocks until something writes to it.
+    check(&std::fs::metadata(path).map_err(io)?)?;
+    let file = File::open(path).map_err(io)?;
+    // And again once open, in case the path was replaced in between.
+    let meta = file.metadata().map_err(io)?;
+    check(&meta)?;
+    Ok((file, meta.len()))
+}
+
+fn too_large(path: &Path, len: u64) -> Error {
+    Error::io(
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "is {len} bytes, more than the {} bytes a catalog can be; give the path of a \
+                 `catalog.msgpack` written by `folio build`",
+                codec::MAX_FILE_BYTES
+            ),
+        ),
+    )
+}
+
+/// What a file that is not a regular file is, for messages.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "neither a file nor a directory"
 }
 
 /// Fills `buf` (the whole file; its first [`codec::PLAN_PREFIX`] bytes are already read) and
@@ -176,13 +270,68 @@ mod tests {
             let hash = |q: Query| q.catalog_hash().to_owned();
             let (piped, plain) = (piped.map(hash), plain.map(hash));
             assert_eq!(piped, plain, "{name}");
-            // Trailing bytes after the envelope are ignored by both paths, as they always were.
-            assert_eq!(piped.is_ok(), name == "trailing", "{name}: {piped:?}");
+            assert!(piped.is_err(), "{name}: {piped:?}");
         }
         // The body flip is caught by the hash, even though the metadata still decodes.
         let mut tampered = bytes.clone();
         tampered[plan.body.start + 20] ^= 0x01;
         let (piped, _) = open_both("mismatch", &tampered);
         assert!(piped.unwrap_err().contains("catalog is corrupted or was modified"));
+        // Bytes after the envelope's body: refused by both paths, naming how many.
+        let (piped, _) = open_both("trailing-message", &[&bytes[..], b"xy"].concat());
+        assert!(piped.unwrap_err().ends_with(
+            "catalog.msgpack: catalog is corrupt: 2 bytes follow the end of its body; rebuild it \
+                 with `folio build`"
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_opened_and_a_fifo_is_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("folio-open-{}-special", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        // Opening the FIFO would block until a writer appears; it is refused without opening.
+        let cases = [
+            (Path::new("/dev/zero"), "a character device"),
+            (fifo.as_path(), "a FIFO"),
+            (dir.as_path(), "a directory"),
+        ];
+        for (path, kind) in cases {
+            let err = open_file(path).unwrap_err().to_string();
+            let loaded = crate::error::load_catalog(path).unwrap_err().to_string();
+            assert_eq!(loaded, err, "the library's loader refuses it the same way");
+            assert_eq!(
+                err,
+                format!(
+                    "{}: not a regular file ({kind}); give the path of a `catalog.msgpack` written by \
+                     `folio build`",
+                    path.display()
+                )
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_past_the_largest_catalog_is_refused_before_it_is_read() {
+        let dir = std::env::temp_dir().join(format!("folio-open-{}-large", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("catalog.msgpack");
+        // A sparse file: its length is on the metadata, its blocks are never written or read.
+        let file = File::create(&path).unwrap();
+        file.set_len(codec::MAX_FILE_BYTES + 1).unwrap();
+        let err = open_file(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            err,
+            format!(
+                "{}: is 4294967416 bytes, more than the 4294967415 bytes a catalog can be; give the \
+                 path of a `catalog.msgpack` written by `folio build`",
+                path.display()
+            )
+        );
     }
 }

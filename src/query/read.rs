@@ -272,7 +272,15 @@ pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<Re
                 }
                 (res, _) => res?,
             };
-            let entry_idx = query.entry_idx(resolved.uri()).expect("resolved URIs are entries");
+            // Resolved URIs are entries' URIs, found again by binary search (the loader checked
+            // that entries are sorted); a generated resource named by a skill URI is not one.
+            let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
+                return Err(QueryError::NotFound {
+                    uri: raw.to_owned(),
+                    what: format!("skill file `{raw}`"),
+                    suggestions: Vec::new(),
+                });
+            };
             let entry = &query.catalog.entries[entry_idx];
             let (outline, updated): (&[Section], _) = match query.owner(entry_idx) {
                 Some(Owner::Skill(s, file)) => {
@@ -372,14 +380,21 @@ fn read_entry(
             QueryError::invalid_with("section", reason, repair)
         })?;
         result.section = Some(section.id.clone());
-        let first = section.line_start.max(1);
-        if first > total {
-            return Err(QueryError::invalid(
+        let (first, last) = (section.line_start, section.line_end);
+        // Outlines are decoded on first use, not checked when the catalog is opened: a range
+        // the compiler cannot have written (a forged catalog) is refused here.
+        if first == 0 || first > last || last > total {
+            return Err(QueryError::invalid_with(
                 "section",
-                format!("section `{id}` lies past the end of `{}`", entry.uri),
+                format!(
+                    "section `{id}` of `{}` spans lines {first}-{last}, but the file has {total} lines: \
+                     the catalog is corrupt",
+                    entry.uri
+                ),
+                "rebuild the catalog with `folio build`",
             ));
         }
-        (first, section.line_end.clamp(first, total))
+        (first, last)
     } else {
         let first = selection.start_line.unwrap_or(1);
         if total == 0 && !selection.has_lines() {

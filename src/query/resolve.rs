@@ -3,6 +3,7 @@
 
 use super::{Kind, Owner, Query, QueryError, SearchParams};
 use crate::catalog::uri::{self, Target, UriError};
+use crate::catalog::{Doc, Skill};
 
 /// What an id or URI names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +67,7 @@ pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
     uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
     let id = id.trim_end_matches('/');
     if let Some(skill) = query.skill(id) {
-        return Ok(skill_resolved(query, &skill.name, None));
+        return Ok(skill_resolved(query, skill, None));
     }
     let bare = id.strip_prefix("docs/").unwrap_or(id);
     let doc_candidates = [
@@ -78,13 +79,13 @@ pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
     ];
     for candidate in &doc_candidates {
         if let Some(doc) = query.doc(candidate) {
-            return Ok(doc_resolved(query, &doc.path));
+            return Ok(doc_resolved(query, doc));
         }
     }
     let skill_path = id.strip_prefix("skills/").unwrap_or(id);
     let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
     if let Some(skill) = query.catalog.skill_by_path(skill_path) {
-        return Ok(skill_resolved(query, &skill.name, None));
+        return Ok(skill_resolved(query, skill, None));
     }
     // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
     if let Some(idx) =
@@ -96,7 +97,7 @@ pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
     let lower = id.to_lowercase();
     let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
     if let (Some(skill), None) = (folded.next(), folded.next()) {
-        return Ok(skill_resolved(query, &skill.name, None));
+        return Ok(skill_resolved(query, skill, None));
     }
     let lower_bare = bare.to_lowercase();
     let mut folded = query.catalog.docs.iter().filter(|d| {
@@ -106,7 +107,7 @@ pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
             || p.strip_suffix(".mdx") == Some(&lower_bare)
     });
     if let (Some(doc), None) = (folded.next(), folded.next()) {
-        return Ok(doc_resolved(query, &doc.path));
+        return Ok(doc_resolved(query, doc));
     }
     Err(QueryError::NotFound {
         uri: id.to_owned(),
@@ -122,11 +123,11 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
         Target::DocsIndex(_) => Ok(Resolved::Catalog { uri: uri::DOCS_INDEX.to_owned() }),
         Target::SkillDetail { skill_id } | Target::SkillDocument { skill_id, .. } => {
             let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
-            Ok(skill_resolved(query, &skill.name, None))
+            Ok(skill_resolved(query, skill, None))
         }
         Target::DocDetail { path } | Target::Doc { path, .. } => {
             let doc = query.doc(&path).ok_or_else(|| not_found_doc(query, &path))?;
-            Ok(doc_resolved(query, &doc.path))
+            Ok(doc_resolved(query, doc))
         }
         Target::SkillReference { skill_id, ref_id, .. } => {
             let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
@@ -141,14 +142,14 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
                     suggestions: near.iter().map(|id| uri::skill_reference_alias(&skill.name, id)).collect(),
                 }
             })?;
-            Ok(skill_resolved(query, &skill.name, Some(file.ref_id.clone())))
+            Ok(skill_resolved(query, skill, Some(file.ref_id.clone())))
         }
         Target::Skill { path, .. } => {
             if let Some(idx) = query.entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(&path))) {
                 return Ok(entry_resolved(query, idx));
             }
             if let Some(skill) = query.catalog.skill_by_path(&path) {
-                return Ok(skill_resolved(query, &skill.name, None));
+                return Ok(skill_resolved(query, skill, None));
             }
             let mut suggestions = nearest(
                 query
@@ -171,33 +172,35 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
     }
 }
 
-fn skill_resolved(query: &Query, skill_id: &str, ref_id: Option<String>) -> Resolved {
-    let skill = query.skill(skill_id).expect("caller looked the skill up");
+// The record itself is passed in, not looked up again by name or path: what a lookup found is
+// what is resolved, whatever the catalog holds. Entry indexes were checked when it was opened
+// (`catalog::consistency`); a missing one resolves to an empty URI rather than a panic.
+
+fn skill_resolved(query: &Query, skill: &Skill, ref_id: Option<String>) -> Resolved {
     let entry = match &ref_id {
         None => skill.document,
         Some(r) => skill.files.iter().find(|f| &f.ref_id == r).map_or(skill.document, |f| f.entry),
     };
-    Resolved::Skill {
-        skill_id: skill.name.clone(),
-        uri: query.catalog.entries[entry as usize].uri.clone(),
-        ref_id,
-    }
+    Resolved::Skill { skill_id: skill.name.clone(), uri: entry_uri(query, entry), ref_id }
 }
 
-fn doc_resolved(query: &Query, path: &str) -> Resolved {
-    let doc = query.doc(path).expect("caller looked the doc up");
-    Resolved::Doc { path: doc.path.clone(), uri: query.catalog.entries[doc.entry as usize].uri.clone() }
+fn doc_resolved(query: &Query, doc: &Doc) -> Resolved {
+    Resolved::Doc { path: doc.path.clone(), uri: entry_uri(query, doc.entry) }
+}
+
+fn entry_uri(query: &Query, entry: u32) -> String {
+    query.catalog.entries.get(entry as usize).map(|e| e.uri.clone()).unwrap_or_default()
 }
 
 fn entry_resolved(query: &Query, idx: usize) -> Resolved {
     match query.owner(idx) {
-        Some(Owner::Doc(d)) => doc_resolved(query, &query.catalog.docs[d as usize].path.clone()),
+        Some(Owner::Doc(d)) => doc_resolved(query, &query.catalog.docs[d as usize]),
         Some(Owner::Skill(s, file)) => {
             let skill = &query.catalog.skills[s as usize];
             let ref_id = file.map(|f| skill.files[f as usize].ref_id.clone());
-            skill_resolved(query, &skill.name.clone(), ref_id)
+            skill_resolved(query, skill, ref_id)
         }
-        None => Resolved::Catalog { uri: query.catalog.entries[idx].uri.clone() },
+        None => Resolved::Catalog { uri: entry_uri(query, idx as u32) },
     }
 }
 

@@ -1,0 +1,513 @@
+//! Catalog files from elsewhere are untrusted: a forger can edit any field and recompute the
+//! integrity hash. Each forgery here gets past the hash check and must be refused (or, for the
+//! lazily read fields, answered with an error) with a clean message by `folio show`,
+//! `folio search` and the MCP server; none may panic or leave a request unanswered. The last
+//! test throws random mutations at the loader and every read path.
+
+use std::io::Cursor;
+use std::path::Path;
+use std::time::Duration;
+
+use folio::catalog::codec::{self, Body};
+use folio::catalog::{Catalog, Section};
+use folio::query::{ListParams, Query, SearchParams, Selection};
+use folio::server::FolioServer;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+use crate::support::{Tree, folio};
+
+/// The `basic` fixture compiled in memory (3 docs, one skill with two more files).
+fn basic() -> Catalog {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/basic/content");
+    folio::compile::compile(&folio::compile::Config { root }).catalog.expect("the basic fixture compiles")
+}
+
+/// `catalog.msgpack` bytes of `catalog` as it stands, with a correct hash: what a forger who
+/// edited the decoded catalog and wrote it back gets. ([`codec::write`] does not check the
+/// catalog, which is the point.)
+fn write(catalog: &Catalog) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    codec::write(catalog, &mut out).expect("writing to memory");
+    out.into_inner()
+}
+
+/// `file` with its body edited by `edit` and the envelope rewritten to match: the new body's
+/// length and its blake3 hash, so the integrity check passes whatever the edit did.
+fn rehash(file: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let suffix = &file[file.len() - codec::PLAN_SUFFIX..];
+    let plan =
+        codec::plan(&file[..codec::PLAN_PREFIX], suffix, file.len() as u64).expect("a catalog we wrote");
+    let mut head = file[..plan.body.start].to_vec();
+    let mut body = file[plan.body.clone()].to_vec();
+    edit(&mut body);
+    // The envelope ends with the hash (a str8 of 64 hex digits), the key `body` (a fixstr of 4)
+    // and the body's bin32 header: 5 bytes, then 5, before the body.
+    let len_at = head.len() - 4;
+    head[len_at..].copy_from_slice(&u32::try_from(body.len()).unwrap().to_be_bytes());
+    let hash_at = head.len() - 5 - 5 - 64;
+    head[hash_at..hash_at + 64].copy_from_slice(blake3::hash(&body).to_hex().as_bytes());
+    [head, body].concat()
+}
+
+/// A forged catalog written into a fresh tree as `catalog.msgpack`.
+fn tree_with(bytes: &[u8]) -> Tree {
+    let tree = Tree::new();
+    tree.file("catalog.msgpack", bytes);
+    tree
+}
+
+/// The search index's bytes with `edit` applied.
+fn with_index(catalog: &mut Catalog, edit: impl FnOnce(&mut Vec<u8>)) {
+    let mut data = catalog.search.data.to_vec();
+    edit(&mut data);
+    catalog.search.data = Body::from(data);
+}
+
+/// Byte offset of the document rows and the term rows of a stored search index (its layout is
+/// in `catalog/search.rs`): a 32-byte header, 24 bytes per document, then 12 per term.
+fn index_tables(data: &[u8]) -> (usize, usize) {
+    let n_docs = u32::from_le_bytes(data[4..8].try_into().unwrap()) as usize;
+    (32, 32 + 24 * n_docs)
+}
+
+/// Every forgery the loader must refuse, with the reason it must give.
+fn refused() -> Vec<(&'static str, Vec<u8>, String)> {
+    let mut cases = Vec::new();
+    let mut add = |name: &'static str, edit: &dyn Fn(&mut Catalog), why: &str| {
+        let mut catalog = basic();
+        edit(&mut catalog);
+        cases.push((name, write(&catalog), why.to_owned()));
+    };
+    add(
+        "doc entry out of range",
+        &|c| c.docs[0].entry = 99,
+        "doc `guides/install.md` points at entry 99, but the catalog has 6 entries",
+    );
+    add(
+        "doc entry of another kind",
+        &|c| c.docs[0].entry = c.skills[0].document,
+        "doc `guides/install.md` points at `skill://fill-forms/SKILL.md`, which is a skill_document, not a doc",
+    );
+    add(
+        "doc entry of another doc",
+        &|c| c.docs[0].entry = c.docs[1].entry,
+        "doc `guides/install.md` points at the bytes of `docs/guides/uninstall.md`",
+    );
+    add(
+        "docs out of order",
+        &|c| c.docs.swap(0, 1),
+        "doc `guides/install.md` is listed twice or out of order",
+    );
+    add(
+        "skill document out of range",
+        &|c| c.skills[0].document = u32::MAX,
+        "skill `fill-forms` points at entry 4294967295, but the catalog has 6 entries",
+    );
+    add(
+        "skill file out of range",
+        &|c| c.skills[0].files[0].entry = 7,
+        "file `assets/logo.png` of skill `fill-forms` points at entry 7, but the catalog has 6 entries",
+    );
+    add(
+        "entries out of order",
+        &|c| c.entries.swap(0, 1),
+        "entry `resource://docs/guides/install.md` is listed out of order",
+    );
+    add(
+        "search hit out of range",
+        &|c| {
+            with_index(c, |data| {
+                let (docs, _) = index_tables(data);
+                data[docs..docs + 4].copy_from_slice(&1000u32.to_le_bytes());
+            })
+        },
+        "the search index has document 0 pointing at entry 1000, but the catalog has 6 entries",
+    );
+    add(
+        "search term offsets backwards",
+        &|c| {
+            with_index(c, |data| {
+                let (_, terms) = index_tables(data);
+                // Term 1's postings start before term 0's.
+                data[terms + 12 + 4..terms + 12 + 8].copy_from_slice(&0u32.to_le_bytes());
+                data[terms + 4..terms + 8].copy_from_slice(&5u32.to_le_bytes());
+            })
+        },
+        "the search index has term 1 starting before the term ahead of it ends",
+    );
+    add(
+        "search index header",
+        &|c| with_index(c, |data| data[4..8].copy_from_slice(&u32::MAX.to_le_bytes())),
+        "the search index has a header or section lengths that do not fit its 1000 bytes",
+    );
+    let honest = write(&basic());
+    let trailing = [&honest[..], b"junk"].concat();
+    cases.push(("trailing bytes", trailing, "4 bytes follow the end of its body".to_owned()));
+    cases
+}
+
+#[test]
+fn forged_catalogs_are_refused_by_show_and_search_with_the_reason() {
+    for (name, bytes, why) in refused() {
+        let tree = tree_with(&bytes);
+        let expected =
+            format!("error: catalog.msgpack: catalog is corrupt: {why}; rebuild it with `folio build`\n");
+        for args in [
+            &["show", "guides/install", "--section", "verify", "--catalog", "catalog.msgpack"][..],
+            &["show", "fill-forms", "--catalog", "catalog.msgpack"],
+            &["search", "install", "--catalog", "catalog.msgpack"],
+            &["list", "--catalog", "catalog.msgpack"],
+        ] {
+            let out = folio(tree.path(), args);
+            assert_eq!((out.code, out.stderr.as_str()), (Some(2), expected.as_str()), "{name}: {args:?}");
+            assert_eq!(out.stdout, "", "{name}: {args:?}");
+        }
+    }
+}
+
+#[test]
+fn forged_catalogs_are_refused_by_the_server_at_open() {
+    for (name, bytes, why) in refused() {
+        let err = FolioServer::from_bytes(&bytes).err().unwrap_or_else(|| panic!("{name}: served"));
+        assert_eq!(
+            err.to_string(),
+            format!("catalog is corrupt: {why}; rebuild it with `folio build`"),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn an_honest_rewrap_still_opens() {
+    let bytes = write(&basic());
+    let query = Query::open(rehash(&bytes, |_| {})).expect("an unchanged body opens");
+    assert_eq!(query.catalog(), &basic());
+}
+
+/// The basic catalog with `guides/install.md`'s `verify` section (lines 14-16 of a 16-line file)
+/// spanning `lines`: outlines are decoded when first read, so this passes the loader.
+fn with_verify_section(lines: (u32, u32)) -> Vec<u8> {
+    let mut catalog = basic();
+    let outline: &mut Vec<Section> = &mut catalog.docs[0].outline;
+    let verify = outline.iter_mut().find(|s| s.id == "verify").expect("the fixture's section");
+    (verify.line_start, verify.line_end) = lines;
+    write(&catalog)
+}
+
+/// What a section read of a forged outline answers.
+const SECTION_REASON: &str = "section `verify` of `resource://docs/guides/install.md` spans lines";
+
+#[test]
+fn a_forged_section_range_is_an_error_for_show() {
+    for (lines, shown) in [((12, 99), "12-99"), ((13, 12), "13-12"), ((0, 3), "0-3")] {
+        let tree = tree_with(&with_verify_section(lines));
+        let out = folio(
+            tree.path(),
+            &["show", "guides/install", "--section", "verify", "--catalog", "catalog.msgpack"],
+        );
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (
+                Some(2),
+                format!(
+                    "error: invalid `section`: {SECTION_REASON} {shown}, but the file has 16 lines: \
+                     the catalog is corrupt\n  hint: rebuild the catalog with `folio build`\n"
+                )
+                .as_str()
+            ),
+            "{lines:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_forged_section_range_is_an_error_answer_from_the_server() {
+    let server = FolioServer::from_bytes(&with_verify_section((12, 99))).expect("outlines are read lazily");
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let _ = folio::server::run_on(server, server_end).await;
+    });
+    let (read, mut write) = tokio::io::split(client_end);
+    let mut read = BufReader::new(read);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "folio-tests", "version": "0" },
+    });
+    let uri = "resource://docs/guides/install.md?section=verify";
+    let requests = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                "params": { "uri": uri, "_meta": meta } }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": { "name": "read_resource", "arguments": { "uri": uri }, "_meta": meta } }),
+        // The worker is still there: an ordinary read is answered after both.
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                "params": { "uri": "resource://docs/index.md", "_meta": meta } }),
+    ];
+    let mut answers = Vec::new();
+    for request in requests {
+        write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(5), read.read_line(&mut line))
+            .await
+            .expect("the server answers within 5 s")
+            .unwrap();
+        answers.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let message = format!(
+        "invalid `section`: {SECTION_REASON} 12-99, but the file has 16 lines: the catalog is corrupt"
+    );
+    assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
+    assert_eq!(answers[0]["error"]["message"], message.as_str());
+    assert_eq!(answers[1]["result"]["isError"], true, "{}", answers[1]);
+    let text = answers[1]["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(
+        text,
+        format!(
+            "Invalid `section`: {SECTION_REASON} 12-99, but the file has 16 lines: the catalog is \
+             corrupt. Fix `section`: rebuild the catalog with `folio build`."
+        )
+    );
+    assert!(answers[2]["result"]["contents"][0]["text"].is_string(), "{}", answers[2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random forgeries: whatever the bytes, opening and reading never panic.
+// ---------------------------------------------------------------------------------------------
+
+/// Opens `bytes` and, when they open, exercises every read path: list (every page), every entry
+/// read whole, by each section and by a line range, every detail record, search for a few
+/// terms, directory listings and completions. Errors are fine; a panic fails the property.
+fn exercise(bytes: Vec<u8>) {
+    let Ok(query) = Query::open(bytes) else { return };
+    let mut cursor = None;
+    for _ in 0..100 {
+        let Ok(page) = query.list(&ListParams { cursor: cursor.take(), ..ListParams::default() }) else {
+            break;
+        };
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let catalog = query.catalog();
+    for entry in &catalog.entries {
+        let _ = query.read(&entry.uri, &Selection::default());
+        let _ = query
+            .read(&entry.uri, &Selection { start_line: Some(2), end_line: Some(5), ..Selection::default() });
+        let _ = query.detail(&entry.uri);
+        let _ = query.resolve(&entry.path);
+    }
+    for doc in &catalog.docs {
+        let _ = query.doc_detail(&doc.path);
+        for section in &doc.outline {
+            let selection = Selection { section: Some(section.id.clone()), ..Selection::default() };
+            let _ = query.read(&folio::catalog::uri::doc(&doc.path), &selection);
+        }
+    }
+    for skill in &catalog.skills {
+        let _ = query.skill_detail(&skill.name);
+        let _ = query.directory(&folio::catalog::uri::skill_dir(&skill.path), None, None);
+        for section in &skill.outline {
+            let selection = Selection { section: Some(section.id.clone()), ..Selection::default() };
+            let _ = query.read(&folio::catalog::uri::skill_file(&skill.path, "SKILL.md"), &selection);
+        }
+    }
+    for words in ["install", "verify the version", "form fields", "inst", "zzz"] {
+        let _ = query.search(&SearchParams { query: words.to_owned(), ..SearchParams::default() });
+    }
+    let _ = query.about();
+    let _ = query.skills_index(&[]);
+    let _ = query.docs_index(&[]);
+    let context = std::collections::BTreeMap::from([("path".to_owned(), "guides/install.md".to_owned())]);
+    for argument in ["skill_id", "path", "section", "tag"] {
+        let _ = query.complete(argument, "i", &context);
+    }
+}
+
+/// One random edit of a catalog body.
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Overwrite the byte at this fraction of the body.
+    Byte(f64, u8),
+    /// Overwrite four bytes with a little-endian u32 (an index, offset or length).
+    Word(f64, u32),
+    /// Cut the body at this fraction.
+    Truncate(f64),
+    /// Append bytes.
+    Append(Vec<u8>),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        4 => (0.0..1.0f64, any::<u8>()).prop_map(|(at, b)| Mutation::Byte(at, b)),
+        3 => (0.0..1.0f64, prop_oneof![0u32..16, any::<u32>()]).prop_map(|(at, w)| Mutation::Word(at, w)),
+        1 => (0.0..1.0f64).prop_map(Mutation::Truncate),
+        1 => proptest::collection::vec(any::<u8>(), 1..8).prop_map(Mutation::Append),
+    ]
+}
+
+fn apply(body: &mut Vec<u8>, mutation: &Mutation) {
+    let at = |fraction: f64, len: usize| ((fraction * len as f64) as usize).min(len.saturating_sub(1));
+    match mutation {
+        Mutation::Byte(f, b) if !body.is_empty() => {
+            let i = at(*f, body.len());
+            body[i] = *b;
+        }
+        Mutation::Word(f, w) if body.len() >= 4 => {
+            let i = at(*f, body.len() - 3);
+            body[i..i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        Mutation::Truncate(f) => body.truncate(at(*f, body.len())),
+        Mutation::Append(bytes) => body.extend_from_slice(bytes),
+        _ => {}
+    }
+}
+
+/// The metadata lies at the end of the body, so most mutations aim there (a flip in an entry's
+/// bytes only changes what is served). The field edits go through the decoded catalog.
+fn mutate_tail(body: &mut Vec<u8>, mutations: &[Mutation], tail_only: bool) {
+    if !tail_only {
+        for m in mutations {
+            apply(body, m);
+        }
+        return;
+    }
+    let keep = body.len().saturating_sub(4096);
+    let mut tail = body.split_off(keep);
+    for m in mutations {
+        apply(&mut tail, m);
+    }
+    body.extend_from_slice(&tail);
+}
+
+/// A random field edit of the decoded catalog: an index, a line range, a count, an index word.
+/// (Entry sizes are not edited here: the writer refuses sizes that differ from the bytes; the
+/// byte mutations reach them.)
+#[derive(Debug, Clone)]
+enum FieldEdit {
+    DocEntry(usize, u32),
+    SkillDocument(u32),
+    SkillFile(usize, u32),
+    Section(usize, usize, u32, u32),
+    TotalLines(usize, u32),
+    IndexWord(f64, u32),
+}
+
+fn field_edit() -> impl Strategy<Value = FieldEdit> {
+    let small = prop_oneof![0u32..10, any::<u32>()];
+    prop_oneof![
+        (0usize..3, small.clone()).prop_map(|(d, e)| FieldEdit::DocEntry(d, e)),
+        small.clone().prop_map(FieldEdit::SkillDocument),
+        (0usize..2, small.clone()).prop_map(|(f, e)| FieldEdit::SkillFile(f, e)),
+        (0usize..3, 0usize..3, small.clone(), small.clone())
+            .prop_map(|(d, s, a, b)| FieldEdit::Section(d, s, a, b)),
+        (0usize..7, small.clone()).prop_map(|(e, n)| FieldEdit::TotalLines(e, n)),
+        (0.0..1.0f64, small).prop_map(|(at, w)| FieldEdit::IndexWord(at, w)),
+    ]
+}
+
+fn edit_fields(catalog: &mut Catalog, edit: &FieldEdit) {
+    match *edit {
+        FieldEdit::DocEntry(d, e) => catalog.docs[d].entry = e,
+        FieldEdit::SkillDocument(e) => catalog.skills[0].document = e,
+        FieldEdit::SkillFile(f, e) => catalog.skills[0].files[f % 2].entry = e,
+        FieldEdit::Section(d, s, a, b) => {
+            let n = catalog.docs.len();
+            let outline: &mut Vec<Section> = &mut catalog.docs[d % n].outline;
+            if let Some(section) = outline.get_mut(s) {
+                (section.line_start, section.line_end) = (a, b);
+            }
+        }
+        FieldEdit::TotalLines(e, n) => {
+            let n_entries = catalog.entries.len();
+            catalog.entries[e % n_entries].total_lines = n;
+        }
+        FieldEdit::IndexWord(at, w) => with_index(catalog, |data| {
+            let i = ((at * data.len() as f64) as usize).min(data.len() - 4);
+            data[i..i + 4].copy_from_slice(&w.to_le_bytes());
+        }),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_byte_forgeries_never_panic(mutations in proptest::collection::vec(mutation(), 1..4), tail_only in any::<bool>()) {
+        let honest = write(&basic());
+        exercise(rehash(&honest, |body| mutate_tail(body, &mutations, tail_only)));
+    }
+
+    #[test]
+    fn random_field_forgeries_never_panic(edits in proptest::collection::vec(field_edit(), 1..4)) {
+        let mut catalog = basic();
+        for edit in &edits {
+            edit_fields(&mut catalog, edit);
+        }
+        exercise(write(&catalog));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Not a catalog file at all: devices, FIFOs and directories are refused without reading.
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `folio` with `args` in `cwd`, failing the test (and killing it) if it has not exited
+/// within 10 s: reading `/dev/zero` or opening a FIFO never returns on its own.
+fn folio_within_10s(cwd: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(out) => {
+            let out = out.unwrap();
+            (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+        Err(_) => {
+            let _ = std::process::Command::new("kill").args(["-9", &id.to_string()]).status();
+            panic!("`folio {}` still running after 10 s", args.join(" "));
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_as_catalogs_without_waiting() {
+    let tree = Tree::new();
+    let made = std::process::Command::new("mkfifo").arg(tree.join("fifo")).status().unwrap();
+    assert!(made.success());
+    std::fs::create_dir(tree.join("dir")).unwrap();
+    let cases = [("/dev/zero", "a character device"), ("fifo", "a FIFO"), ("dir", "a directory")];
+    for (path, kind) in cases {
+        for command in [&["list"][..], &["show", "install"], &["search", "install"], &["serve"]] {
+            let args = [command, &["--catalog", path]].concat();
+            let (code, stderr) = folio_within_10s(tree.path(), &args);
+            assert_eq!(
+                (code, stderr.as_str()),
+                (
+                    Some(2),
+                    format!(
+                        "error: {path}: not a regular file ({kind}); give the path of a \
+                         `catalog.msgpack` written by `folio build`\n"
+                    )
+                    .as_str()
+                ),
+                "{args:?}"
+            );
+        }
+    }
+}
