@@ -7,8 +7,8 @@
 //! file names meanwhile. Results are merged back in path order, and the index is rebuilt by
 //! term, so the output never depends on scheduling.
 
-#[path = "compile/build.rs"]
-pub mod build;
+#[path = "compile/assemble.rs"]
+pub mod assemble;
 #[path = "compile/diagnostic.rs"]
 pub mod diagnostic;
 #[path = "compile/frontmatter.rs"]
@@ -162,7 +162,7 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
     let files = places.into_iter().map(move |(worker, i)| {
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
-    let built = build::build(files, n_docs, dicts, &walk.unserved, assemble, &mut diagnostics);
+    let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, &mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
     Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
@@ -386,7 +386,7 @@ fn process(
         (Kind::Doc, Some(text)) => {
             let p = frontmatter::parse_doc(&found.path, text, diags);
             let mut md = markdown::analyze(p.body, p.body_line);
-            let doc = build::doc_record(&found.path, p.meta, &mut md);
+            let doc = assemble::doc_record(&found.path, p.meta, &mut md);
             Parsed::Doc(Box::new(doc), md)
         }
         (Kind::SkillDocument { skill_dir }, Some(text)) => {
@@ -412,7 +412,7 @@ fn process(
     };
     let size = bytes.len() as u64;
     let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
-    let entry = build::entry_record(&found, size, blake3, sha256, is_text, total_lines);
+    let entry = assemble::entry_record(&found, size, blake3, sha256, is_text, total_lines);
     Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms })
 }
 

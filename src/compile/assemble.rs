@@ -50,21 +50,130 @@ pub fn build(
     assemble: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
+    let Gathered { settings, framed, mut entries, mut bodies, mut small, mut out_docs, pending, skills } =
+        gather(files, n_docs, diags);
+
+    let mut uris: Vec<(&str, &str)> = entries.iter().map(|e| (e.uri.as_str(), e.path.as_str())).collect();
+    uris.sort();
+    validate::unique_uris(&uris, diags);
+    drop(uris);
+    let mut ref_ids = check_skills(&skills, diags);
+
+    // Docs are stored by path: the files' order, since every doc path is its file's without
+    // the shared `docs/`.
+    debug_assert!(out_docs.is_sorted_by(|a, b| a.path <= b.path));
+    // Skills that have a SKILL.md, by directory: the ones whose links are resolved. Every skill
+    // directory is under `skills/`, so this is also the order of their paths.
+    let mut skill_list: Vec<(String, SkillParts)> =
+        skills.into_iter().filter(|(_, p)| p.document.is_some()).collect();
+
+    // Entries are sorted by URI and docs and skill records assembled (without their links) only
+    // when no error is known yet.
+    let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
+    let mut out_skills = Vec::new();
+    // Per item of `skill_list`: its position in `out_skills`.
+    let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
+    if assemble {
+        let rank = sort_by_uri(&mut entries, &mut bodies, &mut small);
+        for (doc, p) in out_docs.iter_mut().zip(&pending) {
+            doc.entry = rank[p.entry];
+        }
+        out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank, &mut ref_ids, &mut entries);
+    }
+    drop(ref_ids);
+
+    let ignore = settings.ignore_links.clone();
+    let pre = catalog::search::Pretokenized { dicts, bodies, small };
+    let (Linked { diagnostics, doc_links, skill_links, .. }, backlinks, search) =
+        std::thread::scope(|scope| {
+            // The search index reads only the assembled records, not the links: it is built on
+            // its own thread while this one resolves the links and gathers the backlinks, whose
+            // serial stretches used to leave a core idle. (When resolution finds an error the
+            // index is thrown away; only `folio build` of a broken tree pays for it.)
+            let index = if assemble {
+                let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
+                Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
+            } else {
+                drop(pre);
+                None
+            };
+            let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
+            let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
+            let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
+            let backlinks = (assemble && clean)
+                .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
+            // A panic in the index thread is a bug; re-raise it here.
+            let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            (linked, backlinks, search)
+        });
+    diags.extend(diagnostics);
+    let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
+        // With no catalog to make, all of it goes: freed beside the report (freeing it here
+        // took an eighth of `folio check`'s time on a large tree, after the last diagnostic).
+        free_in_background((entries, out_docs, out_skills, skill_list, doc_links, skill_links));
+        return Built { catalog: None, deny_warnings: settings.deny_warnings };
+    };
+
+    for (doc, links) in out_docs.iter_mut().zip(doc_links) {
+        doc.links = links.into();
+        doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
+    }
+    for (record, links) in skill_records.iter().zip(skill_links) {
+        if let Some(i) = *record {
+            let skill = &mut out_skills[i];
+            skill.links = links.into();
+            skill.backlinks = std::mem::take(&mut backlinks[skill.document as usize]).into();
+        }
+    }
+    debug_assert!(out_skills.is_sorted_by(|a, b| a.path <= b.path));
+
+    // The skills' parse results (their links and anchors) are no longer needed; freeing them
+    // here was a few milliseconds of the build's serial stretch on a large tree.
+    free_in_background(skill_list);
+    let catalog = Catalog {
+        settings: settings.settings,
+        source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
+        entries,
+        docs: out_docs,
+        skills: out_skills,
+        search,
+    };
+    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings }
+}
+
+/// Every processed file sorted into what the later phases need, in path order.
+struct Gathered {
+    settings: settings::Parsed,
+    /// What the source fingerprint hashes, gathered here and hashed once at the end (the same
+    /// bytes as four small hasher updates per file, without a call into the hasher for each).
+    framed: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Tokenized bodies and small fields, by position in `entries` (path order until entries are
+    /// sorted by URI).
+    bodies: Vec<Option<catalog::search::BodyTerms>>,
+    small: Vec<Option<catalog::search::SmallTerms>>,
+    /// Docs by path, and what link resolution needs of each.
+    out_docs: Vec<Doc>,
+    pending: Vec<Pending>,
+    skills: BTreeMap<String, SkillParts>,
+}
+
+/// Takes the processed files apart: each file's entry (with its bytes moved in), its doc record
+/// or its share of a skill, its search terms and its frame of the source fingerprint.
+fn gather(
+    files: impl ExactSizeIterator<Item = Processed>,
+    n_docs: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Gathered {
     let mut parsed_settings = settings::Parsed::default();
-    // What the source fingerprint hashes, gathered here and hashed once at the end (the same
-    // bytes as four small hasher updates per file, without a call into the hasher for each).
     let mut framed: Vec<u8> = Vec::with_capacity(files.len() * 96);
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
-    // Tokenized bodies and small fields, by position in `entries` (path order until entries are
-    // sorted by URI).
     let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
     let mut small: Vec<Option<catalog::search::SmallTerms>> = Vec::with_capacity(files.len());
-    // Docs by path, and what link resolution needs of each. Sized up front: a doc is large, and
-    // growing by doubling copied them all several times.
+    // Sized up front: a doc is large, and growing by doubling copied them all several times.
     let mut out_docs: Vec<Doc> = Vec::with_capacity(n_docs);
     let mut pending: Vec<Pending> = Vec::with_capacity(n_docs);
     let mut skills: BTreeMap<String, SkillParts> = BTreeMap::new();
-
     for file in files {
         // The fingerprint covers every input, folio.toml included, in path order. Each file is
         // framed by its path, length and blake3 (computed in parallel), which identifies its bytes
@@ -119,16 +228,18 @@ pub fn build(
         }
         entries.push(entry);
     }
+    Gathered { settings: parsed_settings, framed, entries, bodies, small, out_docs, pending, skills }
+}
 
-    let mut uris: Vec<(&str, &str)> = entries.iter().map(|e| (e.uri.as_str(), e.path.as_str())).collect();
-    uris.sort();
-    validate::unique_uris(&uris, diags);
-    drop(uris);
-
-    // Per-skill rules and reference ids.
+/// Runs the per-skill rules (limits, reference manifests) and the unique-name rule, and returns
+/// each skill's reference ids by directory.
+fn check_skills(
+    skills: &BTreeMap<String, SkillParts>,
+    diags: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, validate::RefIds> {
     let mut names = Vec::new();
     let mut ref_ids: BTreeMap<String, validate::RefIds> = BTreeMap::new();
-    for (dir, parts) in &skills {
+    for (dir, parts) in skills {
         let Some((document, _)) = &parts.document else { continue };
         let mut files: Vec<(&str, u64)> =
             parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
@@ -151,127 +262,72 @@ pub fn build(
         }
     }
     validate::skill_names(&names, diags);
+    ref_ids
+}
 
-    // Docs are stored by path: the files' order, since every doc path is its file's without
-    // the shared `docs/`.
-    debug_assert!(out_docs.is_sorted_by(|a, b| a.path <= b.path));
-    // Skills that have a SKILL.md, by directory: the ones whose links are resolved. Every skill
-    // directory is under `skills/`, so this is also the order of their paths.
-    let mut skill_list: Vec<(String, SkillParts)> =
-        skills.into_iter().filter(|(_, p)| p.document.is_some()).collect();
+/// Sorts the entries (and their search terms) by URI, and returns each old position's new one.
+/// URIs are unique here: duplicates are errors, and nothing is assembled after an error.
+fn sort_by_uri(
+    entries: &mut Vec<Entry>,
+    bodies: &mut Vec<Option<catalog::search::BodyTerms>>,
+    small: &mut Vec<Option<catalog::search::SmallTerms>>,
+) -> Vec<u32> {
+    // `order[new] = old`, `rank[old] = new`.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_unstable_by(|&a, &b| entries[a].uri.cmp(&entries[b].uri));
+    let mut rank = vec![0u32; entries.len()];
+    for (new, &old) in order.iter().enumerate() {
+        rank[old] = u32::try_from(new).expect("fewer than 2^32 entries");
+    }
+    *entries = permute(std::mem::take(entries), &order);
+    *bodies = permute(std::mem::take(bodies), &order);
+    *small = permute(std::mem::take(small), &order);
+    rank
+}
 
-    // Entries are sorted by URI and docs and skill records assembled (without their links) only
-    // when no error is known yet.
-    let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
+/// The skill records, without their links, for every skill whose frontmatter parsed; sets each
+/// one's position in `records` and applies declared MIME types to the entries.
+fn skill_records_of(
+    skill_list: &mut [(String, SkillParts)],
+    records: &mut [Option<usize>],
+    rank: &[u32],
+    ref_ids: &mut BTreeMap<String, validate::RefIds>,
+    entries: &mut [Entry],
+) -> Vec<Skill> {
     let mut out_skills = Vec::new();
-    // Per item of `skill_list`: its position in `out_skills`.
-    let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
-    if assemble {
-        // `order[new] = old`, `rank[old] = new`. URIs are unique here (duplicates are errors).
-        let mut order: Vec<usize> = (0..entries.len()).collect();
-        order.sort_unstable_by(|&a, &b| entries[a].uri.cmp(&entries[b].uri));
-        let mut rank = vec![0u32; entries.len()];
-        for (new, &old) in order.iter().enumerate() {
-            rank[old] = u32::try_from(new).expect("fewer than 2^32 entries");
-        }
-        entries = permute(entries, &order);
-        bodies = permute(bodies, &order);
-        small = permute(small, &order);
-        for (doc, p) in out_docs.iter_mut().zip(&pending) {
-            doc.entry = rank[p.entry];
-        }
-        let mut mimes: BTreeMap<u32, String> = BTreeMap::new();
-        for ((dir, parts), record) in skill_list.iter_mut().zip(&mut skill_records) {
-            let Some(meta) = parts.meta.take() else { continue };
-            let document = parts.document.as_ref().map_or(0, |(_, at)| rank[*at]);
-            let declared = ref_ids.remove(dir.as_str()).unwrap_or_default();
-            let decls = meta.references.as_ref().map(|(d, ..)| d.as_slice()).unwrap_or_default();
-            let mut skill_files = Vec::with_capacity(parts.files.len());
-            for (rel, _, at) in std::mem::take(&mut parts.files) {
-                let entry = rank[at];
-                let decl = declared.declared.get(&rel).map(|&i| &decls[i]);
-                if let Some(mime) = decl.and_then(|d| d.mime_type.clone()) {
-                    mimes.insert(entry, mime);
-                }
-                skill_files.push(SkillFile {
-                    ref_id: decl.map_or_else(|| rel.clone(), |d| d.id.value.clone()),
-                    rel_path: rel,
-                    entry,
-                    title: decl.and_then(|d| d.title.clone()),
-                    description: decl.and_then(|d| d.description.clone()),
-                });
+    let mut mimes: BTreeMap<u32, String> = BTreeMap::new();
+    for ((dir, parts), record) in skill_list.iter_mut().zip(records.iter_mut()) {
+        let Some(meta) = parts.meta.take() else { continue };
+        let document = parts.document.as_ref().map_or(0, |(_, at)| rank[*at]);
+        let declared = ref_ids.remove(dir.as_str()).unwrap_or_default();
+        let decls = meta.references.as_ref().map(|(d, ..)| d.as_slice()).unwrap_or_default();
+        let mut skill_files = Vec::with_capacity(parts.files.len());
+        for (rel, _, at) in std::mem::take(&mut parts.files) {
+            let entry = rank[at];
+            let decl = declared.declared.get(&rel).map(|&i| &decls[i]);
+            if let Some(mime) = decl.and_then(|d| d.mime_type.clone()) {
+                mimes.insert(entry, mime);
             }
-            skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
-            // The title and sections move into the record; link resolution reads the section
-            // anchors from its outline.
-            let title = parts.markdown.title.take();
-            let sections = std::mem::take(&mut parts.markdown.sections);
-            *record = Some(out_skills.len());
-            out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
+            skill_files.push(SkillFile {
+                ref_id: decl.map_or_else(|| rel.clone(), |d| d.id.value.clone()),
+                rel_path: rel,
+                entry,
+                title: decl.and_then(|d| d.title.clone()),
+                description: decl.and_then(|d| d.description.clone()),
+            });
         }
-        for (entry, mime) in mimes {
-            entries[entry as usize].mime = mime;
-        }
+        skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+        // The title and sections move into the record; link resolution reads the section
+        // anchors from its outline.
+        let title = parts.markdown.title.take();
+        let sections = std::mem::take(&mut parts.markdown.sections);
+        *record = Some(out_skills.len());
+        out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
     }
-    drop(ref_ids);
-
-    let ignore = parsed_settings.ignore_links.clone();
-    let pre = catalog::search::Pretokenized { dicts, bodies, small };
-    let (Linked { diagnostics, doc_links, skill_links, .. }, backlinks, search) =
-        std::thread::scope(|scope| {
-            // The search index reads only the assembled records, not the links: it is built on
-            // its own thread while this one resolves the links and gathers the backlinks, whose
-            // serial stretches used to leave a core idle. (When resolution finds an error the
-            // index is thrown away; only `folio build` of a broken tree pays for it.)
-            let index = if assemble {
-                let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
-                Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
-            } else {
-                drop(pre);
-                None
-            };
-            let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-            let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
-            let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
-            let backlinks = (assemble && clean)
-                .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
-            // A panic in the index thread is a bug; re-raise it here.
-            let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            (linked, backlinks, search)
-        });
-    diags.extend(diagnostics);
-    let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
-        // With no catalog to make, all of it goes: freed beside the report (freeing it here
-        // took an eighth of `folio check`'s time on a large tree, after the last diagnostic).
-        free_in_background((entries, out_docs, out_skills, skill_list, doc_links, skill_links));
-        return Built { catalog: None, deny_warnings: parsed_settings.deny_warnings };
-    };
-
-    for (doc, links) in out_docs.iter_mut().zip(doc_links) {
-        doc.links = links.into();
-        doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
+    for (entry, mime) in mimes {
+        entries[entry as usize].mime = mime;
     }
-    for (record, links) in skill_records.iter().zip(skill_links) {
-        if let Some(i) = *record {
-            let skill = &mut out_skills[i];
-            skill.links = links.into();
-            skill.backlinks = std::mem::take(&mut backlinks[skill.document as usize]).into();
-        }
-    }
-    debug_assert!(out_skills.is_sorted_by(|a, b| a.path <= b.path));
-
-    // The skills' parse results (their links and anchors) are no longer needed; freeing them
-    // here was a few milliseconds of the build's serial stretch on a large tree.
-    free_in_background(skill_list);
-    let catalog = Catalog {
-        settings: parsed_settings.settings,
-        source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
-        entries,
-        docs: out_docs,
-        skills: out_skills,
-        search,
-    };
-    Built { catalog: Some(catalog), deny_warnings: parsed_settings.deny_warnings }
+    out_skills
 }
 
 /// A file's catalog entry but for its bytes (the caller moves them in), made on the parallel
