@@ -4,6 +4,7 @@
 mod bench_corpus;
 mod cli_browse;
 mod compile;
+mod hardening_content;
 mod links;
 mod mcp;
 mod mcp_http;
