@@ -209,3 +209,95 @@ fn links_between_sibling_directories_end_as_loops() {
     let got: Vec<String> = codes(&tree).into_iter().filter(|c| !c.starts_with("orphan-doc")).collect();
     assert_eq!(got, ["symlink-loop docs/a/l/l2:1:1", "symlink-loop docs/b/l2/l:1:1"]);
 }
+
+#[test]
+fn many_diagnostics_on_one_long_line_are_clipped_and_capped() {
+    // 60 broken links on one 720-character line: each diagnostic shows a 100-character window
+    // around its link, the first 50 are shown and one line counts the other 10.
+    let line: String = (0..60).map(|i| format!("[a](n{i:02}.md) ")).collect();
+    let tree = Tree::new();
+    tree.file("content/docs/index.md", format!("# Index\n\n{line}\n"));
+    let out = folio_bounded(tree.path(), &["check", "content"]);
+    let mut expected = String::new();
+    for i in 0..50 {
+        let column: usize = 1 + 12 * i + 4;
+        let start = (column - 1).saturating_sub(50);
+        let (left, pad) = if start > 0 { ("...", "   ") } else { ("", "") };
+        let window = &line[start..start + 100];
+        expected.push_str(&format!(
+            "content/docs/index.md:3:{column}: error[broken-link]: link `n{i:02}.md` matches no file: no \
+             `docs/n{i:02}.md`\n  |\n3 | {left}{window}...\n  | {pad}{}^\n\n",
+            " ".repeat(column - 1 - start)
+        ));
+    }
+    expected.push_str(
+        "... and 10 more `broken-link` diagnostics in content/docs/index.md (at most 50 per code and file are \
+         shown)\n\n60 errors, 0 warnings\n",
+    );
+    assert_eq!(out.stdout, expected);
+}
+
+#[test]
+fn a_hundred_thousand_broken_links_on_one_line_give_a_bounded_report() {
+    // Unclipped and uncapped, the report was the 600 kB line 100,000 times; locating each
+    // link counted the line from its start (minutes). The JSON and GitHub formats are capped
+    // the same way (unit tests of `diagnostic::render`).
+    let line = "[](x) ".repeat(100_000);
+    let tree = Tree::new();
+    tree.file("content/docs/index.md", format!("# Index\n\n{line}\n"));
+    let out = folio_bounded(tree.path(), &["check", "content"]);
+    assert_eq!(out.code, Some(1));
+    assert!(out.stdout.len() < 64 * 1024, "{} bytes", out.stdout.len());
+    assert!(
+        out.stdout.ends_with(
+            "\n... and 99950 more `broken-link` diagnostics in content/docs/index.md (at most 50 per code and \
+             file are shown)\n\n100000 errors, 0 warnings\n"
+        ),
+        "{}",
+        &out.stdout[out.stdout.len().saturating_sub(300)..]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn escape_sequences_in_names_and_titles_are_shown_escaped() {
+    // ESC [ 3 1 m would turn the terminal red; in a file name and in a title.
+    let tree = Tree::new();
+    tree.file("content/docs/e\u{1b}[31mred.md", "# E\n");
+    let expected = "\
+content/docs/e\\u{1b}[31mred.md:1:1: error[non-portable-name]: `e\\u{1b}[31mred.md` contains `\\u{1b}`, which Windows does not allow in file names
+  |
+1 | # E
+  | ^
+  = help: rename it so it can be checked out on Windows, macOS and Linux
+
+";
+    let check = folio_bounded(tree.path(), &["check", "content"]);
+    assert_eq!(
+        check.stdout,
+        format!(
+            "{expected}content/docs/e\\u{{1b}}[31mred.md:1:1: warning[orphan-doc]: no other doc or skill links to \
+             `docs/e\\u{{1b}}[31mred.md`\n  |\n1 | # E\n  | ^\n  = help: link to it from a related doc or an index \
+             page, or remove it\n\n1 error, 1 warning\n"
+        )
+    );
+    let github = folio_bounded(tree.path(), &["check", "content", "--format", "github"]);
+    let list = folio_bounded(tree.path(), &["list", "--content", "content"]);
+    assert_eq!(
+        list.stderr,
+        format!(
+            "{expected}1 error, 0 warnings\nerror: `content` has errors; fix them or browse a built catalog\n"
+        )
+    );
+    for out in [&check, &github, &list] {
+        assert!(!format!("{}{}", out.stdout, out.stderr).contains('\u{1b}'), "raw ESC in {out:?}");
+    }
+
+    let tree = Tree::new();
+    tree.file("content/docs/index.md", "---\ntitle: \"red \\e[31m title\"\n---\n# Index\n");
+    let list = folio_bounded(tree.path(), &["list", "--content", "content"]);
+    assert_eq!(list.code, Some(0), "{}", list.stderr);
+    assert!(list.stdout.contains("red \\u{1b}[31m title"), "{}", list.stdout);
+    let show = folio_bounded(tree.path(), &["show", "index", "--content", "content"]);
+    assert!(show.stdout.contains("    title: red \\u{1b}[31m title\n"), "{}", show.stdout);
+}
