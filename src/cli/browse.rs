@@ -368,7 +368,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
         let snippet_width = style.width.saturating_sub(4);
         let mut line = String::new();
         let mut lines = 0;
-        for word in hit.snippet.split(' ') {
+        for word in printable(&hit.snippet).split(' ') {
             if text_width(&line) + text_width(word) + 1 > snippet_width && !line.is_empty() {
                 let _ = writeln!(out, "    {}", style.marks(&line));
                 line.clear();

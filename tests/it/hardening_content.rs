@@ -294,10 +294,19 @@ content/docs/e\\u{1b}[31mred.md:1:1: error[non-portable-name]: `e\\u{1b}[31mred.
     }
 
     let tree = Tree::new();
-    tree.file("content/docs/index.md", "---\ntitle: \"red \\e[31m title\"\n---\n# Index\n");
+    tree.file(
+        "content/docs/index.md",
+        "---\ntitle: \"red \\e[31m title\"\n---\n# Index\n\nA \u{1b}[31mbody\n",
+    );
     let list = folio_bounded(tree.path(), &["list", "--content", "content"]);
     assert_eq!(list.code, Some(0), "{}", list.stderr);
     assert!(list.stdout.contains("red \\u{1b}[31m title"), "{}", list.stdout);
     let show = folio_bounded(tree.path(), &["show", "index", "--content", "content"]);
     assert!(show.stdout.contains("    title: red \\u{1b}[31m title\n"), "{}", show.stdout);
+    let search = folio_bounded(tree.path(), &["search", "index", "--content", "content"]);
+    assert!(search.stdout.contains("\\u{1b}[31m"), "{}", search.stdout);
+    for out in [&list, &show, &search] {
+        let shown = out.stdout.replace("A \u{1b}[31mbody", "");
+        assert!(!shown.contains('\u{1b}'), "raw ESC in {out:?}");
+    }
 }
