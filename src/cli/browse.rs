@@ -12,6 +12,7 @@ use anyhow::{Context as _, anyhow};
 
 use super::{Format, KindArg, ListArgs, SearchArgs, ShowArgs, SourceArgs};
 use crate::compile::Severity;
+use crate::compile::diagnostic::render::printable;
 use crate::query::{
     Detail, Kind, ListParams, Query, QueryError, ReadContent, ReadResult, Record, SearchParams, Selection,
 };
@@ -112,8 +113,11 @@ fn text_width(text: &str) -> usize {
 }
 
 /// Cuts `text` to at most `width` columns, ending with `…` when cut, and pads it to `width`.
+/// Control characters are shown escaped (`\u{1b}`).
 fn fit(text: &str, width: usize) -> String {
-    let text: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    // Control characters (an ESC in a title from a catalog built elsewhere) are escaped the way
+    // diagnostics escape them, never sent to the terminal.
+    let text = printable(text);
     let mut out = String::new();
     let mut used = 0;
     if text_width(&text) <= width {
@@ -243,7 +247,7 @@ fn show_inner(query: &Query, args: &ShowArgs) -> Result<String, QueryError> {
     let mut out = String::new();
     let rule = "─".repeat(style.width.min(100));
     let mut field = |name: &str, value: &str| {
-        let _ = writeln!(out, "{} {value}", style.paint("1", &format!("{name:>9}:")));
+        let _ = writeln!(out, "{} {}", style.paint("1", &format!("{name:>9}:")), printable(value));
     };
     field("uri", &read.uri);
     if let Some(canonical) = read.canonical_uri.as_deref().filter(|c| *c != read.uri) {
@@ -364,7 +368,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
         let snippet_width = style.width.saturating_sub(4);
         let mut line = String::new();
         let mut lines = 0;
-        for word in hit.snippet.split(' ') {
+        for word in printable(&hit.snippet).split(' ') {
             if text_width(&line) + text_width(word) + 1 > snippet_width && !line.is_empty() {
                 let _ = writeln!(out, "    {}", style.marks(&line));
                 line.clear();

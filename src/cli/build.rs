@@ -127,14 +127,17 @@ pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path,
     let prefix = display_prefix(content);
     match format {
         Format::Human => {
+            // Source lines are shown only from files the compile itself would read: never
+            // through a link out of the root, from a device or FIFO, or from a huge file.
+            let root = content.canonicalize().ok();
             let source = |path: &str| -> Option<String> {
-                let bytes = std::fs::read(content.join(path)).ok()?;
+                let bytes = compile::source::read_inside(root.as_deref()?, path)?;
                 Some(String::from_utf8_lossy(&bytes).into_owned())
             };
-            diagnostic::render_human(diagnostics, &prefix, &source, color)
+            diagnostic::render::render_human(diagnostics, &prefix, &source, color)
         }
-        Format::Json => diagnostic::render_json(diagnostics, &prefix),
-        Format::Github => diagnostic::render_github(diagnostics, &prefix),
+        Format::Json => diagnostic::render::render_json(diagnostics, &prefix),
+        Format::Github => diagnostic::render::render_github(diagnostics, &prefix),
     }
 }
 

@@ -868,11 +868,20 @@ struct LineIndex<'a> {
     first_line: u32,
     /// The start of the line last located and its index (0-based, in the body).
     cursor: Cell<(usize, usize)>,
+    /// The offset last located and its column: a later offset on the same line counts only
+    /// the characters in between (a line of 100,000 links was counted from its start for
+    /// each, quadratic in the line's length).
+    column: Cell<(usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(body: &'a str, first_line: u32) -> Self {
-        LineIndex { body, first_line: first_line.max(1), cursor: Cell::new((0, 0)) }
+        LineIndex {
+            body,
+            first_line: first_line.max(1),
+            cursor: Cell::new((0, 0)),
+            column: Cell::new((0, 0)),
+        }
     }
 
     /// 1-based line and character column of a byte offset.
@@ -880,12 +889,15 @@ impl<'a> LineIndex<'a> {
         let offset = offset.min(self.body.len());
         let bytes = self.body.as_bytes();
         let (mut line_start, mut idx) = self.cursor.get();
+        let (last, last_column) = self.column.get();
         if offset >= line_start {
-            let newlines = count_newlines(&bytes[line_start..offset]);
+            // From the offset last located, which is on the cursor's line, when it is not past
+            // this one: the bytes before it hold no newline.
+            let from = if last >= line_start && last <= offset { last } else { line_start };
+            let newlines = count_newlines(&bytes[from..offset]);
             if newlines > 0 {
                 idx += newlines;
-                line_start =
-                    memchr::memrchr(b'\n', &bytes[line_start..offset]).map_or(0, |i| line_start + i + 1);
+                line_start = memchr::memrchr(b'\n', &bytes[from..offset]).map_or(0, |i| from + i + 1);
             }
         } else {
             // Back over the newlines between the offset and the cursor's line (the one ending the
@@ -894,10 +906,19 @@ impl<'a> LineIndex<'a> {
             line_start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
         }
         self.cursor.set((line_start, idx));
-        let prefix = self.body.get(line_start..offset).unwrap_or("");
-        // A byte-order mark is not a column an editor shows.
-        let prefix = if idx == 0 { prefix.strip_prefix('\u{feff}').unwrap_or(prefix) } else { prefix };
-        let column = prefix.chars().count() + 1;
+        let between = if last > line_start && last <= offset { self.body.get(last..offset) } else { None };
+        let column = match between {
+            // Past the line's start, so a byte-order mark (which is not a column an editor
+            // shows) is behind it already.
+            Some(between) => last_column + between.chars().count(),
+            None => {
+                let prefix = self.body.get(line_start..offset).unwrap_or("");
+                let prefix =
+                    if idx == 0 { prefix.strip_prefix('\u{feff}').unwrap_or(prefix) } else { prefix };
+                prefix.chars().count() + 1
+            }
+        };
+        self.column.set((offset, column));
         (self.first_line.saturating_add(to_u32(idx)), to_u32(column))
     }
 

@@ -1,10 +1,16 @@
 //! The content walk: finds `folio.toml`, the docs and the skill files of a content root, and
 //! reads their exact bytes. This is the only module of the compiler that touches the file system.
 //!
-//! The walk is sorted by file name (so output never depends on directory order), skips hidden
-//! files and directories, follows symlinks only while they stay inside the root (`path-escape`
-//! otherwise), survives symlink loops (`symlink-loop`) and reports unreadable (`unreadable-file`)
-//! and oversize (`file-too-large`) files without losing the rest of the tree.
+//! The walk is sorted by file name (so output never depends on directory order) and skips hidden
+//! files and directories. It never follows a symlink blindly: each link is resolved to its
+//! canonical path first, and one that leaves the root is refused (`path-escape`) without being
+//! opened, listed or read; a link to a directory inside the root is walked as that directory
+//! (`symlink-loop` when it contains the link). Only regular files are read: a FIFO, socket or
+//! device is reported (`not-a-regular-file`) and never opened. A file is opened by its resolved,
+//! link-free path, its size is checked on its metadata before it is opened (`file-too-large`),
+//! the opened file must be the one checked, and the read itself stops one byte past the limit.
+//! Unreadable files are reported (`unreadable-file`) without losing the rest of the tree.
+//! Nothing found is skipped silently.
 
 use std::collections::BTreeSet;
 use std::io::Read as _;
@@ -41,9 +47,9 @@ pub enum Kind {
 /// A file the compiler will read.
 #[derive(Debug, Clone)]
 pub struct Found {
-    /// Path relative to the content root, `/`-separated.
+    /// Path relative to the content root, `/`-separated (a symlink's own path, not its target's).
     pub path: String,
-    /// Where to read it.
+    /// Where to read it: its resolved path inside the root, with no symlink in it.
     pub abs: PathBuf,
     /// What it is.
     pub kind: Kind,
@@ -87,24 +93,31 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
         }
     };
     let mut files: Vec<(String, PathBuf)> = Vec::new();
-    let settings = root.join("folio.toml");
+    let settings = canonical_root.join("folio.toml");
     if let Ok(meta) = std::fs::symlink_metadata(&settings) {
-        if meta.file_type().is_symlink() && !inside(&settings, &canonical_root) {
-            out.diagnostics.push(escape("folio.toml"));
-        } else if let Ok(meta) = std::fs::metadata(&settings)
-            && meta.is_file()
-        {
-            files.push(("folio.toml".to_owned(), settings));
+        let target = if meta.file_type().is_symlink() {
+            resolve_link(&settings, "folio.toml", &canonical_root)
+        } else if meta.is_file() {
+            Target::File(settings)
+        } else {
+            Target::Refused(not_regular("folio.toml", meta.file_type()))
+        };
+        match target {
+            Target::File(abs) => files.push(("folio.toml".to_owned(), abs)),
+            Target::Dir(_) => out.diagnostics.push(not_regular_dir("folio.toml")),
+            Target::Refused(d) => out.diagnostics.push(d),
         }
     }
-    walk_dir(root, &canonical_root, "docs", &mut out.diagnostics, |path, abs| {
+    let mut walker =
+        Walker { canonical_root: &canonical_root, diags: &mut out.diagnostics, links: Vec::new() };
+    walker.top("docs", &mut |path, abs| {
         if super::is_markdown(&path) {
             doc(Found { path, abs, kind: Kind::Doc });
         } else {
             out.unserved.push(path);
         }
     });
-    walk_dir(root, &canonical_root, "skills", &mut out.diagnostics, |path, abs| files.push((path, abs)));
+    walker.top("skills", &mut |path, abs| files.push((path, abs)));
     // Pushed in walk order already; sorting states the order the compiler relies on.
     files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     out.unserved.sort();
@@ -117,8 +130,85 @@ fn escape(path: &str) -> Diagnostic {
         .with_help("copy the file into the content tree, or point the link at a file inside it")
 }
 
-fn inside(path: &Path, canonical_root: &Path) -> bool {
-    path.canonicalize().is_ok_and(|p| p.starts_with(canonical_root))
+/// What a file type is called in a message.
+fn type_name(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+    }
+    if file_type.is_dir() { "a directory" } else { "not a regular file" }
+}
+
+fn not_regular(path: &str, file_type: std::fs::FileType) -> Diagnostic {
+    let what = type_name(file_type);
+    let message = if what == "not a regular file" {
+        format!("`{path}` is not a regular file; not read")
+    } else {
+        format!("`{path}` is {what}, not a regular file; not read")
+    };
+    Diagnostic::error("not-a-regular-file", path, 1, 1, message)
+        .with_help("remove it from the content tree: Folio reads only regular files")
+}
+
+fn not_regular_dir(path: &str) -> Diagnostic {
+    Diagnostic::error(
+        "not-a-regular-file",
+        path,
+        1,
+        1,
+        format!("`{path}` is a directory, not a regular file"),
+    )
+    .with_help("remove it from the content tree: Folio reads only regular files")
+}
+
+/// Where a symlink leads, decided on its canonical path before anything is opened.
+enum Target {
+    /// A regular file inside the root, by its canonical path.
+    File(PathBuf),
+    /// A directory inside the root, by its canonical path.
+    Dir(PathBuf),
+    /// Outside the root, dangling, or not a file or directory.
+    Refused(Diagnostic),
+}
+
+/// Resolves the symlink `link` (content-relative `path`). Only its canonical path is looked at
+/// (`lstat`, never `open`), and only once that path is known to be inside the root.
+fn resolve_link(link: &Path, path: &str, canonical_root: &Path) -> Target {
+    let resolved = match link.canonicalize() {
+        Ok(resolved) => resolved,
+        Err(e) => {
+            let message = format!("cannot follow `{path}` (a dangling symlink?): {e}");
+            return Target::Refused(Diagnostic::error("unreadable-file", path, 1, 1, message));
+        }
+    };
+    if !resolved.starts_with(canonical_root) {
+        return Target::Refused(escape(path));
+    }
+    // The canonical path has no symlink in it, so this describes the target itself.
+    match std::fs::symlink_metadata(&resolved) {
+        Ok(meta) if meta.is_file() => Target::File(resolved),
+        Ok(meta) if meta.is_dir() => Target::Dir(resolved),
+        Ok(meta) => Target::Refused(not_regular(path, meta.file_type())),
+        Err(e) => Target::Refused(Diagnostic::error(
+            "unreadable-file",
+            path,
+            1,
+            1,
+            format!("cannot read `{path}`: {e}"),
+        )),
+    }
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -154,82 +244,120 @@ fn relative(root: &Path, abs: &Path) -> (String, bool) {
     (parts.join("/"), utf8)
 }
 
-/// Walks `root/top`, calling `file(content-relative path, absolute path)` for each file.
-fn walk_dir(
-    root: &Path,
-    canonical_root: &Path,
-    top: &str,
-    diags: &mut Vec<Diagnostic>,
-    mut file: impl FnMut(String, PathBuf),
-) {
-    let start = root.join(top);
-    if std::fs::symlink_metadata(&start).is_err() {
-        return;
+/// Walks `docs/` and `skills/` without following any symlink on its own: each link is resolved
+/// by [`resolve_link`] and a directory inside the root is walked from its canonical path, so
+/// every path the walk lists or opens is link-free and inside the root.
+struct Walker<'a> {
+    canonical_root: &'a Path,
+    diags: &'a mut Vec<Diagnostic>,
+    /// Per directory link being walked: the canonical directory its walk started from and the
+    /// canonical directory holding the link. The directories on the way from the first to the
+    /// second are the link's ancestors; a link to one of them is a loop.
+    links: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Walker<'_> {
+    /// Walks `root/top`, calling `file(content-relative path, path to read)` for each file.
+    fn top(&mut self, top: &str, file: &mut dyn FnMut(String, PathBuf)) {
+        let start = self.canonical_root.join(top);
+        let Ok(meta) = std::fs::symlink_metadata(&start) else { return };
+        if meta.file_type().is_symlink() {
+            match resolve_link(&start, top, self.canonical_root) {
+                Target::Dir(dir) => self.dir(top, &dir, file),
+                // A `docs` or `skills` that is not a directory holds no content.
+                Target::File(_) => {}
+                Target::Refused(d) => self.diags.push(d),
+            }
+        } else if meta.is_dir() {
+            self.dir(top, &start, file);
+        }
     }
-    let mut it = WalkDir::new(&start)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
-    while let Some(next) = it.next() {
-        let entry = match next {
-            Ok(entry) => entry,
-            Err(err) => {
-                let (path, _) = relative(root, err.path().unwrap_or(&start));
-                let escapes = err.path().is_some_and(|p| {
-                    p.is_symlink() && p.canonicalize().is_ok_and(|c| !c.starts_with(canonical_root))
-                });
-                if escapes {
-                    // A link to an ancestor of the root is a loop too, but the escape is the problem.
-                    diags.push(escape(&path));
-                } else if err.loop_ancestor().is_some() {
-                    diags.push(
-                        Diagnostic::warning(
-                            "symlink-loop",
-                            &path,
-                            1,
-                            1,
-                            format!("symlink `{path}` points at a directory that contains it; skipped"),
-                        )
-                        .with_help("remove the link or point it at a sibling directory"),
-                    );
-                } else {
+
+    /// Walks the link-free directory `dir`, whose content-relative path is `path`.
+    fn dir(&mut self, path: &str, dir: &Path, file: &mut dyn FnMut(String, PathBuf)) {
+        let it = WalkDir::new(dir)
+            .follow_links(false)
+            .follow_root_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+        for next in it {
+            let entry = match next {
+                Ok(entry) if entry.depth() == 0 => continue,
+                Ok(entry) => entry,
+                Err(err) => {
+                    let at = err.path().map_or_else(|| path.to_owned(), |p| self.path_of(path, dir, p).0);
                     let why = err.io_error().map_or_else(|| err.to_string(), ToString::to_string);
-                    let target_exists = err.path().is_some_and(|p| p.exists());
-                    let message = if target_exists {
-                        format!("cannot read `{path}`: {why}")
-                    } else {
-                        format!("cannot follow `{path}` (a dangling symlink?): {why}")
-                    };
-                    diags.push(Diagnostic::error("unreadable-file", &path, 1, 1, message));
+                    self.diags.push(Diagnostic::error(
+                        "unreadable-file",
+                        &at,
+                        1,
+                        1,
+                        format!("cannot read `{at}`: {why}"),
+                    ));
+                    continue;
                 }
-                continue;
+            };
+            let (rel, utf8) = self.path_of(path, dir, entry.path());
+            if !utf8 {
+                self.diags.push(
+                    Diagnostic::error(
+                        "non-portable-name",
+                        &rel,
+                        1,
+                        1,
+                        format!("`{rel}` is not valid UTF-8 (shown with U+FFFD replacement characters)"),
+                    )
+                    .with_help("rename it using UTF-8 characters"),
+                );
             }
-        };
-        let (path, utf8) = relative(root, entry.path());
-        if entry.path_is_symlink() && !inside(entry.path(), canonical_root) {
-            diags.push(escape(&path));
-            if entry.file_type().is_dir() {
-                it.skip_current_dir();
+            let file_type = entry.file_type();
+            // Sizes are checked when the file is read (on all cores), not with a second stat here.
+            if file_type.is_file() {
+                file(rel, entry.into_path());
+            } else if file_type.is_dir() {
+                // Walked by `it`.
+            } else if file_type.is_symlink() {
+                match resolve_link(entry.path(), &rel, self.canonical_root) {
+                    Target::File(abs) => file(rel, abs),
+                    Target::Dir(target) => {
+                        let holder = entry.path().parent().unwrap_or(dir).to_path_buf();
+                        let walked = self.links.iter().map(|(s, h)| (s.as_path(), h.as_path()));
+                        let on_the_way = |(start, holder): (&Path, &Path)| {
+                            holder.starts_with(&target) && target.starts_with(start)
+                        };
+                        if walked.chain([(dir, holder.as_path())]).any(on_the_way) {
+                            self.diags.push(
+                                Diagnostic::warning(
+                                    "symlink-loop",
+                                    &rel,
+                                    1,
+                                    1,
+                                    format!(
+                                        "symlink `{rel}` points at a directory that contains it; skipped"
+                                    ),
+                                )
+                                .with_help("remove the link or point it at a sibling directory"),
+                            );
+                        } else {
+                            self.links.push((dir.to_path_buf(), holder));
+                            self.dir(&rel, &target, file);
+                            self.links.pop();
+                        }
+                    }
+                    Target::Refused(d) => self.diags.push(d),
+                }
+            } else {
+                self.diags.push(not_regular(&rel, file_type));
             }
-            continue;
         }
-        if !utf8 {
-            diags.push(
-                Diagnostic::error(
-                    "non-portable-name",
-                    &path,
-                    1,
-                    1,
-                    format!("`{path}` is not valid UTF-8 (shown with U+FFFD replacement characters)"),
-                )
-                .with_help("rename it using UTF-8 characters"),
-            );
-        }
-        // Sizes are checked when the file is read (on all cores), not with a second stat here.
-        if entry.file_type().is_file() {
-            file(path, entry.into_path());
-        }
+    }
+
+    /// The content-relative path of `abs`, found under the directory `dir` whose
+    /// content-relative path is `path`, and whether it is all UTF-8.
+    fn path_of(&self, path: &str, dir: &Path, abs: &Path) -> (String, bool) {
+        let (rest, utf8) = relative(dir, abs);
+        if rest.is_empty() { (path.to_owned(), utf8) } else { (format!("{path}/{rest}"), utf8) }
     }
 }
 
@@ -281,31 +409,144 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
     .with_help("split it into smaller files, or keep generated output out of the content tree")
 }
 
-/// Reads a found file's exact bytes. Fails with `unreadable-file`, or `file-too-large` (without
-/// reading it, or when it grows past the limit while being read).
+/// Reads a found file's exact bytes. Fails with `unreadable-file`, `not-a-regular-file`, or
+/// `file-too-large` (without opening it, or when it grows past the limit while being read).
 pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
-    let unreadable = |e: std::io::Error| {
-        Diagnostic::error("unreadable-file", &found.path, 1, 1, format!("cannot read `{}`: {e}", found.path))
-            .with_help("check the file's permissions")
-    };
-    let file = std::fs::File::open(&found.abs).map_err(unreadable)?;
-    let size = file.metadata().map_err(unreadable)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(too_large(&found.path, size));
+    read_regular(&found.abs).map_err(|e| match e {
+        ReadError::TooLarge(size) => too_large(&found.path, size),
+        ReadError::NotRegular(file_type) => not_regular(&found.path, file_type),
+        ReadError::Io(e) => Diagnostic::error(
+            "unreadable-file",
+            &found.path,
+            1,
+            1,
+            format!("cannot read `{}`: {e}", found.path),
+        )
+        .with_help("check the file's permissions"),
+        ReadError::Changed => Diagnostic::error(
+            "unreadable-file",
+            &found.path,
+            1,
+            1,
+            format!("`{}` changed while it was being read", found.path),
+        )
+        .with_help("run the command again once nothing writes to the content tree"),
+    })
+}
+
+/// The bytes of the file at `path` (content-relative) under a content root, for showing
+/// source lines: `None` unless it resolves to a regular file inside `canonical_root` no larger
+/// than [`MAX_FILE_BYTES`]. The same checks as the compile's own reads, so a report never shows
+/// a byte the compile would not read (a link out of the root, a device, a huge file).
+pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
+    let resolved = canonical_root.join(path).canonicalize().ok()?;
+    if !resolved.starts_with(canonical_root) {
+        return None;
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    read_regular(&resolved).ok()
+}
+
+/// Why [`read_regular`] read nothing.
+enum ReadError {
+    Io(std::io::Error),
+    TooLarge(u64),
+    NotRegular(std::fs::FileType),
+    /// The file opened is not the one checked: the tree changed meanwhile.
+    Changed,
+}
+
+/// Reads the regular file at the link-free path `path`: its metadata is checked (a regular
+/// file, at most [`MAX_FILE_BYTES`]) before it is opened, the opened file must be the one
+/// checked, and the read stops one byte past the limit whatever the file does meanwhile.
+fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
+    let checked = std::fs::symlink_metadata(path).map_err(ReadError::Io)?;
+    if !checked.is_file() {
+        return Err(ReadError::NotRegular(checked.file_type()));
+    }
+    if checked.len() > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge(checked.len()));
+    }
+    let file = open_nonblocking(path).map_err(ReadError::Io)?;
+    let opened = file.metadata().map_err(ReadError::Io)?;
+    if !opened.is_file() || !same_file(&checked, &opened) {
+        return Err(ReadError::Changed);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len().min(MAX_FILE_BYTES)).unwrap_or(0) + 1);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(&found.path, bytes.len() as u64));
+        return Err(ReadError::TooLarge(bytes.len() as u64));
     }
     Ok(bytes)
+}
+
+/// True when two metadata describe the same file (device and inode; always on other systems,
+/// which have neither in std).
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        true
+    }
+}
+
+/// Opens `path` for reading. On Linux with `O_NONBLOCK`, so that a FIFO swapped in after the
+/// metadata check cannot block the open (the check after it then refuses it); the flag changes
+/// nothing for a regular file.
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "x86",
+            target_arch = "aarch64",
+            target_arch = "arm",
+            target_arch = "riscv64",
+            target_arch = "powerpc64",
+            target_arch = "s390x",
+            target_arch = "loongarch64"
+        )
+    ))]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // `O_NONBLOCK` on these architectures (std has no constant and `libc` is not a
+        // dependency of the compiler).
+        options.custom_flags(0o4000);
+    }
+    options.open(path)
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
-    use super::relative;
+    use super::{read_inside, relative};
+
+    #[cfg(unix)]
+    #[test]
+    fn sources_are_shown_only_from_regular_files_inside_the_root() {
+        let dir = std::env::temp_dir().join(format!("folio-source-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("root/docs")).unwrap();
+        std::fs::write(dir.join("outside.md"), "secret\n").unwrap();
+        std::fs::write(dir.join("root/docs/a.md"), "# A\n").unwrap();
+        std::os::unix::fs::symlink("a.md", dir.join("root/docs/in.md")).unwrap();
+        std::os::unix::fs::symlink("../../outside.md", dir.join("root/docs/out.md")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join("root/docs/zero.md")).unwrap();
+        let root = dir.join("root").canonicalize().unwrap();
+        assert_eq!(read_inside(&root, "docs/a.md").as_deref(), Some(&b"# A\n"[..]));
+        assert_eq!(read_inside(&root, "docs/in.md").as_deref(), Some(&b"# A\n"[..]));
+        for refused in ["docs/out.md", "docs/zero.md", "docs", ".", "../outside.md", "docs/missing.md"] {
+            assert_eq!(read_inside(&root, refused), None, "{refused}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn relative_paths_are_the_components_after_the_root_joined_by_slashes() {

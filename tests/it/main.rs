@@ -5,6 +5,7 @@ mod bench_corpus;
 mod cli_browse;
 mod compile;
 mod forged_catalog;
+mod hardening_content;
 mod links;
 mod mcp;
 mod mcp_http;

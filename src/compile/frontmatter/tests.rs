@@ -322,3 +322,95 @@ fn flat_fast_path_agrees_with_yaml_rust2_on_real_frontmatter() {
     }
     assert!(agreed * 4 > blocks, "only {agreed} of {blocks} frontmatter blocks took the fast path");
 }
+
+mod split_properties {
+    //! Properties of [`split`] on generated files: it never panics, the block and the body are
+    //! pieces of the file in order, and the body's first line number plus the body's lines is
+    //! the file's line count (so every diagnostic in the body lands on the right line).
+
+    use proptest::prelude::*;
+
+    use super::split;
+
+    /// Lines in the compiler's sense: `\n`s, plus one for a last line without one.
+    fn lines(text: &str) -> usize {
+        text.matches('\n').count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
+    }
+
+    /// Files shaped like markdown with frontmatter: an optional BOM, an opening fence or a near
+    /// miss, then lines holding fences, near-fences, YAML and multibyte text, with LF, CRLF, a
+    /// lone CR or no line ending; and arbitrary text now and then.
+    fn file() -> impl Strategy<Value = String> {
+        let bom = prop_oneof![Just(""), Just("\u{feff}")];
+        let open = prop_oneof![
+            4 => Just("---\n"),
+            2 => Just("---\r\n"),
+            1 => Just("--- \t\n"),
+            1 => Just("---"),
+            1 => Just("----\n"),
+            1 => Just("\n---\n"),
+            1 => Just(""),
+        ];
+        let content = prop_oneof![
+            Just("title: x"),
+            Just("---"),
+            Just("..."),
+            Just("--- "),
+            Just("-- -"),
+            Just("\u{a0}---"),
+            Just(""),
+            Just("# é日"),
+            Just("\u{feff}"),
+        ];
+        let ending = prop_oneof![4 => Just("\n"), 2 => Just("\r\n"), 1 => Just("\r"), 1 => Just("")];
+        let lines = prop::collection::vec((content, ending), 0..10)
+            .prop_map(|lines| lines.into_iter().map(|(c, e)| format!("{c}{e}")).collect::<String>());
+        prop_oneof![
+            6 => (bom, open, lines).prop_map(|(b, o, l)| format!("{b}{o}{l}")),
+            1 => any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_block_and_body_partition_the_file_and_lines_add_up(text in file()) {
+            let s = split(&text);
+            let whole = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            // The body is the file's tail; what precedes it is the fences and the block.
+            prop_assert!(whole.ends_with(s.body));
+            let head = &whole[..whole.len() - s.body.len()];
+            prop_assert_eq!(s.yaml_line, 2);
+            match s.yaml {
+                None => {
+                    prop_assert_eq!(head, "");
+                    prop_assert_eq!(s.body_line, 1);
+                }
+                Some(yaml) => {
+                    prop_assert!(!s.unclosed);
+                    // `---` line, the YAML, the closing fence line.
+                    let first_end = head.find('\n').map_or(head.len(), |i| i + 1);
+                    prop_assert_eq!(head[..first_end].trim_end_matches(['\n', '\r', ' ', '\t']), "---");
+                    prop_assert!(head[first_end..].starts_with(yaml));
+                    let fence = &head[first_end + yaml.len()..];
+                    let fence = fence.trim_end_matches(['\n', '\r', ' ', '\t']);
+                    prop_assert!(fence == "---" || fence == "...", "closing fence {:?}", fence);
+                    // No fence inside the block: the first closing fence ends it.
+                    for line in yaml.split_inclusive('\n') {
+                        let line = line.trim_end_matches(['\n', '\r', ' ', '\t']);
+                        prop_assert!(line != "---" && line != "...", "fence {:?} inside the block", line);
+                    }
+                }
+            }
+            if s.unclosed {
+                prop_assert_eq!(s.body, whole);
+            }
+            // The body starts on line `body_line`: its lines and the ones before add up.
+            if !s.body.is_empty() {
+                prop_assert_eq!(head.matches('\n').count() + 1, s.body_line as usize);
+                prop_assert_eq!(s.body_line as usize - 1 + lines(s.body), lines(whole));
+            }
+        }
+    }
+}
