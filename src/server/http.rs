@@ -212,9 +212,17 @@ struct Connection {
     header_read_timeout: Duration,
 }
 
-/// Tells the budget the answer's body has ended when dropped, which hyper does with a response
-/// body once it has taken its last frame (or when the connection ends).
+/// Counts a request from the moment hyper hands it over, and tells the budget the answer's
+/// body has ended when dropped, which hyper does with a response body once it has taken its
+/// last frame (or when the connection ends).
 struct Answered(Arc<budget::Tracked>);
+
+impl Answered {
+    fn new(tracked: Arc<budget::Tracked>) -> Answered {
+        tracked.request_started();
+        Answered(tracked)
+    }
+}
 
 impl Drop for Answered {
     fn drop(&mut self) {
@@ -271,10 +279,10 @@ impl Connection {
                 use axum::body::HttpBody as _;
                 // Without a body the request is complete now; otherwise once `read_body_within`
                 // has read it (`budget::mark_working`).
+                let answered = Answered::new(Arc::clone(&tracked));
                 if request.body().is_end_stream() {
                     tracked.start_working();
                 }
-                let answered = Answered(Arc::clone(&tracked));
                 request.extensions_mut().insert(ConnectInfo(peer));
                 request.extensions_mut().insert(tracked);
                 let response = app.oneshot(request.map(axum::body::Body::new)).await?;

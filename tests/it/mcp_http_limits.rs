@@ -216,6 +216,25 @@ async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_c
     srv.shutdown().await;
 }
 
+// issue 20, item 7 (a connection waits on its client again once its answer is sent)
+#[tokio::test]
+async fn a_kept_alive_connection_gives_its_place_once_answered() {
+    let limits = HttpLimits { max_connections: 1, ..HttpLimits::default() };
+    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let mut kept = TcpStream::connect(srv.addr).await.unwrap();
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", srv.addr.port());
+    kept.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    timeout(Duration::from_secs(5), kept.read_exact(&mut head)).await.expect("answered").unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // Answered and idle: the next client takes its place at once.
+    let r = timeout(Duration::from_secs(3), rpc(srv.addr, "tools/list", json!({}), &[]))
+        .await
+        .expect("served while an idle kept-alive connection held the only slot");
+    assert_eq!(r.status, 200);
+    srv.shutdown().await;
+}
+
 // issue 20, item 7 (what eviction must not do)
 #[tokio::test]
 async fn connections_with_a_request_in_hand_are_kept_and_new_clients_wait() {

@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
@@ -57,7 +57,11 @@ pub(super) struct Budget {
 #[derive(Debug)]
 pub(crate) struct Tracked {
     state: AtomicU8,
-    /// The answer's body is done; the connection waits again once hyper has flushed it.
+    /// Requests hyper has handed to the service whose answer's body it has not dropped yet
+    /// (more than one only when a client pipelines).
+    pending: AtomicUsize,
+    /// An answer's body is done; the connection waits again once hyper has flushed it, unless
+    /// a pipelined request has started meanwhile.
     answered: AtomicBool,
     /// When it last started waiting on its client.
     waiting_since: Mutex<Instant>,
@@ -108,6 +112,7 @@ impl Budget {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let tracked = Arc::new(Tracked {
             state: AtomicU8::new(WAITING),
+            pending: AtomicUsize::new(0),
             answered: AtomicBool::new(false),
             waiting_since: Mutex::new(Instant::now()),
             slot: Mutex::new(Some(slot)),
@@ -173,10 +178,24 @@ impl Tracked {
         }
     }
 
+    /// hyper handed a request (its head) to the service.
+    pub(crate) fn request_started(&self) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// The answer's body has ended (hyper dropped it): once hyper has written out what it
     /// still buffers, the connection waits on its client again.
     pub(crate) fn answered(&self) {
+        self.pending.fetch_sub(1, Ordering::AcqRel);
         self.answered.store(true, Ordering::Release);
+    }
+
+    /// hyper's buffer is written out: if that ended an answer and no other request has begun,
+    /// the connection waits on its client again.
+    fn flushed(&self) {
+        if self.pending.load(Ordering::Acquire) == 0 && self.answered.swap(false, Ordering::AcqRel) {
+            self.finish_working();
+        }
     }
 
     /// The answer is sent: the connection waits on its client again.
@@ -244,8 +263,8 @@ impl AsyncWrite for Watched {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
         let flushed = Pin::new(&mut this.io).poll_flush(cx);
-        if matches!(flushed, Poll::Ready(Ok(()))) && this.tracked.answered.swap(false, Ordering::AcqRel) {
-            this.tracked.finish_working();
+        if matches!(flushed, Poll::Ready(Ok(()))) {
+            this.tracked.flushed();
         }
         flushed
     }
@@ -290,8 +309,9 @@ mod tests {
             async move { budget.admit().await }
         });
         assert!(tokio::time::timeout(std::time::Duration::from_millis(50), &mut fourth).await.is_err());
+        oldest.tracked().request_started();
         oldest.tracked().answered();
-        oldest.tracked().finish_working();
+        oldest.tracked().flushed();
         oldest.tracked().evicted().await;
         drop(oldest);
         let fourth = fourth.await.unwrap();
