@@ -39,8 +39,9 @@ pub struct HttpOptions {
     /// What each client may hold (timeouts, connections, request rate, listen streams).
     pub limits: HttpLimits,
     /// Browser origins allowed (e.g. `https://app.example.com`, or `http://localhost:*` for any
-    /// port); none by default, so a request carrying any other `Origin` is refused with 403.
-    /// Requests without `Origin` (every non-browser client) are not concerned.
+    /// port) besides the server's own (the `Host` a request came to); none by default, so a
+    /// request carrying any other `Origin` is refused with 403. Requests without `Origin`
+    /// (every non-browser client) are not concerned.
     pub allow_origins: Vec<String>,
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
     pub allow_hosts: Vec<String>,
@@ -58,14 +59,12 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         hosts.iter().map(String::as_str),
         options.allow_origins.iter().map(String::as_str),
     ));
-    // rmcp checks the same lists again after `guard` (which is stricter: a port-less origin
-    // means the default port there, any port in rmcp).
+    // rmcp checks the Host list again after `guard`. Origins are `guard`'s alone: rmcp's list
+    // cannot express the server's own origin, and with none given it checks none.
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(options.allow_origins.iter().cloned())
-        .enforce_origin_validation()
         .with_max_request_body_bytes(MAX_BODY_BYTES);
     let token = config.cancellation_token.clone();
     let health = health_body(&server);

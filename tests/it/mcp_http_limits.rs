@@ -356,6 +356,12 @@ async fn origins_must_be_allowed_explicitly_and_every_host_form_is_checked() {
         "Forbidden: Origin `http://localhost:3001` is not allowed; start the server with \
          `--allow-origin http://localhost:3001` to accept requests from pages of that origin\n"
     );
+    // The server's own origin is not foreign (only its own pages could send it); the same
+    // port under another name is.
+    let own_origin = format!("http://{host}");
+    assert_eq!(rpc(a, "tools/list", json!({}), &[("Origin", own_origin.as_str())]).await.status, 200);
+    let other_name = format!("http://localhost:{}", a.port());
+    assert_eq!(rpc(a, "tools/list", json!({}), &[("Origin", other_name.as_str())]).await.status, 403);
     // IPv6 loopback is a loopback name like the others.
     assert_eq!(rpc(a, "tools/list", json!({}), &[("Host", "[::1]:8090")]).await.status, 200);
     // A second Host header, in either order, is refused.

@@ -2,10 +2,11 @@
 //! rebinding, the `Origin` allow-list against web pages, and the bearer token. Each refusal
 //! says which flag would allow the request.
 //!
-//! rmcp validates `Host` and `Origin` too, with the same lists; these checks run first because
-//! rmcp reads only the first `Host` header, ignores an absolute-form request target
+//! rmcp validates `Host` too, with the same list; these checks run first because rmcp reads
+//! only the first `Host` header, ignores an absolute-form request target
 //! (`POST http://evil.example/mcp`), which RFC 9112 says takes precedence over `Host`, and
-//! answers without naming the flag. Nothing here knows MCP.
+//! answers without naming the flag. `Origin` is checked here only: rmcp's list cannot say
+//! "the server's own origin". Nothing here knows MCP.
 
 use std::sync::Arc;
 
@@ -66,8 +67,9 @@ impl Allowed {
 
 /// Middleware: 400 for a request without exactly one `Host` (or with an unreadable one), 403
 /// for a `Host` or absolute-form target authority not on the list, 400 for several `Origin`
-/// headers and 403 for an `Origin` not on the list. Requests without `Origin` (every
-/// non-browser client) pass.
+/// headers and 403 for an `Origin` not on the list and not the server's own (the allowed
+/// `Host` the request came to: only a page this server served could have it, and it serves
+/// none). Requests without `Origin` (every non-browser client) pass.
 pub(crate) async fn check_host_and_origin(
     State(allowed): State<Arc<Allowed>>,
     request: Request,
@@ -89,7 +91,7 @@ fn refusal(allowed: &Allowed, uri: &Uri, headers: &HeaderMap) -> Option<Response
     };
     // An absolute-form target names the host the client means; RFC 9112 §3.2.2 says it wins
     // over `Host`, so it must pass the same list (and so must `Host`, which proxies may read).
-    let mut named = vec![host_authority];
+    let mut named = vec![host_authority.clone()];
     if let Some(target) = uri.authority() {
         named.extend(parse_authority(target.as_str()));
     }
@@ -106,7 +108,7 @@ fn refusal(allowed: &Allowed, uri: &Uri, headers: &HeaderMap) -> Option<Response
         (Some(_), Some(_)) => Some(bad_request("a request may carry at most one `Origin` header")),
         (Some(origin), None) => {
             let text = String::from_utf8_lossy(origin.as_bytes());
-            if allowed.origin_allowed(&text) {
+            if allowed.origin_allowed(&text) || is_own_origin(&text, &host_authority) {
                 return None;
             }
             // The header is the client's: echo a bounded, printable rendering of it.
@@ -117,6 +119,14 @@ fn refusal(allowed: &Allowed, uri: &Uri, headers: &HeaderMap) -> Option<Response
             )))
         }
     }
+}
+
+/// True when `origin` is `http(s)://` plus the (allowed) `Host` the request came to.
+fn is_own_origin(origin: &str, host: &Authority) -> bool {
+    parse_origin(origin).is_some_and(|o| {
+        let default = default_port(&o.scheme);
+        o.host == host.host && o.port.or(default) == host.port.or(default)
+    })
 }
 
 /// The authority as the client sent it, bounded (it is the client's text).
@@ -256,6 +266,16 @@ mod tests {
         }
         // Nothing is allowed by default.
         assert!(!Allowed::new(["localhost"], []).origin_allowed("http://localhost:3000"));
+        // The server's own origin is the Host the request came to, with its port.
+        let host = parse_authority("127.0.0.1:8090").unwrap();
+        assert!(
+            is_own_origin("http://127.0.0.1:8090", &host) && is_own_origin("https://127.0.0.1:8090", &host)
+        );
+        assert!(
+            !is_own_origin("http://127.0.0.1:3000", &host) && !is_own_origin("http://localhost:8090", &host)
+        );
+        assert!(is_own_origin("http://localhost", &parse_authority("localhost:80").unwrap()));
+        assert!(!is_own_origin("null", &host));
     }
 
     #[test]
