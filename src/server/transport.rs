@@ -1,6 +1,6 @@
 //! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout, logs on stderr)
 //! here, and Streamable HTTP in `server::http` (re-exported here: [`serve_http`], [`router`],
-//! [`HttpOptions`], [`MAX_BODY_BYTES`]), plus the shutdown signal both binaries wait on.
+//! [`HttpOptions`], [`MAX_BODY_BYTES`]), and [`shutdown_signal`] (Ctrl-C or SIGTERM) to stop it.
 //!
 //! Also the public entry points a binary uses to serve its own embedded catalog in a few lines:
 //! [`serve_stdio`] (blocking) or [`run_stdio`] / [`serve_http`] inside a Tokio runtime.
