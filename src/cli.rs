@@ -115,7 +115,8 @@ pub(crate) struct ServeArgs {
     /// Require `Authorization: Bearer <token>` with the token read from this environment variable.
     #[arg(long, value_name = "VAR")]
     pub(crate) bearer_token_env: Option<String>,
-    /// Serve at most this many HTTP connections at once; more clients wait until one closes.
+    /// Serve at most this many HTTP connections at once; when all are taken, the one idle the
+    /// longest (no request in hand) is closed for a new client.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) max_connections: u32,
     /// Serve at most this many HTTP connections from one remote client at once (loopback
@@ -126,6 +127,14 @@ pub(crate) struct ServeArgs {
     /// loopback clients are not limited); 0 turns the limit off.
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub(crate) rate_limit: u32,
+    /// Keep at most this many `subscriptions/listen` streams open at once (they do not take
+    /// connection slots); more are answered 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_listen_streams: u32,
+    /// On Ctrl-C or SIGTERM, give open HTTP requests this many seconds to finish, then drop
+    /// the connections still open and exit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    pub(crate) shutdown_timeout: u64,
 }
 
 /// Which kind of entry to list or search.

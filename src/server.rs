@@ -14,6 +14,7 @@ mod completion;
 mod content;
 mod errors;
 mod handler;
+mod http;
 mod limits;
 mod resources;
 mod skills;

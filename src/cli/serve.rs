@@ -117,6 +117,8 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         max_connections: args.max_connections as usize,
         max_connections_per_client: args.max_connections_per_client as usize,
         requests_per_second: (args.rate_limit > 0).then_some(args.rate_limit),
+        max_listen_streams: args.max_listen_streams as usize,
+        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
         ..HttpLimits::default()
     };
     let options = HttpOptions {

@@ -1,8 +1,9 @@
 //! What one HTTP client may hold of the server, so that a slow or greedy client cannot starve
 //! the others: [`HttpLimits`] (time to send a request head and body, connections at once and
-//! per remote client, requests per second per remote client), the per-client tables
-//! ([`RateLimiter`], [`ConnectionCounts`]) and the two axum middlewares that enforce the
-//! per-request limits. The accept loop in `transport` enforces the per-connection ones.
+//! per remote client, requests per second per remote client, listen streams, the shutdown
+//! deadline), the per-client tables ([`RateLimiter`], [`ConnectionCounts`]) and the two axum
+//! middlewares that enforce the per-request limits. The accept loop in `http` enforces the
+//! per-connection ones.
 //!
 //! Nothing here knows MCP: these are HTTP rules, answered with plain HTTP statuses (408, 413,
 //! 429) before a request reaches rmcp.
@@ -29,8 +30,11 @@ pub struct HttpLimits {
     pub header_read_timeout: Duration,
     /// Time a client has to send a request's body once its head is read; 408 past it.
     pub body_read_timeout: Duration,
-    /// Connections served at once. Further clients wait in the listen backlog until one
-    /// closes.
+    /// Connections served at once (listen streams not counted: see `max_listen_streams`).
+    /// When all are taken, a new client takes the place of the connection that has waited
+    /// on its own client the longest (no request head yet, a body still arriving, or idle
+    /// between requests), which is closed; only when every connection has a request in hand
+    /// does a new client wait in the listen backlog.
     pub max_connections: usize,
     /// Connections one remote client may hold at once (counted like the request rate; loopback
     /// clients are not counted), so that one client cannot take every slot. A connection over
@@ -41,6 +45,16 @@ pub struct HttpLimits {
     /// user, or a reverse proxy on this machine, which limits its own clients) are not
     /// limited. `None`: no limit.
     pub requests_per_second: Option<u32>,
+    /// `subscriptions/listen` streams open at once, from all clients. They hold their
+    /// connection for as long as they last, so they have their own budget instead of
+    /// `max_connections`: past it a new one is answered 503 with `Retry-After`.
+    pub max_listen_streams: usize,
+    /// A listen stream that has sent no event (keep-alive comments aside) for this long is
+    /// ended; the client may open a new one.
+    pub listen_idle_timeout: Duration,
+    /// Time the graceful shutdown gives open requests to finish; the connections still open
+    /// past it are dropped, so a client that stops reading cannot keep the process alive.
+    pub shutdown_timeout: Duration,
 }
 
 impl Default for HttpLimits {
@@ -51,6 +65,9 @@ impl Default for HttpLimits {
             max_connections: 512,
             max_connections_per_client: 64,
             requests_per_second: Some(50),
+            max_listen_streams: 128,
+            listen_idle_timeout: Duration::from_secs(300),
+            shutdown_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -192,22 +209,37 @@ pub(crate) async fn limit_rate(
     }
 }
 
+/// The body of a request as [`read_body_within`] read it, also kept in the request's
+/// extensions for the layers inside it (a cheap, shared handle on the same bytes).
+#[derive(Debug, Clone)]
+pub(crate) struct ReadBody(pub(crate) axum::body::Bytes);
+
 /// Middleware: reads the whole body within `limits` (time, bytes) before the request goes on,
 /// answering 408 when the client is too slow and 413 when the body is too large. rmcp would
-/// wait for a trickling body as long as the client keeps the connection open.
+/// wait for a trickling body as long as the client keeps the connection open. A declared
+/// `Content-Length` over the limit is refused before any of the body is read: waiting for
+/// bytes that will be refused anyway only holds the connection.
 pub(crate) async fn read_body_within(
     State((timeout, max_bytes)): State<(Duration, usize)>,
     request: Request,
     next: Next,
 ) -> Response {
-    let (parts, body) = request.into_parts();
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max_bytes as u64) {
+        // The unread body is not drained: the connection closes after this answer.
+        return too_large(max_bytes, true);
+    }
+    let (mut parts, body) = request.into_parts();
     match tokio::time::timeout(timeout, axum::body::to_bytes(body, max_bytes)).await {
-        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
-        Ok(Err(e)) if is_length_limit(&e) => (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("Payload Too Large: request bodies are limited to {max_bytes} bytes\n"),
-        )
-            .into_response(),
+        Ok(Ok(bytes)) => {
+            parts.extensions.insert(ReadBody(bytes.clone()));
+            next.run(Request::from_parts(parts, Body::from(bytes))).await
+        }
+        Ok(Err(e)) if is_length_limit(&e) => too_large(max_bytes, false),
         // The client broke off the body: nobody reads this answer, but the request ends here.
         Ok(Err(_)) => (StatusCode::BAD_REQUEST, "Bad Request: the body could not be read\n").into_response(),
         Err(_) => (
@@ -216,6 +248,16 @@ pub(crate) async fn read_body_within(
             format!("Request Timeout: the body did not arrive within {} s\n", timeout.as_secs_f64()),
         )
             .into_response(),
+    }
+}
+
+/// 413, closing the connection when the rest of the body is left unread.
+fn too_large(max_bytes: usize, close: bool) -> Response {
+    let text = format!("Payload Too Large: request bodies are limited to {max_bytes} bytes\n");
+    if close {
+        (StatusCode::PAYLOAD_TOO_LARGE, [(header::CONNECTION, "close")], text).into_response()
+    } else {
+        (StatusCode::PAYLOAD_TOO_LARGE, text).into_response()
     }
 }
 

@@ -9,5 +9,6 @@ mod hardening_content;
 mod links;
 mod mcp;
 mod mcp_http;
+mod mcp_http_limits;
 mod query;
 mod support;
