@@ -6,7 +6,12 @@
 //! `lookup`, which both use) are mounted with `#[path]`; that is why they may use only std and
 //! the compiler crates.
 
-#[allow(dead_code, unreachable_pub, reason = "the build script uses a small part of the catalog API")]
+#[allow(
+    dead_code,
+    unreachable_pub,
+    unused_imports,
+    reason = "the build script uses a small part of the catalog API"
+)]
 #[path = "src/catalog.rs"]
 mod catalog;
 #[allow(

@@ -68,7 +68,7 @@ struct Row {
     /// file: what any compile that must parse the markdown costs at least.
     parse_floor: Duration,
     /// The parser floor plus tokenizing every markdown body for the search index (one
-    /// [`folio::catalog::search::Indexer`] per thread): what any compile that parses and
+    /// [`folio::compile::index::Indexer`] per thread): what any compile that parses and
     /// indexes the text costs at least.
     index_floor: Duration,
     /// CPU time (user + system, all threads) of one floor run and one build: less
@@ -247,7 +247,8 @@ fn cores() -> usize {
 /// and with `index`, tokenizing each markdown body (frontmatter removed) as the compiler does for
 /// the search index, into one indexer per thread.
 fn floor_with_parser(files: &[PathBuf], index: bool) -> u64 {
-    use folio::catalog::search::{Indexer, strip_frontmatter};
+    use folio::catalog::search::strip_frontmatter;
+    use folio::compile::index::Indexer;
     thread_local! {
         static INDEXER: std::cell::RefCell<Indexer> = std::cell::RefCell::new(Indexer::new(0));
     }

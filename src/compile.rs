@@ -13,6 +13,8 @@ pub mod assemble;
 pub mod diagnostic;
 #[path = "compile/frontmatter.rs"]
 pub mod frontmatter;
+#[path = "compile/index.rs"]
+pub mod index;
 #[path = "compile/links.rs"]
 pub mod links;
 #[path = "compile/markdown.rs"]
@@ -185,10 +187,10 @@ pub struct Processed {
     pub parsed: Parsed,
     /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
     /// while the bytes are in cache (only when a catalog is assembled).
-    pub body_terms: Option<search::BodyTerms>,
+    pub body_terms: Option<index::BodyTerms>,
     /// The search index's small fields of a text doc, tokenized here with its body (a skill's
     /// depend on its manifest, which is read later).
-    pub small_terms: Option<search::SmallTerms>,
+    pub small_terms: Option<index::SmallTerms>,
 }
 
 /// Frontmatter and markdown of a doc or SKILL.md.
@@ -218,7 +220,7 @@ fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<WorkerResults>, Vec<search::TermDict>) {
+) -> (Vec<WorkerResults>, Vec<index::TermDict>) {
     // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
     let sequencer = match mode {
@@ -234,7 +236,7 @@ fn process_all(
             .map(|worker| {
                 let (found, sequencer) = (&found, &sequencer);
                 scope.spawn(move || {
-                    let mut indexer = catalog.then(|| search::Indexer::new(worker as u32));
+                    let mut indexer = catalog.then(|| index::Indexer::new(worker as u32));
                     let mut out = Vec::new();
                     let mut diags = Vec::new();
                     loop {
@@ -253,7 +255,7 @@ fn process_all(
                         // In an `Option`, so that it can be taken out in path order.
                         out.extend(processed.map(|p| (seq, Some(p))));
                     }
-                    (out, diags, indexer.map(search::Indexer::into_dict).unwrap_or_default())
+                    (out, diags, indexer.map(index::Indexer::into_dict).unwrap_or_default())
                 })
             })
             .collect();
@@ -344,7 +346,7 @@ impl Sequencer<'_> {
 fn process(
     found: Found,
     catalog: bool,
-    mut indexer: Option<&mut search::Indexer>,
+    mut indexer: Option<&mut index::Indexer>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Processed> {
     let bytes = match source::read(&found) {
@@ -369,7 +371,7 @@ fn process(
         }
         _ => 0,
     };
-    // The body exactly as `search::build` would read it from the catalog, tokenized first,
+    // The body exactly as `index::build` would read it from the catalog, tokenized first,
     // while the bytes are in cache and before parsing fills the cache with its own data.
     let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {

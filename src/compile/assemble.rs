@@ -45,7 +45,7 @@ struct Pending {
 pub fn build(
     files: impl ExactSizeIterator<Item = Processed>,
     n_docs: usize,
-    dicts: Vec<catalog::search::TermDict>,
+    dicts: Vec<super::index::TermDict>,
     unserved: &[String],
     assemble: bool,
     diags: &mut Vec<Diagnostic>,
@@ -83,7 +83,7 @@ pub fn build(
     drop(ref_ids);
 
     let ignore = settings.ignore_links.clone();
-    let pre = catalog::search::Pretokenized { dicts, bodies, small };
+    let pre = super::index::Pretokenized { dicts, bodies, small };
     let (Linked { diagnostics, doc_links, skill_links, .. }, backlinks, search) =
         std::thread::scope(|scope| {
             // The search index reads only the assembled records, not the links: it is built on
@@ -92,7 +92,7 @@ pub fn build(
             // index is thrown away; only `folio build` of a broken tree pays for it.)
             let index = if assemble {
                 let (entries, docs, skills) = (&entries, &out_docs, &out_skills);
-                Some(scope.spawn(move || catalog::search::build_with(entries, docs, skills, pre)))
+                Some(scope.spawn(move || super::index::build_with(entries, docs, skills, pre)))
             } else {
                 drop(pre);
                 None
@@ -150,8 +150,8 @@ struct Gathered {
     entries: Vec<Entry>,
     /// Tokenized bodies and small fields, by position in `entries` (path order until entries are
     /// sorted by URI).
-    bodies: Vec<Option<catalog::search::BodyTerms>>,
-    small: Vec<Option<catalog::search::SmallTerms>>,
+    bodies: Vec<Option<super::index::BodyTerms>>,
+    small: Vec<Option<super::index::SmallTerms>>,
     /// Docs by path, and what link resolution needs of each.
     out_docs: Vec<Doc>,
     pending: Vec<Pending>,
@@ -168,8 +168,8 @@ fn gather(
     let mut parsed_settings = settings::Parsed::default();
     let mut framed: Vec<u8> = Vec::with_capacity(files.len() * 96);
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
-    let mut bodies: Vec<Option<catalog::search::BodyTerms>> = Vec::with_capacity(files.len());
-    let mut small: Vec<Option<catalog::search::SmallTerms>> = Vec::with_capacity(files.len());
+    let mut bodies: Vec<Option<super::index::BodyTerms>> = Vec::with_capacity(files.len());
+    let mut small: Vec<Option<super::index::SmallTerms>> = Vec::with_capacity(files.len());
     // Sized up front: a doc is large, and growing by doubling copied them all several times.
     let mut out_docs: Vec<Doc> = Vec::with_capacity(n_docs);
     let mut pending: Vec<Pending> = Vec::with_capacity(n_docs);
@@ -269,8 +269,8 @@ fn check_skills(
 /// URIs are unique here: duplicates are errors, and nothing is assembled after an error.
 fn sort_by_uri(
     entries: &mut Vec<Entry>,
-    bodies: &mut Vec<Option<catalog::search::BodyTerms>>,
-    small: &mut Vec<Option<catalog::search::SmallTerms>>,
+    bodies: &mut Vec<Option<super::index::BodyTerms>>,
+    small: &mut Vec<Option<super::index::SmallTerms>>,
 ) -> Vec<u32> {
     // `order[new] = old`, `rank[old] = new`.
     let mut order: Vec<usize> = (0..entries.len()).collect();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::catalog::{Entry, EntryKind, Link, LinkKind, Section, SkillFile, search, uri};
+use crate::catalog::{Entry, EntryKind, Link, LinkKind, Section, SkillFile, uri};
 
 fn section(id: &str, title: &str, level: u8, line_start: u32, line_end: u32) -> Section {
     Section { id: id.to_owned(), title: title.to_owned(), level, line_start, line_end }
@@ -162,7 +162,7 @@ pub(super) fn fixture() -> Catalog {
             vec![section("pdf", "PDF", 1, 5, 9), section("forms", "Forms", 2, 7, 9)],
         ),
     ];
-    let search = search::build(&entries, &docs, &skills);
+    let search = crate::compile::index::build(&entries, &docs, &skills);
     let settings = Settings { max_read_bytes: 200, ..Settings::default() };
     Catalog { settings, source_fingerprint: "00".repeat(32), entries, docs, skills, search }
 }

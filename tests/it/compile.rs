@@ -594,7 +594,7 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("content");
     let catalog =
         folio::compile::compile(&folio::compile::Config { root }).catalog.expect("content/ compiles");
-    let single = folio::catalog::search::build(&catalog.entries, &catalog.docs, &catalog.skills);
+    let single = folio::compile::index::build(&catalog.entries, &catalog.docs, &catalog.skills);
     assert!(single.data.len() > 10_000, "the manual has a real index");
     assert!(single.data == catalog.search.data, "index bytes differ from a single-threaded build");
     let mut streamed = std::io::Cursor::new(Vec::new());

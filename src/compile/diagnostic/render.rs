@@ -35,7 +35,7 @@ fn unprintable(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// `text` with every [`unprintable`] character written as a Rust escape (`\u{1b}`, `\n`).
+/// `text` with every unprintable character written as a Rust escape (`\u{1b}`, `\n`).
 pub fn printable(text: &str) -> Cow<'_, str> {
     if !text.chars().any(unprintable) {
         return Cow::Borrowed(text);

@@ -1,0 +1,318 @@
+//! The per-thread indexer: tokenizes a body or a doc's small fields into its own term
+//! dictionary with a memo of recent spellings, counting what [`crate::catalog::search::tokenize`]
+//! yields (a property test holds the two together).
+//!
+//! Pure; no IO.
+
+use super::scan::{LANE_HIGH, Words};
+use super::terms::{Key, TermDict, ascii_key};
+use super::{doc_small_fields, put_varint};
+use crate::catalog::Doc;
+use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, tokenize};
+
+/// The body of one indexed document, tokenized ahead of [`build_with`](super::build_with) (on the compiler's
+/// parallel per-file stage, while the file is in cache): its token count and its distinct terms
+/// with their frequencies, as ids of the [`Indexer`] that produced it.
+#[derive(Debug, Default)]
+pub struct BodyTerms {
+    /// Which indexer's dictionary the ids belong to ([`Indexer::new`]'s `id`).
+    pub(super) dict: u32,
+    /// Tokens in the body (its BM25F field length).
+    pub(super) tokens: u32,
+    /// `(term id, frequency)` pairs as varints, in first-occurrence order.
+    pub(super) pairs: Vec<u8>,
+}
+
+/// Tokenizes text into one [`TermDict`], counting term frequencies without sorting: one per
+/// thread, so tokenizing needs no locks, and the dictionaries are merged by [`build_with`](super::build_with).
+///
+/// Tokens are the ones [`tokenize`] yields, found faster: text is cut at ASCII bytes that are
+/// not letters or digits (which always end a token, so the pieces tokenize independently), and a
+/// piece of at most 16 ASCII letters and digits (nearly every word) is looked up as written in a
+/// memo of spellings, so lowercasing, the stop-word test and stemming run once per distinct
+/// spelling rather than once per token. A spelling's slot holds all a token needs (its bytes,
+/// its term and its count in the current text): one cache line per token. Counts move to their
+/// terms once per spelling (`Indexer::fold`), not once per token.
+#[derive(Debug, Default)]
+pub struct Indexer {
+    pub(super) id: u32,
+    pub(super) dict: TermDict,
+    /// Open-addressing memo of ASCII spellings; the length is a power of two, at least twice
+    /// `n_spellings`.
+    pub(super) spellings: Vec<Spelling>,
+    pub(super) n_spellings: usize,
+    /// Slots of the spellings counted since the last fold, in first-occurrence order: the
+    /// first `n_seen`. As long as the memo (a slot is kept at most once between folds), so the
+    /// counting loop never grows it.
+    pub(super) seen: Vec<u32>,
+    pub(super) n_seen: usize,
+    /// Per term id, at [`tf_slot`]: its frequency in the text being counted (zeroed after
+    /// each text).
+    pub(super) tf: Vec<u32>,
+    /// Term ids seen in the text being counted, in first-occurrence order: the first
+    /// `n_touched` (the rest is scratch for [`Indexer::add`]).
+    pub(super) touched: Vec<u32>,
+    pub(super) n_touched: usize,
+    /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
+    pub(super) joined: String,
+    /// [`Indexer::body`]'s encoding buffer; kept for its capacity.
+    pub(super) pairs: Vec<u8>,
+    /// [`Indexer::small`]'s list of terms; kept for its capacity.
+    pub(super) terms: Vec<(u32, u8, u32)>,
+}
+
+/// One ASCII word as written, in [`Indexer`]'s memo. 32 bytes, aligned: two per cache line,
+/// never straddling one.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(super) struct Spelling {
+    /// The word's bytes, zero-padded (all of them: only words of at most 16 bytes are memoized).
+    pub(super) head: [u64; 2],
+    /// [`Key::tag`]; 0 for an empty slot (a word has at least one byte, so its tag is not 0).
+    pub(super) tag: u32,
+    /// The term it normalises to, or [`DROPPED`].
+    pub(super) term: u32,
+    /// Occurrences since the last [`Indexer::fold`].
+    pub(super) tf: u32,
+}
+
+/// The longest ASCII word the [`Spelling`] memo holds: its key is its bytes.
+pub(super) const MEMO_MAX_BYTES: usize = 16;
+
+/// In [`Spelling::term`]: a word that yields no token (a stop word).
+pub(super) const DROPPED: u32 = u32::MAX;
+
+/// Where [`Indexer::tf`] counts term `id`: one past it, so that [`DROPPED`] wraps to slot 0,
+/// which nothing reads.
+pub(super) fn tf_slot(id: u32) -> usize {
+    id.wrapping_add(1) as usize
+}
+
+/// The small fields of one indexed document (title, description, keywords, headings), tokenized
+/// ahead of [`build_with`](super::build_with) like a [`BodyTerms`].
+#[derive(Debug, Default)]
+pub struct SmallTerms {
+    /// Which indexer's dictionary the ids belong to.
+    pub(super) dict: u32,
+    /// `(term id, field, frequency)`, each field's terms in first-occurrence order.
+    pub(super) terms: Vec<(u32, u8, u32)>,
+    /// Tokens per field.
+    pub(super) lengths: [u32; FIELDS - 1],
+}
+
+impl BodyTerms {
+    /// Tokens in the body (its length as the index counts it).
+    pub fn tokens(&self) -> u32 {
+        self.tokens
+    }
+}
+
+impl Indexer {
+    /// An indexer whose [`BodyTerms`] say `id`; the ids of the indexers given to one
+    /// [`build_with`](super::build_with) are their positions in its list.
+    pub fn new(id: u32) -> Indexer {
+        Indexer { id, ..Indexer::default() }
+    }
+
+    /// Gives up the dictionary, for [`Pretokenized::dicts`](super::Pretokenized::dicts).
+    pub fn into_dict(self) -> TermDict {
+        self.dict
+    }
+
+    /// Tokenizes an indexed document's body (what [`build`](super::build) indexes as the body field: a doc's or
+    /// SKILL.md's text without frontmatter, a skill file's whole text).
+    pub fn body(&mut self, text: &str) -> BodyTerms {
+        // Encoded into a buffer kept for its capacity, then copied once at its size: growing
+        // each body's own list by doubling cost a reallocation and a copy per step.
+        let mut scratch = std::mem::take(&mut self.pairs);
+        scratch.clear();
+        let tokens = self.count([text].into_iter(), |id, tf| {
+            put_varint(&mut scratch, id);
+            put_varint(&mut scratch, tf);
+        });
+        let pairs = scratch.clone();
+        self.pairs = scratch;
+        BodyTerms { dict: self.id, tokens, pairs }
+    }
+
+    /// Tokenizes a doc's small fields (what [`build`](super::build) indexes as its title, description,
+    /// keywords and headings).
+    pub fn doc(&mut self, doc: &Doc) -> SmallTerms {
+        let [title, description, keywords, headings] = doc_small_fields(doc);
+        self.small([&title, &description, &keywords, &headings])
+    }
+
+    /// Tokenizes small fields, each given as its texts.
+    pub(super) fn small(&mut self, fields: [&Vec<&str>; FIELDS - 1]) -> SmallTerms {
+        // Gathered in a buffer kept for its capacity and copied once at its size, like a
+        // body's pairs: grown from empty, each doc's list was reallocated several times.
+        let mut scratch = std::mem::take(&mut self.terms);
+        scratch.clear();
+        let mut lengths = [0; FIELDS - 1];
+        for (field, (texts, length)) in fields.into_iter().zip(&mut lengths).enumerate() {
+            *length = self.count(texts.iter().copied(), |id, tf| scratch.push((id, field as u8, tf)));
+        }
+        let terms = scratch.clone();
+        self.terms = scratch;
+        SmallTerms { dict: self.id, terms, lengths }
+    }
+
+    /// Tokenizes `texts` as one field, calls `emit(term id, frequency)` once per distinct term
+    /// in first-occurrence order, and returns the number of tokens.
+    pub(super) fn count<'a>(
+        &mut self,
+        texts: impl Iterator<Item = &'a str>,
+        mut emit: impl FnMut(u32, u32),
+    ) -> u32 {
+        let mut tokens = 0u32;
+        let mut texts = texts.peekable();
+        match texts.next() {
+            Some(only) if texts.peek().is_none() => self.scan(only, &mut tokens),
+            Some(first) => {
+                // Several short texts (a doc's headings) are scanned as one, joined by spaces:
+                // a space ends any token, so the tokens are the same, and scanning costs
+                // something per text (a large tree has hundreds of thousands of headings).
+                let mut joined = std::mem::take(&mut self.joined);
+                joined.clear();
+                joined.push_str(first);
+                for text in texts {
+                    joined.push(' ');
+                    joined.push_str(text);
+                }
+                self.scan(&joined, &mut tokens);
+                self.joined = joined;
+            }
+            None => {}
+        }
+        for &id in &self.touched[..self.n_touched] {
+            emit(id, std::mem::take(&mut self.tf[tf_slot(id)]));
+        }
+        self.n_touched = 0;
+        tokens
+    }
+
+    pub(super) fn scan(&mut self, text: &str, tokens: &mut u32) {
+        let bytes = text.as_bytes();
+        if self.spellings.is_empty() {
+            self.spellings = vec![Spelling::default(); 1024];
+            self.seen = vec![0; 1024];
+        }
+        // Counted here and added once (the count saturates; a word is at least a byte, so this
+        // one cannot overflow).
+        let mut counted = 0u64;
+        for (start, end) in Words::new(bytes) {
+            let len = end - start;
+            if len <= MEMO_MAX_BYTES {
+                let key = ascii_key(bytes, start, end);
+                // The key holds the word's bytes: ASCII when none has bit 7 set.
+                if (key.head[0] | key.head[1]) & LANE_HIGH == 0 {
+                    let at = self.spelling(text, start..end, key);
+                    // No branch on "first time since the fold" (taken for most rare words, in
+                    // no predictable order): the slot is written every time and kept only when
+                    // new. (`seen` is as long as the memo: a fold keeps a slot in it at most
+                    // once.)
+                    self.seen[self.n_seen] = at as u32;
+                    let spelling = &mut self.spellings[at];
+                    self.n_seen += usize::from(spelling.tf == 0);
+                    spelling.tf += 1;
+                    // Nor on stop words (a third of the words): they count as no token.
+                    counted += u64::from(spelling.term != DROPPED);
+                    continue;
+                }
+            } else if len > MAX_TERM_BYTES && bytes[start..end].is_ascii() {
+                continue;
+            }
+            // Keep first-occurrence order: the words before this piece are counted first.
+            self.fold();
+            let Indexer { dict, tf, touched, n_touched, .. } = self;
+            // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
+            tokenize(&text[start..end], false, |_, _, term| {
+                counted += 1;
+                Self::add(tf, touched, n_touched, dict.intern(term), 1);
+            });
+        }
+        self.fold();
+        *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
+    }
+
+    /// The memo slot of the ASCII word `text[word]` (at most [`MEMO_MAX_BYTES`]), whose key is
+    /// `key`; a new spelling is tokenized once and added. The word's `&str` is made only then:
+    /// slicing a `str` checks both ends for char boundaries, on every word.
+    #[inline]
+    pub(super) fn spelling(&mut self, text: &str, word: std::ops::Range<usize>, key: Key) -> usize {
+        loop {
+            let mask = self.spellings.len() - 1;
+            let mut at = key.hash as usize & mask;
+            loop {
+                let slot = &self.spellings[at];
+                if slot.tag == key.tag && slot.head == key.head {
+                    return at;
+                }
+                if slot.tag == 0 {
+                    break;
+                }
+                at = (at + 1) & mask;
+            }
+            if (self.n_spellings + 1) * 2 > self.spellings.len() {
+                // Slots move: the counts noted by slot go to their terms first.
+                self.fold();
+                self.grow_spellings();
+                continue;
+            }
+            let mut term = DROPPED;
+            tokenize(&text[word.clone()], false, |_, _, t| term = self.dict.intern(t));
+            self.spellings[at] = Spelling { head: key.head, tag: key.tag, term, tf: 0 };
+            self.n_spellings += 1;
+            return at;
+        }
+    }
+
+    /// Doubles the memo (with no counts pending: [`Indexer::fold`] ran).
+    pub(super) fn grow_spellings(&mut self) {
+        let mut slots = vec![Spelling::default(); self.spellings.len() * 2];
+        let mask = slots.len() - 1;
+        for slot in self.spellings.iter().filter(|s| s.tag != 0) {
+            let len = (slot.tag & 0xff) as usize;
+            let mut at = Key::short(slot.head, len).hash as usize & mask;
+            while slots[at].tag != 0 {
+                at = (at + 1) & mask;
+            }
+            slots[at] = *slot;
+        }
+        self.seen.resize(slots.len(), 0);
+        self.spellings = slots;
+    }
+
+    /// Moves the counts of the spellings seen since the last fold to their terms, in the
+    /// spellings' first-occurrence order (so the terms keep theirs).
+    pub(super) fn fold(&mut self) {
+        let Indexer { spellings, seen, n_seen, tf, touched, n_touched, .. } = self;
+        for &at in &seen[..*n_seen] {
+            let spelling = &mut spellings[at as usize];
+            let count = std::mem::take(&mut spelling.tf);
+            Self::add(tf, touched, n_touched, spelling.term, count);
+        }
+        *n_seen = 0;
+    }
+
+    /// Counts `count` (at least 1) occurrences of term `id` (or nothing, for [`DROPPED`]),
+    /// noting it in `touched[..n_touched]` the first time.
+    // Always: with the release profile's one codegen unit, the inliner kept this out of line in
+    // `fold`, and its calls (one per spelling per text) cost as many instructions as its body.
+    #[inline(always)]
+    pub(super) fn add(tf: &mut Vec<u32>, touched: &mut Vec<u32>, n_touched: &mut usize, id: u32, count: u32) {
+        let slot = tf_slot(id);
+        if slot >= tf.len() {
+            tf.resize(slot + 1, 0);
+        }
+        // Without a branch on "first time in this text": it is taken for most rare words and
+        // was mispredicted often enough to show in the profile. The id is written at the end
+        // every time and kept only when it is new (never for a dropped word, in slot 0).
+        if *n_touched == touched.len() {
+            touched.push(0);
+        }
+        touched[*n_touched] = id;
+        *n_touched += usize::from((tf[slot] == 0) & (slot != 0));
+        tf[slot] = tf[slot].saturating_add(count);
+    }
+}
