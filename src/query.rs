@@ -14,6 +14,7 @@
 mod complete;
 mod cursor;
 mod detail;
+mod filter;
 mod list;
 mod open;
 mod read;

@@ -72,6 +72,13 @@ pub(super) fn decode(
     Ok(offset)
 }
 
+/// The offset a cursor says it starts at, read without checking anything else: how many hits
+/// a search must rank before the cursor itself is checked by [`decode`]. 0 for anything that is
+/// not a cursor of this shape.
+pub(super) fn offset_hint(cursor: &str) -> usize {
+    cursor.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0)
+}
+
 /// Splits `total` items into the page at `offset`: the range and the next cursor, if any.
 pub(super) fn page(
     catalog_hash: &str,
