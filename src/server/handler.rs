@@ -63,7 +63,7 @@ impl ServerHandler for FolioServer {
         };
         let listing = st.content.query().list(&params).map_err(|e| match e {
             QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
-            other => McpError::internal_error(other.to_string(), None),
+            other => McpError::internal_error(errors::clip_quoted(&other.to_string()), None),
         })?;
         let mut out =
             ListResourcesResult::with_all_items(listing.items.into_iter().map(resources::resource).collect())

@@ -7,5 +7,6 @@ mod compile;
 mod links;
 mod mcp;
 mod mcp_http;
+mod mcp_params;
 mod query;
 mod support;

@@ -138,7 +138,7 @@ pub(crate) fn modern_meta() -> Value {
     })
 }
 
-struct Wire {
+pub(crate) struct Wire {
     reader: BufReader<ReadHalf<DuplexStream>>,
     writer: WriteHalf<DuplexStream>,
     next_id: i64,
@@ -147,11 +147,11 @@ struct Wire {
 }
 
 impl Wire {
-    fn start() -> Wire {
+    pub(crate) fn start() -> Wire {
         Wire::start_with(server())
     }
 
-    fn start_with(server: FolioServer) -> Wire {
+    pub(crate) fn start_with(server: FolioServer) -> Wire {
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             let _ = folio::server::run_on(server, server_end).await;
@@ -160,18 +160,18 @@ impl Wire {
         Wire { reader: BufReader::new(read), writer, next_id: 1, seen: Vec::new() }
     }
 
-    async fn send_line(&mut self, line: &[u8]) {
+    pub(crate) async fn send_line(&mut self, line: &[u8]) {
         self.writer.write_all(line).await.unwrap();
         self.writer.write_all(b"\n").await.unwrap();
         self.writer.flush().await.unwrap();
     }
 
-    async fn send(&mut self, msg: &Value) {
+    pub(crate) async fn send(&mut self, msg: &Value) {
         self.send_line(msg.to_string().as_bytes()).await;
     }
 
     /// The next message from the server (fails the test after 20 s instead of hanging).
-    async fn recv(&mut self) -> Value {
+    pub(crate) async fn recv(&mut self) -> Value {
         let mut line = String::new();
         let n = tokio::time::timeout(Duration::from_secs(20), self.reader.read_line(&mut line))
             .await
@@ -184,14 +184,14 @@ impl Wire {
     }
 
     /// Sends a request with the modern `_meta` merged into `params`, returns the whole response.
-    async fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn call(&mut self, method: &str, params: Value) -> Value {
         let mut params = params;
         params["_meta"] = modern_meta();
         self.call_raw(method, params).await
     }
 
     /// Sends a request with exactly these params.
-    async fn call_raw(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn call_raw(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
@@ -201,7 +201,7 @@ impl Wire {
     }
 
     /// A successful result, or the test fails naming the error.
-    async fn ok(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn ok(&mut self, method: &str, params: Value) -> Value {
         let res = self.call(method, params).await;
         assert!(res.get("error").is_none(), "{method} failed: {res}");
         res["result"].clone()
@@ -237,7 +237,7 @@ impl Wire {
 }
 
 #[track_caller]
-fn error_of(res: &Value) -> (i64, String, Value) {
+pub(crate) fn error_of(res: &Value) -> (i64, String, Value) {
     let err = res.get("error").unwrap_or_else(|| panic!("expected an error, got {res}"));
     (err["code"].as_i64().unwrap(), err["message"].as_str().unwrap_or("").to_owned(), err["data"].clone())
 }
