@@ -70,20 +70,27 @@ pub fn skill_detail(skill_id: &str) -> String {
 /// Percent-encodes a `/`-separated path: every byte but RFC 3986 unreserved characters, `/`
 /// and a few sub-delimiters safe in paths is written as `%XX`.
 pub fn encode_path(path: &str) -> String {
-    encode(path, true)
+    encode(path, true, false)
 }
 
 /// Percent-encodes one component: like [`encode_path`], but `/` becomes `%2F`.
 pub fn encode_component(component: &str) -> String {
-    encode(component, false)
+    encode(component, false, false)
 }
 
-fn encode(s: &str, keep_slash: bool) -> String {
+/// Percent-encodes a query-string value: like [`encode_component`], and `&`, `=` and `+` (which
+/// the query parser reads as separators and a space) are encoded too.
+pub fn encode_query_value(value: &str) -> String {
+    encode(value, false, true)
+}
+
+fn encode(s: &str, keep_slash: bool, in_query: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s.as_bytes() {
         let keep = b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')')
-            || matches!(b, b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@')
+            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'\'' | b'(' | b')')
+            || matches!(b, b'*' | b',' | b';' | b':' | b'@')
+            || (!in_query && matches!(b, b'&' | b'+' | b'='))
             || (keep_slash && b == b'/');
         if keep {
             out.push(b as char);
@@ -374,7 +381,7 @@ pub fn query_string(pairs: &[(&str, &str)]) -> String {
         out.push(if out.is_empty() { '?' } else { '&' });
         out.push_str(key);
         out.push('=');
-        out.push_str(&encode_component(value));
+        out.push_str(&encode_query_value(value));
     }
     out
 }
@@ -410,6 +417,13 @@ mod tests {
         assert_eq!(skill_file("acme/billing", "SKILL.md"), "skill://acme/billing/SKILL.md");
         assert_eq!(skill_dir("acme/billing"), "skill://acme/billing");
         assert_eq!(skill_detail("a/b"), "resource://catalog/skills/a%2Fb");
+        // Query values keep their `&`, `=` and `+` through a parse.
+        let uri = format!("{DOCS_INDEX}{}", query_string(&[("q", "a&b=c+d"), ("cursor", "x")]));
+        assert_eq!(uri, "resource://catalog/docs_index?q=a%26b%3Dc%2Bd&cursor=x");
+        assert_eq!(
+            parse(&uri),
+            Ok(Target::DocsIndex(vec![("q".into(), "a&b=c+d".into()), ("cursor".into(), "x".into())]))
+        );
     }
 
     #[test]
@@ -516,5 +530,84 @@ mod tests {
         // 255 ASCII bytes then a 3-byte character that would straddle the cut: it is left out whole.
         let straddling = format!("{}€tail", "a".repeat(255));
         assert_eq!(echo(&straddling), format!("{}…({} bytes)", "a".repeat(255), straddling.len()));
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        /// One path segment a content tree can hold: no control characters, no `/`, `\\` or
+        /// `%` (a file literally named `%2e%2e` is refused on purpose), not `.` or `..`.
+        fn segment() -> impl Strategy<Value = String> {
+            "[^/\\\\%\\p{Cc}]{1,12}".prop_filter("not a dot segment", |s| s != "." && s != "..")
+        }
+
+        fn path() -> impl Strategy<Value = String> {
+            proptest::collection::vec(segment(), 1..5).prop_map(|segments| segments.join("/"))
+        }
+
+        /// Ways to spell a refused piece of a path.
+        fn poison() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("..".to_owned()),
+                Just(".".to_owned()),
+                Just("%2e%2E".to_owned()),
+                Just("%252e%252e".to_owned()),
+                Just("".to_owned()),
+                Just("a\\b".to_owned()),
+                Just("a%5Cb".to_owned()),
+                "\\PC*\\p{Cc}\\PC*",
+                (0u8..0x20).prop_map(|b| format!("a%{b:02X}b")),
+                Just("%7F".to_owned()),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn any_string_parses_or_is_refused_without_panicking(raw in "\\PC*", tail in ".*") {
+                let _ = parse(&raw);
+                let _ = parse(&format!("{DOCS_PREFIX}{raw}"));
+                let _ = parse(&format!("{SKILL_ALIAS_PREFIX}{raw}/references/{tail}"));
+                let _ = parse(&format!("{DOCS_INDEX}?{tail}"));
+                let _ = percent_decode(&raw);
+            }
+
+            #[test]
+            fn built_uris_parse_back_to_what_built_them(doc_path in path(), skill in path(), file in path(), id in segment()) {
+                prop_assert_eq!(parse(&doc(&doc_path)), Ok(Target::Doc { path: doc_path.clone(), params: vec![] }));
+                prop_assert_eq!(parse(&doc_detail(&doc_path)), Ok(Target::DocDetail { path: doc_path.clone() }));
+                prop_assert_eq!(
+                    parse(&skill_file(&skill, &file)),
+                    Ok(Target::Skill { path: format!("{skill}/{file}"), params: vec![] })
+                );
+                prop_assert_eq!(parse(&skill_detail(&id)), Ok(Target::SkillDetail { skill_id: id.clone() }));
+                prop_assert_eq!(
+                    parse(&skill_reference_alias(&id, &file)),
+                    Ok(Target::SkillReference { skill_id: id.clone(), ref_id: file.clone(), params: vec![] })
+                );
+                prop_assert_eq!(
+                    parse(&with_section(&doc(&doc_path), &file)),
+                    Ok(Target::Doc { path: doc_path, params: vec![("section".to_owned(), file)] })
+                );
+            }
+
+            #[test]
+            fn a_poisoned_path_is_refused_in_every_family(
+                before in path(), bad in poison(), after in path(), at_end in any::<bool>(),
+            ) {
+                let raw = if at_end { format!("{before}/{bad}") } else { format!("{before}/{bad}/{after}") };
+                for uri in [
+                    format!("{DOCS_PREFIX}{raw}"),
+                    format!("{DOC_DETAIL_PREFIX}{raw}"),
+                    format!("{SKILL_PREFIX}{raw}"),
+                    format!("{SKILL_ALIAS_PREFIX}x/references/{}", raw.replace('/', "%2F")),
+                ] {
+                    prop_assert!(parse(&uri).is_err(), "{uri:?} parsed");
+                }
+            }
+        }
     }
 }
