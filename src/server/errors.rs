@@ -70,6 +70,24 @@ pub(crate) fn bad_cursor(method: &str) -> McpError {
     )
 }
 
+/// A `cursor` that is not a string (rmcp would read it as no cursor and answer the first page).
+/// `uri` is the request's `uri` param, kept in the repair of `resources/directory/read`.
+pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<Value>) -> McpError {
+    let params = match uri {
+        Some(Value::String(uri)) => json!({ "uri": echo(&uri) }),
+        _ => json!({}),
+    };
+    McpError::invalid_params(
+        format!(
+            "invalid `cursor` for `{method}`: {kind}, not a string; pass back `nextCursor` exactly as received"
+        ),
+        Some(json!({
+            "param": "cursor",
+            "repair": repair(method, params, "start again from the first page (omit `cursor`)"),
+        })),
+    )
+}
+
 /// Unknown tool name: `-32602` (never `-32601`, which HTTP maps to 404).
 pub(crate) fn unknown_tool(name: &str) -> McpError {
     McpError::invalid_params(

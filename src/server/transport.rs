@@ -1,4 +1,5 @@
-//! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout, logs on stderr)
+//! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout through the line
+//! transport of `stdio`, logs on stderr)
 //! and Streamable HTTP at `/mcp` on axum (stateless, JSON responses, Origin and Host validation,
 //! body size limit, optional bearer token, `GET /healthz`, graceful shutdown), with the
 //! per-client bounds of `limits`.
@@ -54,13 +55,32 @@ pub fn serve_stdio(catalog_bytes: &'static [u8]) -> Result<(), ServeError> {
 /// Fails only on an IO error of the standard streams.
 pub async fn run_stdio(server: FolioServer) -> Result<(), ServeError> {
     let (read, write) = rmcp::transport::stdio_pipes();
-    run_on(server, (read, write)).await
+    run_on_pipes(server, read, write).await
 }
 
-/// Serves any byte-stream or message transport (stdio, a socket, an in-process duplex) until it
-/// closes. Messages that are not requests before the lifecycle starts are dropped instead of
-/// ending the connection.
-pub async fn run_on<T, E, A>(server: FolioServer, transport: T) -> Result<(), ServeError>
+/// Serves newline-delimited JSON-RPC on any byte stream (a socket, an in-process duplex) until
+/// it closes, exactly as on stdio: bounded lines, an answer for every bad line, and no more
+/// than a bounded number of requests read ahead of the answers the client has read.
+pub async fn run_on<S>(server: FolioServer, stream: S) -> Result<(), ServeError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    run_on_pipes(server, read, write).await
+}
+
+/// [`run_on`] with the two directions apart (stdin and stdout).
+pub async fn run_on_pipes<R, W>(server: FolioServer, read: R, write: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    run_transport(server, super::stdio::LineTransport::new(read, write)).await
+}
+
+/// Serves any rmcp message transport until it closes. Messages that are not requests before
+/// the lifecycle starts are dropped instead of ending the connection.
+pub async fn run_transport<T, E, A>(server: FolioServer, transport: T) -> Result<(), ServeError>
 where
     T: rmcp::transport::IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,

@@ -8,5 +8,6 @@ mod links;
 mod mcp;
 mod mcp_http;
 mod mcp_params;
+mod mcp_stdio;
 mod query;
 mod support;

@@ -170,14 +170,21 @@ impl Wire {
         self.send_line(msg.to_string().as_bytes()).await;
     }
 
-    /// The next message from the server (fails the test after 20 s instead of hanging).
-    pub(crate) async fn recv(&mut self) -> Value {
+    /// The next line from the server, `\n` included (fails the test after 20 s instead of
+    /// hanging).
+    pub(crate) async fn recv_line(&mut self) -> String {
         let mut line = String::new();
         let n = tokio::time::timeout(Duration::from_secs(20), self.reader.read_line(&mut line))
             .await
             .expect("server answered within 20 s")
             .unwrap();
         assert!(n > 0, "server closed the stream");
+        line
+    }
+
+    /// The next message from the server (fails the test after 20 s instead of hanging).
+    pub(crate) async fn recv(&mut self) -> Value {
+        let line = self.recv_line().await;
         let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
         self.seen.push(value.clone());
         value
@@ -1383,10 +1390,17 @@ async fn listen_is_acknowledged_with_an_empty_filter_and_ends_silently_on_cancel
 #[tokio::test]
 async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
     let mut w = Wire::start();
-    // Before any request: garbage, half lines, non-UTF-8, notifications, stray responses.
-    w.send_line(b"this is not json").await;
-    w.send_line(br#"{"jsonrpc":"2.0","id":1,"method":"resources/li"#).await;
-    w.send_line(&[0xff, 0xfe, 0x00, b'{']).await;
+    // Before any request: garbage, half lines and non-UTF-8 get a parse error (with the id when
+    // it can be read); notifications and stray responses are dropped.
+    for (line, id) in [
+        (&b"this is not json"[..], Value::Null),
+        (br#"{"jsonrpc":"2.0","id":1,"method":"resources/li"#, json!(1)),
+        (&[0xff, 0xfe, 0x00, b'{'], Value::Null),
+    ] {
+        w.send_line(line).await;
+        let res = w.recv().await;
+        assert_eq!((&res["error"]["code"], &res["id"]), (&json!(-32700), &id), "{res}");
+    }
     w.send_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
     w.send_line(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#).await;
     let ok = w.call("server/discover", json!({})).await;
@@ -1398,12 +1412,14 @@ async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
         assert_eq!(res["error"]["code"], json!(-32600), "{}: {res}", String::from_utf8_lossy(line));
         assert_eq!(res["id"], Value::Null);
     }
-    // A 17 MiB line is discarded without killing the connection.
+    // A 17 MiB line is discarded and answered without killing the connection.
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"pad":"{}"}}}}"#,
         "x".repeat(17 << 20)
     );
     w.send_line(big.as_bytes()).await;
+    let res = w.recv().await;
+    assert_eq!((&res["error"]["code"], &res["id"]), (&json!(-32600), &json!(7)), "{res}");
     // Unknown methods: -32601 with a repair.
     let res = w.call("resources/delete", json!({})).await;
     assert_eq!(error_of(&res).0, -32601);
@@ -1553,9 +1569,10 @@ async fn the_binary_speaks_pure_json_rpc_on_stdout_and_exits_on_stdin_eof() {
             serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
         assert_eq!(msg["jsonrpc"], "2.0", "{line}");
         assert_ne!(msg["method"], "notifications/message", "no logging notifications");
-        ids.insert(msg["id"].as_i64().unwrap());
+        // The garbage line's parse error has no id to carry.
+        ids.insert(msg["id"].as_i64().unwrap_or_else(|| msg["error"]["code"].as_i64().unwrap()));
     }
-    assert_eq!(ids, (1..=5).collect::<BTreeSet<i64>>(), "one answer per request");
+    assert_eq!(ids, [-32700, 1, 2, 3, 4, 5].into_iter().collect::<BTreeSet<i64>>(), "one answer per line");
     assert!(stderr.contains("TRACE") || stderr.contains("DEBUG"), "logs go to stderr with RUST_LOG=trace");
 }
 

@@ -1,5 +1,6 @@
-//! Request parameters the server must refuse with exact answers: control characters in URIs and
-//! huge client input (never echoed back whole). Runs over the in-process line client of `mcp`.
+//! Request parameters the server must refuse with exact answers: control characters in URIs,
+//! huge client input (never echoed back whole) and cursors of the wrong JSON type on every
+//! paginated method. Runs over the in-process line client of `mcp`.
 
 use serde_json::{Value, json};
 
@@ -79,5 +80,57 @@ async fn huge_client_input_is_never_echoed_back_whole() {
         let res = w.call(method, params).await;
         let size = res.to_string().len();
         assert!(size < 8192, "{}: answer is {size} bytes", &method[..method.len().min(20)]);
+    }
+}
+
+#[tokio::test]
+async fn cursors_of_the_wrong_json_type_are_invalid_params_on_every_paginated_method() {
+    let fx = fixture();
+    let dir = format!("skill://{}", fx.catalog.skills[0].path);
+    let mut w = Wire::start();
+    for (method, base) in [
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("tools/list", json!({})),
+        ("skills/list", json!({})),
+        ("resources/directory/read", json!({ "uri": dir })),
+    ] {
+        for (cursor, kind) in [
+            (json!(123), "a number"),
+            (json!({}), "an object"),
+            (json!([1]), "an array"),
+            (json!(true), "a boolean"),
+        ] {
+            let mut params = base.clone();
+            params["cursor"] = cursor.clone();
+            let res = w.call(method, params).await;
+            let (code, message, data) = error_of(&res);
+            assert_eq!(
+                (code, message.as_str()),
+                (-32602, format!("invalid `cursor` for `{method}`: {kind}, not a string; pass back `nextCursor` exactly as received").as_str()),
+                "{method} cursor {cursor}"
+            );
+            assert_eq!(data["repair"]["method"], json!(method), "{res}");
+        }
+        // `null` is an absent cursor: the first page.
+        let mut params = base.clone();
+        params["cursor"] = Value::Null;
+        let res = w.call(method, params).await;
+        assert!(res.get("result").is_some(), "{method} cursor null: {res}");
+    }
+    // The fallback tools take cursors as arguments: a wrong type is a tool error naming the
+    // argument (tool input errors are results with `isError`, as for every other argument).
+    for tool in ["list_resources", "search_patterns"] {
+        for cursor in [json!(123), json!({}), json!([1]), json!(true)] {
+            let mut arguments = json!({ "cursor": cursor });
+            if tool == "search_patterns" {
+                arguments["query"] = json!("install");
+            }
+            let res = w.ok("tools/call", json!({ "name": tool, "arguments": arguments })).await;
+            assert_eq!(res["isError"], json!(true), "{tool} cursor {cursor}: {res}");
+            let text = res["content"][0]["text"].as_str().unwrap();
+            assert!(text.starts_with("Invalid arguments: invalid type: "), "{tool}: {text}");
+            assert!(text.contains("expected a string"), "{tool}: {text}");
+        }
     }
 }
