@@ -15,6 +15,7 @@ mod content;
 mod errors;
 mod handler;
 mod limits;
+mod params;
 mod resources;
 mod skills;
 mod stdio;

@@ -72,10 +72,10 @@ pub(crate) fn bad_cursor(method: &str) -> McpError {
 
 /// A `cursor` that is not a string (rmcp would read it as no cursor and answer the first page).
 /// `uri` is the request's `uri` param, kept in the repair of `resources/directory/read`.
-pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<Value>) -> McpError {
+pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<&str>) -> McpError {
     let params = match uri {
-        Some(Value::String(uri)) => json!({ "uri": echo(&uri) }),
-        _ => json!({}),
+        Some(uri) => json!({ "uri": echo(uri) }),
+        None => json!({}),
     };
     McpError::invalid_params(
         format!(

@@ -193,6 +193,7 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
     let body_limits = (options.limits.body_read_timeout, MAX_BODY_BYTES);
     let mut mcp_router = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(middleware::from_fn(super::params::mark_http))
         .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
     if let Some(token) = options.bearer_token.clone() {
         mcp_router = mcp_router.layer(middleware::from_fn_with_state(Arc::new(token), require_bearer));

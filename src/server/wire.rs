@@ -1,14 +1,13 @@
 //! One line of newline-delimited JSON-RPC, as the stdio transport reads it: either a message for
-//! rmcp, or the error answer JSON-RPC 2.0 requires for it (`-32700` parse error, `-32600`
-//! invalid request, `-32602` for a cursor that is not a string), with the request's `id` when a
-//! lenient scan of the line can recover it.
+//! rmcp (marked when its `cursor` is of the wrong type, see `params`), or the error answer
+//! JSON-RPC 2.0 requires for it (`-32700` parse error, `-32600` invalid request), with the
+//! request's `id` when a lenient scan of the line can recover it.
 //!
 //! Pure functions of the bytes: no IO, no state, never a panic on any input. The transport
 //! (`stdio.rs`) owns reading, bounding and writing lines.
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, RequestId, ServerJsonRpcMessage};
-use serde::Deserialize;
+use rmcp::model::{ClientJsonRpcMessage, ErrorCode, RequestId, ServerJsonRpcMessage};
 use serde_json::{Value, json};
 
 use super::errors;
@@ -16,18 +15,6 @@ use super::errors;
 /// Longest line read, in bytes (newline excluded): longer lines are discarded as they arrive
 /// and answered `-32600`. The same bound rmcp's own line transport has.
 pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Methods whose params carry a `cursor`. rmcp reads a `cursor` that is not a string as no
-/// params at all (a flattened optional field swallows the error), so the first page would come
-/// back: the type is checked here, on the raw line.
-const PAGINATED: &[&str] = &[
-    "resources/list",
-    "resources/templates/list",
-    "resources/directory/read",
-    "tools/list",
-    "prompts/list",
-    "skills/list",
-];
 
 /// What a line is.
 #[derive(Debug)]
@@ -51,11 +38,10 @@ pub(crate) fn decode(line: &[u8]) -> Line {
         return Line::Blank;
     }
     match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-        Ok(ClientJsonRpcMessage::Request(request)) => match cursor_error(line, &request.request) {
-            Some(error) => reply(error, Some(request.id)),
-            None => Line::Message(Box::new(ClientJsonRpcMessage::Request(request))),
-        },
-        Ok(message) => Line::Message(Box::new(message)),
+        Ok(mut message) => {
+            super::params::mark(line, &mut message);
+            Line::Message(Box::new(message))
+        }
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             if is_notification(line) {
                 tracing::debug!(error = %e, "ignoring a notification that does not parse");
@@ -105,36 +91,6 @@ fn line_repair() -> Value {
         json!({}),
         "send one JSON-RPC 2.0 object per line: UTF-8 JSON with `jsonrpc`, `id`, `method` and `params`",
     )
-}
-
-/// `-32602` when a paginated request's `cursor` is present, not `null`, and not a string.
-fn cursor_error(line: &[u8], request: &ClientRequest) -> Option<McpError> {
-    let method = match request {
-        ClientRequest::CustomRequest(custom) => custom.method.as_str(),
-        other => other.method(),
-    };
-    if !PAGINATED.contains(&method) {
-        return None;
-    }
-    #[derive(Deserialize)]
-    struct Probe {
-        params: Option<Params>,
-    }
-    #[derive(Deserialize)]
-    struct Params {
-        cursor: Option<Value>,
-        uri: Option<Value>,
-    }
-    // A line rmcp parsed is valid JSON; params of another shape are rmcp's to refuse.
-    let params = serde_json::from_slice::<Probe>(line).ok()?.params?;
-    let kind = match params.cursor? {
-        Value::Null | Value::String(_) => return None,
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
-    Some(errors::cursor_type(method, kind, params.uri))
 }
 
 /// True for a JSON object with a string `method` and no `id` member: a notification. (Only

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp::{Wire, error_of, fixture};
+use crate::mcp::{V_MODERN, Wire, error_of, fixture, modern_meta, server};
 
 /// The message of an error answer and its `data.uri`.
 #[track_caller]
@@ -132,5 +132,52 @@ async fn cursors_of_the_wrong_json_type_are_invalid_params_on_every_paginated_me
             assert!(text.starts_with("Invalid arguments: invalid type: "), "{tool}: {text}");
             assert!(text.contains("expected a string"), "{tool}: {text}");
         }
+    }
+}
+
+/// One modern JSON-RPC request through the HTTP router, in process: status and body.
+async fn http_call(method: &str, params: Value) -> (u16, Value) {
+    use tower::ServiceExt as _;
+    let mut params = params;
+    params["_meta"] = modern_meta();
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
+    let request = axum::http::Request::post("/mcp")
+        .header("Host", "localhost")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", V_MODERN)
+        .header("Mcp-Method", method)
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let (router, _stop) = folio::server::router(server(), &folio::server::HttpOptions::default());
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn over_http_too_a_cursor_of_the_wrong_type_is_invalid_params() {
+    let dir = format!("skill://{}", fixture().catalog.skills[0].path);
+    for (method, base) in [
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("tools/list", json!({})),
+        ("skills/list", json!({})),
+        ("resources/directory/read", json!({ "uri": dir })),
+    ] {
+        let mut params = base.clone();
+        params["cursor"] = json!(123);
+        let (status, res) = http_call(method, params).await;
+        assert_eq!(status, 200, "{method}: {res}");
+        assert_eq!(
+            res["error"]["message"],
+            json!(format!(
+                "invalid `cursor` for `{method}`: a number, not a string; pass back `nextCursor` exactly as received"
+            )),
+            "{method}: {res}"
+        );
+        let (status, res) = http_call(method, base).await;
+        assert_eq!((status, res.get("result").is_some()), (200, true), "{method} without a cursor: {res}");
     }
 }
