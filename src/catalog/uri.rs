@@ -31,8 +31,12 @@ pub const ECHO_BYTES: usize = 256;
 /// Client input as an error may echo it: whole when it is at most [`ECHO_BYTES`] bytes, else its
 /// first bytes (cut on a character boundary) followed by `…(N bytes)`, so a huge request never
 /// comes back whole.
+///
+/// Capping twice changes nothing: an echo (at most 32 bytes longer than the cap, ending in
+/// `…(N bytes)`) comes back as it is, so layers may cap what another layer capped.
 pub fn echo(input: &str) -> std::borrow::Cow<'_, str> {
-    if input.len() <= ECHO_BYTES {
+    let capped_already = input.len() <= ECHO_BYTES + 32 && input.ends_with(" bytes)") && input.contains("…(");
+    if input.len() <= ECHO_BYTES || capped_already {
         return std::borrow::Cow::Borrowed(input);
     }
     let mut end = ECHO_BYTES;
@@ -530,6 +534,8 @@ mod tests {
         // 255 ASCII bytes then a 3-byte character that would straddle the cut: it is left out whole.
         let straddling = format!("{}€tail", "a".repeat(255));
         assert_eq!(echo(&straddling), format!("{}…({} bytes)", "a".repeat(255), straddling.len()));
+        let once = echo(&"b".repeat(20_000_000)).into_owned();
+        assert_eq!(echo(&once), once, "capping twice changes nothing");
     }
 
     mod properties {

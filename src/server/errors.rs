@@ -177,6 +177,20 @@ fn last_segment(uri: &str) -> String {
     stem.replace(['-', '_'], " ").chars().take(100).collect()
 }
 
+/// Caps the fields of an error's `data` that echo client input, whoever built the error: ours
+/// are capped already, but rmcp's unsupported-version error echoes the requested version whole.
+pub(crate) fn cap_echoes(error: &mut McpError) {
+    if let Some(Value::Object(data)) = &mut error.data {
+        for key in ["requested", "uri", "method", "tool"] {
+            if let Some(Value::String(s)) = data.get_mut(key)
+                && s.len() > crate::catalog::uri::ECHO_BYTES
+            {
+                *s = echo(s).into_owned();
+            }
+        }
+    }
+}
+
 /// A value safe to echo in a one-line message: capped like every echo of client input
 /// ([`echo`]), control characters escaped.
 pub(crate) fn printable(s: &str) -> String {

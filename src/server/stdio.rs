@@ -82,8 +82,11 @@ impl Transport<RoleServer> for LineTransport {
 
     fn send(
         &mut self,
-        item: ServerJsonRpcMessage,
+        mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ServerJsonRpcMessage::Error(e) = &mut item {
+            super::errors::cap_echoes(&mut e.error);
+        }
         // The answer takes over its request's slot: it is freed once the answer is written.
         let slot = match &item {
             ServerJsonRpcMessage::Response(r) => self.open.remove(&OpenId::of(&r.id)),

@@ -81,6 +81,12 @@ async fn huge_client_input_is_never_echoed_back_whole() {
         let size = res.to_string().len();
         assert!(size < 8192, "{}: answer is {size} bytes", &method[..method.len().min(20)]);
     }
+    // rmcp's own answer to an unknown protocol version quotes it: capped on the way out.
+    let mut meta = crate::mcp::modern_meta();
+    meta["io.modelcontextprotocol/protocolVersion"] = json!(name);
+    let res = w.call_raw("tools/list", json!({ "_meta": meta })).await;
+    assert_eq!(res["error"]["code"], json!(-32022), "{}", &res.to_string()[..200]);
+    assert_eq!(res["error"]["data"]["requested"], json!(format!("{}…(100000 bytes)", &name[..256])));
 }
 
 #[tokio::test]
