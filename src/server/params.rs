@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions as _};
 use rmcp::service::RequestContext;
 use serde::Deserialize;
 use serde_json::Value;
@@ -66,7 +66,13 @@ pub(crate) fn find(message: &[u8]) -> Option<BadCursor> {
 
 /// Marks a request read from a line (stdio) when its cursor is of the wrong type.
 pub(crate) fn mark(line: &[u8], message: &mut ClientJsonRpcMessage) {
-    if let ClientJsonRpcMessage::Request(request) = message
+    let ClientJsonRpcMessage::Request(request) = message else { return };
+    let method = match &request.request {
+        ClientRequest::CustomRequest(custom) => custom.method.as_str(),
+        other => other.method(),
+    };
+    // Only paginated requests are read a second time.
+    if PAGINATED.contains(&method)
         && let Some(bad) = find(line)
     {
         request.request.extensions_mut().insert(bad);
