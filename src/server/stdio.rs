@@ -302,6 +302,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     async fn lines_of(input: Vec<u8>) -> Vec<String> {
@@ -315,6 +317,51 @@ mod tests {
                 Read::Failed(e) => panic!("{e}"),
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Any bytes, read through a reader that hands them over a few at a time, come out as
+        /// exactly the `\n`-separated lines (an unterminated tail is dropped).
+        #[test]
+        fn lines_are_exactly_the_newline_separated_pieces(
+            input in proptest::collection::vec(prop_oneof![Just(b'\n'), any::<u8>()], 0..400),
+            chunk in 1usize..17,
+        ) {
+            let reader = chunked_reader(&input, chunk);
+            let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+            let got = runtime.block_on(async {
+                let mut lines = LineReader::new(reader);
+                let mut out = Vec::new();
+                while let Read::Line = lines.next().await {
+                    out.push(lines.line().to_vec());
+                }
+                out
+            });
+            let mut expected: Vec<Vec<u8>> = input.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+            expected.pop();
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    /// A reader that returns at most `chunk` bytes per read.
+    fn chunked_reader(input: &[u8], chunk: usize) -> impl AsyncRead + Unpin + use<> {
+        struct Chunked(Vec<u8>, usize, usize);
+        impl AsyncRead for Chunked {
+            fn poll_read(
+                mut self: std::pin::Pin<&mut Self>,
+                _: &mut std::task::Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                let Chunked(bytes, at, chunk) = &mut *self;
+                let n = (*chunk).min(bytes.len() - *at).min(buf.remaining());
+                buf.put_slice(&bytes[*at..*at + n]);
+                *at += n;
+                std::task::Poll::Ready(Ok(()))
+            }
+        }
+        Chunked(input.to_vec(), 0, chunk)
     }
 
     #[tokio::test]
