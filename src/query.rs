@@ -15,6 +15,7 @@
 mod complete;
 mod cursor;
 mod detail;
+mod filter;
 mod list;
 mod open;
 mod read;

@@ -16,11 +16,14 @@ mod errors;
 mod handler;
 mod http;
 mod limits;
+mod params;
 mod resources;
 mod skills;
+mod stdio;
 mod templates;
 mod tools;
 pub mod transport;
+mod wire;
 
 use std::sync::{Arc, OnceLock};
 
@@ -31,7 +34,8 @@ use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
 pub use transport::{
-    HttpOptions, ServeError, router, run_on, run_stdio, serve_http, serve_stdio, shutdown_signal,
+    HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
+    shutdown_signal,
 };
 
 /// The `_meta` key of the server identity the 2026-07-28 spec asks for on every result. rmcp keeps

@@ -20,6 +20,32 @@ pub const DOC_DETAIL_PREFIX: &str = "resource://catalog/docs/";
 /// Prefix of the skill alias families: `resource://skills/{skill_id}/…`.
 pub const SKILL_ALIAS_PREFIX: &str = "resource://skills/";
 
+/// Longest request URI parsed, in bytes: a catalog path is at most a few KiB even fully
+/// percent-encoded, and refusing longer input up front keeps lookups and "did you mean"
+/// suggestions cheap.
+pub const MAX_URI_BYTES: usize = 32 * 1024;
+
+/// Bytes of client input an error message or error data echoes back; the rest is summarized.
+pub const ECHO_BYTES: usize = 256;
+
+/// Client input as an error may echo it: whole when it is at most [`ECHO_BYTES`] bytes, else its
+/// first bytes (cut on a character boundary) followed by `…(N bytes)`, so a huge request never
+/// comes back whole.
+///
+/// Capping twice changes nothing: an echo (at most 32 bytes longer than the cap, ending in
+/// `…(N bytes)`) comes back as it is, so layers may cap what another layer capped.
+pub fn echo(input: &str) -> std::borrow::Cow<'_, str> {
+    let capped_already = input.len() <= ECHO_BYTES + 32 && input.ends_with(" bytes)") && input.contains("…(");
+    if input.len() <= ECHO_BYTES || capped_already {
+        return std::borrow::Cow::Borrowed(input);
+    }
+    let mut end = ECHO_BYTES;
+    while !input.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}…({} bytes)", &input[..end], input.len()))
+}
+
 /// Canonical URI of a doc, from its path relative to `docs/`.
 pub fn doc(path: &str) -> String {
     format!("{DOCS_PREFIX}{}", encode_path(path))
@@ -48,20 +74,27 @@ pub fn skill_detail(skill_id: &str) -> String {
 /// Percent-encodes a `/`-separated path: every byte but RFC 3986 unreserved characters, `/`
 /// and a few sub-delimiters safe in paths is written as `%XX`.
 pub fn encode_path(path: &str) -> String {
-    encode(path, true)
+    encode(path, true, false)
 }
 
 /// Percent-encodes one component: like [`encode_path`], but `/` becomes `%2F`.
 pub fn encode_component(component: &str) -> String {
-    encode(component, false)
+    encode(component, false, false)
 }
 
-fn encode(s: &str, keep_slash: bool) -> String {
+/// Percent-encodes a query-string value: like [`encode_component`], and `&`, `=` and `+` (which
+/// the query parser reads as separators and a space) are encoded too.
+pub fn encode_query_value(value: &str) -> String {
+    encode(value, false, true)
+}
+
+fn encode(s: &str, keep_slash: bool, in_query: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s.as_bytes() {
         let keep = b.is_ascii_alphanumeric()
-            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')')
-            || matches!(b, b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@')
+            || matches!(b, b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'\'' | b'(' | b')')
+            || matches!(b, b'*' | b',' | b';' | b':' | b'@')
+            || (!in_query && matches!(b, b'&' | b'+' | b'='))
             || (keep_slash && b == b'/');
         if keep {
             out.push(b as char);
@@ -98,8 +131,12 @@ pub enum UriError {
     BadEscape,
     /// Decoded bytes are not UTF-8.
     NotUtf8,
-    /// A `..` or `.` segment, an empty segment, a backslash or a NUL (possibly percent-encoded).
+    /// A `..` or `.` segment, an empty segment or a backslash (possibly percent-encoded).
     Traversal,
+    /// A control character (CR, LF, NUL, …), raw or percent-encoded.
+    ControlCharacter,
+    /// Longer than [`MAX_URI_BYTES`] (its length in bytes).
+    TooLong(usize),
     /// Not a URI of any family this catalog serves (`content/docs/reference/uris.md`).
     UnknownScheme,
     /// A query string that is malformed, repeats a parameter, or names one the family lacks.
@@ -112,7 +149,13 @@ impl std::fmt::Display for UriError {
             UriError::BadEscape => f.write_str("malformed percent-escape"),
             UriError::NotUtf8 => f.write_str("percent-escapes decode to bytes that are not UTF-8"),
             UriError::Traversal => {
-                f.write_str("path has a `.` or `..` segment, an empty segment, a backslash or a NUL")
+                f.write_str("path has a `.` or `..` segment, an empty segment or a backslash")
+            }
+            UriError::ControlCharacter => {
+                f.write_str("contains a control character (such as CR, LF or NUL), raw or percent-encoded")
+            }
+            UriError::TooLong(len) => {
+                write!(f, "is {len} bytes long; catalog URIs are at most {MAX_URI_BYTES} bytes")
             }
             UriError::UnknownScheme => f.write_str(
                 "not a catalog URI (expected `resource://catalog/…`, `resource://docs/…`, \
@@ -126,7 +169,7 @@ impl std::fmt::Display for UriError {
 impl std::error::Error for UriError {}
 
 /// Decodes a raw (still percent-encoded) path once and checks that it is a clean relative path:
-/// no `.`/`..`/empty segments, no backslash, no NUL, no control characters.
+/// no `.`/`..`/empty segments, no backslash, no control characters (NUL included).
 pub fn decode_path(raw: &str) -> Result<String, UriError> {
     let path = percent_decode(raw)?;
     check_path(&path)?;
@@ -139,7 +182,10 @@ pub fn decode_path(raw: &str) -> Result<String, UriError> {
 /// for traversal: `%252e%252e` is an encoded `..` and is refused like it, rather than reaching a
 /// lookup that some other layer might decode a second time.
 pub fn check_path(path: &str) -> Result<(), UriError> {
-    if path.is_empty() || path.chars().any(|c| c == '\\' || c.is_control()) {
+    if path.chars().any(char::is_control) {
+        return Err(UriError::ControlCharacter);
+    }
+    if path.is_empty() || path.contains('\\') {
         return Err(UriError::Traversal);
     }
     for seg in path.split('/') {
@@ -148,9 +194,13 @@ pub fn check_path(path: &str) -> Result<(), UriError> {
         }
         if seg.contains('%')
             && let Ok(again) = percent_decode(seg)
-            && (again == "." || again == ".." || again.contains(['/', '\\', '\0']))
         {
-            return Err(UriError::Traversal);
+            if again.chars().any(char::is_control) {
+                return Err(UriError::ControlCharacter);
+            }
+            if again == "." || again == ".." || again.contains(['/', '\\']) {
+                return Err(UriError::Traversal);
+            }
         }
     }
     Ok(())
@@ -223,15 +273,21 @@ pub enum Target {
 /// Parses a request URI of any family of `content/docs/reference/uris.md`.
 ///
 /// Every path is percent-decoded exactly once and checked before it is returned, so no lookup
-/// ever sees `..`, `.`, empty segments, backslashes, NUL or an encoded variant of them.
-/// Fails with [`UriError`] on any of those, on an unknown scheme and on a malformed query string.
+/// ever sees `..`, `.`, empty segments, backslashes, control characters or an encoded variant
+/// of them. Fails with [`UriError`] on any of those, on a URI over [`MAX_URI_BYTES`], on an
+/// unknown scheme and on a malformed query string.
 pub fn parse(uri: &str) -> Result<Target, UriError> {
-    if uri.contains(['#', '\0', '\\']) || uri.chars().any(char::is_control) {
-        return Err(if uri.contains('#') {
-            UriError::BadQuery("catalog URIs have no `#fragment`; use `?section=<id>`".to_owned())
-        } else {
-            UriError::Traversal
-        });
+    if uri.len() > MAX_URI_BYTES {
+        return Err(UriError::TooLong(uri.len()));
+    }
+    if uri.chars().any(char::is_control) {
+        return Err(UriError::ControlCharacter);
+    }
+    if uri.contains('#') {
+        return Err(UriError::BadQuery("catalog URIs have no `#fragment`; use `?section=<id>`".to_owned()));
+    }
+    if uri.contains('\\') {
+        return Err(UriError::Traversal);
     }
     let (base, query) = match uri.split_once('?') {
         Some((base, query)) => (base, Some(query)),
@@ -300,11 +356,11 @@ fn parse_query(query: Option<&str>) -> Result<Params, UriError> {
         // `+` is a space in form encoding, which clients use for `q=`.
         let key = percent_decode(&key.replace('+', " "))?;
         let value = percent_decode(&value.replace('+', " "))?;
-        if value.contains('\0') {
-            return Err(UriError::Traversal);
+        if key.contains('\0') || value.contains('\0') {
+            return Err(UriError::ControlCharacter);
         }
         if params.iter().any(|(k, _)| *k == key) {
-            return Err(UriError::BadQuery(format!("query parameter `{key}` is given twice")));
+            return Err(UriError::BadQuery(format!("query parameter `{}` is given twice", echo(&key))));
         }
         params.push((key, value));
     }
@@ -315,7 +371,8 @@ fn allow_params(params: &Params, allowed: &[&str]) -> Result<(), UriError> {
     match params.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some((key, _)) => Err(UriError::BadQuery(format!(
-            "unknown query parameter `{key}` (this URI accepts {})",
+            "unknown query parameter `{}` (this URI accepts {})",
+            echo(key),
             allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
         ))),
     }
@@ -328,7 +385,7 @@ pub fn query_string(pairs: &[(&str, &str)]) -> String {
         out.push(if out.is_empty() { '?' } else { '&' });
         out.push_str(key);
         out.push('=');
-        out.push_str(&encode_component(value));
+        out.push_str(&encode_query_value(value));
     }
     out
 }
@@ -364,6 +421,13 @@ mod tests {
         assert_eq!(skill_file("acme/billing", "SKILL.md"), "skill://acme/billing/SKILL.md");
         assert_eq!(skill_dir("acme/billing"), "skill://acme/billing");
         assert_eq!(skill_detail("a/b"), "resource://catalog/skills/a%2Fb");
+        // Query values keep their `&`, `=` and `+` through a parse.
+        let uri = format!("{DOCS_INDEX}{}", query_string(&[("q", "a&b=c+d"), ("cursor", "x")]));
+        assert_eq!(uri, "resource://catalog/docs_index?q=a%26b%3Dc%2Bd&cursor=x");
+        assert_eq!(
+            parse(&uri),
+            Ok(Target::DocsIndex(vec![("q".into(), "a&b=c+d".into()), ("cursor".into(), "x".into())]))
+        );
     }
 
     #[test]
@@ -414,19 +478,31 @@ mod tests {
 
     #[test]
     fn refuses_bad_uris_before_lookup() {
-        let traversal = "error: path has a `.` or `..` segment, an empty segment, a backslash or a NUL";
+        let traversal = "error: path has a `.` or `..` segment, an empty segment or a backslash";
         check("resource://docs/../secret.md", traversal);
         check("resource://docs/a/%2e%2e/b.md", traversal);
         check("resource://docs/a/%252E%252E/b.md", traversal);
         check("resource://docs/a%5Cb.md", traversal);
         check("resource://docs/a\\b.md", traversal);
-        check("resource://docs/a%00b.md", traversal);
         check("resource://docs/a//b.md", traversal);
         check("resource://docs/./b.md", traversal);
         check("skill://../etc/passwd", traversal);
         check("resource://catalog/skills/a%2Fb", traversal);
         check("resource://skills/pdf/references/..", traversal);
         check("resource://skills/pdf/references/a%2F..%2Fb", traversal);
+        let control = "error: contains a control character (such as CR, LF or NUL), raw or percent-encoded";
+        check("resource://docs/a%00b.md", control);
+        check("resource://docs/a\0b.md", control);
+        check("resource://docs/a\r\nb.md", control);
+        check("resource://docs/a%0D%0Ab.md", control);
+        check("resource://docs/a%2500b.md", control);
+        check("resource://docs/a\u{85}b.md", control);
+        check("skill://acme/%0A/SKILL.md", control);
+        check("resource://skills/pdf%00/document", control);
+        check("resource://docs/a.md?section=x%00", control);
+        check("resource://docs/a.md?x%00=1", control);
+        let long = format!("resource://docs/{}.md", "y".repeat(MAX_URI_BYTES));
+        check(&long, &format!("error: is {} bytes long; catalog URIs are at most 32768 bytes", long.len()));
         check("resource://docs/%zz.md", "error: malformed percent-escape");
         check("resource://docs/%ff.md", "error: percent-escapes decode to bytes that are not UTF-8");
         check(
@@ -440,5 +516,104 @@ mod tests {
         );
         check("resource://catalog/about?x=1", "error: this URI takes no query parameters");
         check("resource://docs/a.md#intro", "error: catalog URIs have no `#fragment`; use `?section=<id>`");
+        let key = "k".repeat(1000);
+        check(
+            &format!("resource://docs/a.md?{key}=1"),
+            &format!(
+                "error: unknown query parameter `{}…(1000 bytes)` (this URI accepts `section`, `lines`)",
+                &key[..256]
+            ),
+        );
+    }
+
+    #[test]
+    fn echoed_input_is_capped_on_a_character_boundary() {
+        assert_eq!(echo("short"), "short");
+        assert_eq!(echo(&"a".repeat(256)), "a".repeat(256));
+        assert_eq!(echo(&"a".repeat(300)), format!("{}…(300 bytes)", "a".repeat(256)));
+        // 255 ASCII bytes then a 3-byte character that would straddle the cut: it is left out whole.
+        let straddling = format!("{}€tail", "a".repeat(255));
+        assert_eq!(echo(&straddling), format!("{}…({} bytes)", "a".repeat(255), straddling.len()));
+        let once = echo(&"b".repeat(20_000_000)).into_owned();
+        assert_eq!(echo(&once), once, "capping twice changes nothing");
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        /// One path segment a content tree can hold: no control characters, no `/`, `\\` or
+        /// `%` (a file literally named `%2e%2e` is refused on purpose), not `.` or `..`.
+        fn segment() -> impl Strategy<Value = String> {
+            "[^/\\\\%\\p{Cc}]{1,12}".prop_filter("not a dot segment", |s| s != "." && s != "..")
+        }
+
+        fn path() -> impl Strategy<Value = String> {
+            proptest::collection::vec(segment(), 1..5).prop_map(|segments| segments.join("/"))
+        }
+
+        /// Ways to spell a refused piece of a path.
+        fn poison() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("..".to_owned()),
+                Just(".".to_owned()),
+                Just("%2e%2E".to_owned()),
+                Just("%252e%252e".to_owned()),
+                Just("".to_owned()),
+                Just("a\\b".to_owned()),
+                Just("a%5Cb".to_owned()),
+                "\\PC*\\p{Cc}\\PC*",
+                (0u8..0x20).prop_map(|b| format!("a%{b:02X}b")),
+                Just("%7F".to_owned()),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn any_string_parses_or_is_refused_without_panicking(raw in "\\PC*", tail in ".*") {
+                let _ = parse(&raw);
+                let _ = parse(&format!("{DOCS_PREFIX}{raw}"));
+                let _ = parse(&format!("{SKILL_ALIAS_PREFIX}{raw}/references/{tail}"));
+                let _ = parse(&format!("{DOCS_INDEX}?{tail}"));
+                let _ = percent_decode(&raw);
+            }
+
+            #[test]
+            fn built_uris_parse_back_to_what_built_them(doc_path in path(), skill in path(), file in path(), id in segment()) {
+                prop_assert_eq!(parse(&doc(&doc_path)), Ok(Target::Doc { path: doc_path.clone(), params: vec![] }));
+                prop_assert_eq!(parse(&doc_detail(&doc_path)), Ok(Target::DocDetail { path: doc_path.clone() }));
+                prop_assert_eq!(
+                    parse(&skill_file(&skill, &file)),
+                    Ok(Target::Skill { path: format!("{skill}/{file}"), params: vec![] })
+                );
+                prop_assert_eq!(parse(&skill_detail(&id)), Ok(Target::SkillDetail { skill_id: id.clone() }));
+                prop_assert_eq!(
+                    parse(&skill_reference_alias(&id, &file)),
+                    Ok(Target::SkillReference { skill_id: id.clone(), ref_id: file.clone(), params: vec![] })
+                );
+                prop_assert_eq!(
+                    parse(&with_section(&doc(&doc_path), &file)),
+                    Ok(Target::Doc { path: doc_path, params: vec![("section".to_owned(), file)] })
+                );
+            }
+
+            #[test]
+            fn a_poisoned_path_is_refused_in_every_family(
+                before in path(), bad in poison(), after in path(), at_end in any::<bool>(),
+            ) {
+                let raw = if at_end { format!("{before}/{bad}") } else { format!("{before}/{bad}/{after}") };
+                for uri in [
+                    format!("{DOCS_PREFIX}{raw}"),
+                    format!("{DOC_DETAIL_PREFIX}{raw}"),
+                    format!("{SKILL_PREFIX}{raw}"),
+                    format!("{SKILL_ALIAS_PREFIX}x/references/{}", raw.replace('/', "%2F")),
+                ] {
+                    prop_assert!(parse(&uri).is_err(), "{uri:?} parsed");
+                }
+            }
+        }
     }
 }

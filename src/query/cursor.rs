@@ -72,6 +72,13 @@ pub(super) fn decode(
     Ok(offset)
 }
 
+/// The offset a cursor says it starts at, read without checking anything else: how many hits
+/// a search must rank before the cursor itself is checked by [`decode`]. 0 for anything that is
+/// not a cursor of this shape.
+pub(super) fn offset_hint(cursor: &str) -> usize {
+    cursor.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0)
+}
+
 /// Splits `total` items into the page at `offset`: the range and the next cursor, if any.
 pub(super) fn page(
     catalog_hash: &str,
@@ -136,5 +143,35 @@ mod tests {
         assert_eq!((range, next), (20..25, None));
         let (range, next) = page(HASH, "list", "", 0, 10, 0);
         assert_eq!((range, next), (0..0, None));
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn any_string_decodes_or_is_refused_without_panicking(raw in "\\PC*", dotted in "[a-z0-9.]{0,40}") {
+                let _ = decode(&raw, HASH, "list", "kind=doc", 100);
+                let _ = decode(&dotted, HASH, "list", "kind=doc", 100);
+                let _ = decode(&format!("c1.{}.list.{dotted}", &HASH[..16]), HASH, "list", "", usize::MAX);
+            }
+
+            #[test]
+            fn every_cursor_issued_decodes_to_its_offset(
+                offset in 1usize..1_000_000, extra in 0usize..1000, scope in "[a-z]{1,10}", filters in ".*",
+            ) {
+                let total = offset + extra;
+                let cursor = encode(HASH, &scope, &filters, offset);
+                prop_assert_eq!(decode(&cursor, HASH, &scope, &filters, total).ok(), Some(offset));
+                // The same cursor is refused for other filters or another catalog.
+                let other_filters = format!("{filters}x");
+                prop_assert!(decode(&cursor, HASH, &scope, &other_filters, total).is_err());
+                prop_assert!(decode(&cursor, &HASH.replace('0', "9"), &scope, &filters, total).is_err());
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::filter::{Facets, Filter, check_date};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
 use crate::catalog::{Entry, uri};
 
@@ -258,87 +259,36 @@ impl Query {
     }
 }
 
-/// Case-insensitive equality (Unicode lowercase), for tag, category and capability filters.
-pub(super) fn same(a: &str, b: &str) -> bool {
-    a == b || a.to_lowercase() == b.to_lowercase()
-}
-
-/// Checks an `updated_since` value: `YYYY-MM-DD`, optionally followed by an RFC 3339 time.
-pub(super) fn check_date(value: &str) -> Result<&str, QueryError> {
-    let b = value.as_bytes();
-    let shape = b.len() >= 10
-        && b[..10]
-            .iter()
-            .enumerate()
-            .all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
-        && (b.len() == 10 || b[10] == b'T' || b[10] == b' ');
-    let month = value.get(5..7).and_then(|m| m.parse::<u8>().ok()).unwrap_or(0);
-    let day = value.get(8..10).and_then(|d| d.parse::<u8>().ok()).unwrap_or(0);
-    if shape && (1..=12).contains(&month) && (1..=31).contains(&day) {
-        Ok(value)
-    } else {
-        Err(QueryError::invalid(
-            "updated_since",
-            format!("`{value}` is not a date (expected YYYY-MM-DD, e.g. 2025-01-31)"),
-        ))
-    }
-}
-
 pub(super) fn list(query: &Query, params: &ListParams) -> Result<Page<Record>, QueryError> {
     let limit = page_limit(params.limit)?;
     let since = params.updated_since.as_deref().map(check_date).transpose()?;
     let prefix = params.prefix.as_deref().filter(|p| !p.is_empty());
     let catalog = &query.catalog;
+    let filter = Filter {
+        kind: params.kind,
+        tag: params.tag.as_deref(),
+        category: params.category.as_deref(),
+        capability: params.capability.as_deref(),
+        since,
+    };
 
     let singletons = (0..SINGLETONS.len()).filter(|&i| {
-        params.kind.is_none_or(|k| k == Kind::Catalog)
+        filter.kind.is_none_or(|k| k == Kind::Catalog)
             && prefix.is_none_or(|p| SINGLETONS[i].0.starts_with(p))
-            && params.tag.is_none()
-            && params.category.is_none()
-            && params.capability.is_none()
-            && since.is_none()
+            && filter.keeps_every_owner()
     });
     let entries = (0..catalog.entries.len()).filter(|&idx| {
         let entry = &catalog.entries[idx];
-        let kind = Kind::of_entry(entry.kind);
-        if params.kind.is_some_and(|k| k != kind) {
-            return false;
-        }
         let Some(owner) = query.owner(idx) else { return false };
-        if let Some(p) = prefix
-            && !(entry.uri.starts_with(p)
+        let in_prefix = prefix.is_none_or(|p| {
+            entry.uri.starts_with(p)
                 || entry.path.starts_with(p)
-                || query.relative_path(idx).is_some_and(|r| r.starts_with(p)))
-        {
-            return false;
-        }
-        let (tags, category, capabilities, updated) = match owner {
-            Owner::Doc(d) => {
-                let doc = &catalog.docs[d as usize];
-                (&doc.tags[..], doc.category.as_deref(), &[][..], doc.updated.as_deref())
-            }
-            Owner::Skill(s, file) => {
-                let skill = &catalog.skills[s as usize];
-                let tags = if file.is_none() { &skill.tags[..] } else { &[][..] };
-                let caps = if file.is_none() { &skill.capabilities[..] } else { &[][..] };
-                (tags, None, caps, skill.updated.as_deref())
-            }
-        };
-        params.tag.as_deref().is_none_or(|t| tags.iter().any(|x| same(x, t)))
-            && params.category.as_deref().is_none_or(|c| category.is_some_and(|x| same(x, c)))
-            && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
-            && since.is_none_or(|s| updated.is_some_and(|u| u >= s))
+                || query.relative_path(idx).is_some_and(|r| r.starts_with(p))
+        });
+        in_prefix && filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
     });
-    let filters = format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
-        params.kind, prefix, params.tag, params.category, params.capability, since, params.sort
-    );
-    let unfiltered = params.kind.is_none()
-        && prefix.is_none()
-        && params.tag.is_none()
-        && params.category.is_none()
-        && params.capability.is_none()
-        && since.is_none();
+    let filters = filter.fingerprint((prefix, params.sort));
+    let unfiltered = filter == Filter::default() && prefix.is_none();
     if unfiltered && params.sort == Sort::Path {
         // Every page of `resources/list` lands here: the order is the singletons, then every
         // listed entry, precomputed at open, so a page costs its records, not a scan of the
@@ -419,27 +369,21 @@ fn limit_param(params: &[(String, String)]) -> Result<Option<usize>, QueryError>
         .transpose()
 }
 
-fn filters_string(params: &[(String, String)]) -> String {
-    let mut pairs: Vec<_> =
-        params.iter().filter(|(k, v)| k != "cursor" && k != "limit" && !v.is_empty()).collect();
-    pairs.sort();
-    format!("{pairs:?}")
-}
-
 pub(super) fn skills_index(
     query: &Query,
     params: &[(String, String)],
 ) -> Result<Page<SkillSummary>, QueryError> {
     reject_unknown(params, &["q", "tag", "capability", "cursor", "limit"])?;
     let limit = page_limit(limit_param(params)?)?;
-    let tag = param(params, "tag");
-    let capability = param(params, "capability");
-    let skills = &query.catalog.skills;
-    let keep = |idx: usize| {
-        let skill = &skills[idx];
-        tag.is_none_or(|t| skill.tags.iter().any(|x| same(x, t)))
-            && capability.is_none_or(|c| skill.capabilities.iter().any(|x| same(x, c)))
+    let filter = Filter {
+        kind: Some(Kind::Skill),
+        tag: param(params, "tag"),
+        capability: param(params, "capability"),
+        ..Filter::default()
     };
+    let skills = &query.catalog.skills;
+    let keep =
+        |idx: usize| filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(idx as u32, None)));
     let order: Vec<usize> = match param(params, "q") {
         Some(q) => super::search::ranked_entries(query, q, Some(Kind::Skill))?
             .into_iter()
@@ -451,7 +395,7 @@ pub(super) fn skills_index(
             .collect(),
         None => (0..skills.len()).filter(|&s| keep(s)).collect(),
     };
-    let filters = filters_string(params);
+    let filters = filter.fingerprint(param(params, "q"));
     let offset = match param(params, "cursor") {
         Some(c) => cursor::decode(c, &query.catalog_hash, "skills_index", &filters, order.len())?,
         None => 0,
@@ -487,19 +431,20 @@ fn skill_summary(query: &Query, skill_idx: usize) -> SkillSummary {
 pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
     reject_unknown(params, &["q", "tag", "category", "prefix", "updated_since", "cursor", "limit"])?;
     let limit = page_limit(limit_param(params)?)?;
-    let tag = param(params, "tag");
-    let category = param(params, "category");
+    let filter = Filter {
+        kind: Some(Kind::Doc),
+        tag: param(params, "tag"),
+        category: param(params, "category"),
+        since: param(params, "updated_since").map(check_date).transpose()?,
+        ..Filter::default()
+    };
     let prefix = param(params, "prefix");
-    let since = param(params, "updated_since").map(check_date).transpose()?;
     let docs = &query.catalog.docs;
     let keep = |idx: usize| {
-        let doc = &docs[idx];
-        tag.is_none_or(|t| doc.tags.iter().any(|x| same(x, t)))
-            && category.is_none_or(|c| doc.category.as_deref().is_some_and(|x| same(x, c)))
-            && prefix.is_none_or(|p| {
-                doc.path.starts_with(p) || p.strip_prefix("docs/").is_some_and(|p| doc.path.starts_with(p))
-            })
-            && since.is_none_or(|s| doc.updated.as_deref().is_some_and(|u| u >= s))
+        let path = &docs[idx].path;
+        prefix.is_none_or(|p| {
+            path.starts_with(p) || p.strip_prefix("docs/").is_some_and(|p| path.starts_with(p))
+        }) && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(idx as u32)))
     };
     let order: Vec<usize> = match param(params, "q") {
         Some(q) => super::search::ranked_entries(query, q, Some(Kind::Doc))?
@@ -512,7 +457,7 @@ pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<P
             .collect(),
         None => (0..docs.len()).filter(|&d| keep(d)).collect(),
     };
-    let filters = filters_string(params);
+    let filters = filter.fingerprint((param(params, "q"), prefix));
     let offset = match param(params, "cursor") {
         Some(c) => cursor::decode(c, &query.catalog_hash, "docs_index", &filters, order.len())?,
         None => 0,

@@ -227,6 +227,9 @@ pub(super) fn not_found_doc(query: &Query, path: &str) -> QueryError {
     QueryError::NotFound { uri: uri::doc(path), what: format!("doc `{path}`"), suggestions }
 }
 
+/// Longest id, path or URI "did you mean" suggestions are computed for, in bytes.
+const MAX_SUGGESTION_INPUT: usize = 1024;
+
 /// Up to 5 ids or paths: skill ids and doc paths near `id` by edit distance, else search hits.
 pub(super) fn suggest(query: &Query, id: &str) -> Vec<String> {
     let candidates = query
@@ -241,6 +244,9 @@ pub(super) fn suggest(query: &Query, id: &str) -> Vec<String> {
 
 /// Skill ids or doc paths of the best search hits for `text` (spaces for separators).
 fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
+    if text.len() > MAX_SUGGESTION_INPUT {
+        return Vec::new();
+    }
     let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
     let params = SearchParams { query: words, limit: Some(3), ..SearchParams::default() };
     let Ok(page) = query.search(&params) else { return Vec::new() };
@@ -257,6 +263,11 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
 /// The candidates nearest to `target`: within an edit distance of a third of its length (at
 /// least 2), or containing it; best first, ties by name; at most 5.
 pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &str) -> Vec<String> {
+    // Nothing in a catalog is near a name this long, and comparing it with every candidate
+    // would cost seconds per request.
+    if target.len() > MAX_SUGGESTION_INPUT {
+        return Vec::new();
+    }
     let target = target.to_lowercase();
     let max = (target.chars().count() / 3).max(1);
     let mut scored: Vec<(usize, &str)> = candidates

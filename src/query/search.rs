@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::list::same;
+use super::filter::{Facets, Filter};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
 use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
@@ -34,6 +34,19 @@ pub struct SearchParams {
     pub limit: Option<usize>,
     /// Cursor from a previous page.
     pub cursor: Option<String>,
+}
+
+impl SearchParams {
+    /// The request's filters.
+    fn filter(&self) -> Filter<'_> {
+        Filter {
+            kind: self.kind,
+            tag: self.tag.as_deref(),
+            category: self.category.as_deref(),
+            capability: self.capability.as_deref(),
+            since: None,
+        }
+    }
 }
 
 /// One search result.
@@ -97,10 +110,8 @@ pub(super) fn ranked_entries(
 fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let scored = catalog.search.score(terms);
-    let filtered = params.kind.is_some()
-        || params.tag.is_some()
-        || params.category.is_some()
-        || params.capability.is_some();
+    let filter = params.filter();
+    let filtered = filter != Filter::default();
     let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
     hits.extend(
         scored
@@ -114,23 +125,7 @@ fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) ->
                     return true;
                 }
                 let Some(entry) = catalog.entries.get(idx) else { return false };
-                if params.kind.is_some_and(|k| k != Kind::of_entry(entry.kind)) {
-                    return false;
-                }
-                let (tags, category, capabilities) = match owner {
-                    Owner::Doc(d) => {
-                        let doc = &catalog.docs[d as usize];
-                        (&doc.tags[..], doc.category.as_deref(), &[][..])
-                    }
-                    Owner::Skill(s, None) => {
-                        let skill = &catalog.skills[s as usize];
-                        (&skill.tags[..], None, &skill.capabilities[..])
-                    }
-                    Owner::Skill(_, Some(_)) => (&[][..], None, &[][..]),
-                };
-                params.tag.as_deref().is_none_or(|t| tags.iter().any(|x| same(x, t)))
-                    && params.category.as_deref().is_none_or(|c| category.is_some_and(|x| same(x, c)))
-                    && params.capability.as_deref().is_none_or(|c| capabilities.iter().any(|x| same(x, c)))
+                filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
             })
             .map(|s| (s.entry, s.score)),
     );
@@ -152,13 +147,9 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     let terms = checked_terms(&params.query)?;
     // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
     // ordered; an invalid cursor is refused below before anything is returned.
-    let wanted = match &params.cursor {
-        Some(c) => c.rsplit('.').next().and_then(|o| o.parse::<usize>().ok()).unwrap_or(0),
-        None => 0,
-    };
+    let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
     let hits = ranked(query, params, &terms, wanted.saturating_add(limit));
-    let filters =
-        format!("{terms:?}|{:?}|{:?}|{:?}|{:?}", params.kind, params.tag, params.capability, params.category);
+    let filters = params.filter().fingerprint(&terms);
     let offset = match &params.cursor {
         Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
         None => 0,

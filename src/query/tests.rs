@@ -463,19 +463,26 @@ fn check_read_error(q: &Query, uri: &str, expected: &str) {
 #[test]
 fn bad_uris_are_refused_without_content() {
     let q = query();
-    let traversal =
-        "error: invalid `uri`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL";
+    let traversal = "error: invalid `uri`: path has a `.` or `..` segment, an empty segment or a backslash";
     for bad in [
         "resource://docs/../Cargo.toml",
         "resource://docs/guides/%2e%2e/%2e%2e/secret",
         "resource://docs/guides%5Cinstall.md",
         "resource://docs/guides\\install.md",
-        "resource://docs/guides/install.md%00",
         "skill://pdf/../../etc/passwd",
         "resource://skills/pdf/references/..%2F..%2Fx",
         "resource://skills/..%2Fpdf/document",
     ] {
         check_read_error(&q, bad, traversal);
+    }
+    let control =
+        "error: invalid `uri`: contains a control character (such as CR, LF or NUL), raw or percent-encoded";
+    for bad in [
+        "resource://docs/guides/install.md%00",
+        "resource://docs/guides/a\r\nb.md",
+        "skill://pdf/%0A/SKILL.md",
+    ] {
+        check_read_error(&q, bad, control);
     }
     check_read_error(
         &q,
@@ -534,23 +541,20 @@ fn resolve_accepts_what_people_type() {
         ("homebrew", "error: no skill or doc `homebrew`; did you mean `guides/install.md`?"),
         (
             "../etc/passwd",
-            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+            "error: invalid `id`: path has a `.` or `..` segment, an empty segment or a backslash",
         ),
-        (
-            "a\\b",
-            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
-        ),
+        ("a\\b", "error: invalid `id`: path has a `.` or `..` segment, an empty segment or a backslash"),
         (
             "a\0b",
-            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+            "error: invalid `id`: contains a control character (such as CR, LF or NUL), raw or percent-encoded",
         ),
         (
             "%2e%2e/secret",
-            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+            "error: invalid `id`: path has a `.` or `..` segment, an empty segment or a backslash",
         ),
         (
             "guides/%2E%2E/x",
-            "error: invalid `id`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+            "error: invalid `id`: path has a `.` or `..` segment, an empty segment or a backslash",
         ),
         ("", "error: invalid `id`: is empty; give a skill id, a doc path or a catalog URI"),
         (
@@ -598,7 +602,7 @@ fn details_list_files_outline_and_links() {
     check(err(q.skill_detail("pd").unwrap_err()), "error: no skill `pd`; did you mean `pdf`?");
     check(
         err(q.doc_detail("../x").unwrap_err()),
-        "error: invalid `path`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+        "error: invalid `path`: path has a `.` or `..` segment, an empty segment or a backslash",
     );
 }
 
@@ -786,7 +790,7 @@ fn directories_list_direct_children() {
     );
     check(
         lines("skill://pdf/../x"),
-        "error: invalid `uri`: path has a `.` or `..` segment, an empty segment, a backslash or a NUL",
+        "error: invalid `uri`: path has a `.` or `..` segment, an empty segment or a backslash",
     );
     let page = q.directory("skill://pdf", None, Some(2)).unwrap();
     let rest = q.directory("skill://pdf", page.next_cursor.as_deref(), Some(2)).unwrap();

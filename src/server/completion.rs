@@ -41,8 +41,9 @@ pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result
     let query = state.content.query();
     let typed = request.argument.value.as_str();
     if crate::query::COMPLETION_ARGUMENTS.contains(&name) {
-        let done =
-            query.complete(name, typed, &context).map_err(|e| errors::bad_completion(&e.to_string()))?;
+        let done = query
+            .complete(name, typed, &context)
+            .map_err(|e| errors::bad_completion(&errors::clip_quoted(&e.to_string())))?;
         let total = Some(u32::try_from(done.total).unwrap_or(u32::MAX));
         return CompletionInfo::with_pagination(done.values, total, done.has_more)
             .map_err(|e| McpError::internal_error(e, None));

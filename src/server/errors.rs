@@ -6,6 +6,8 @@
 use rmcp::ErrorData as McpError;
 use serde_json::{Value, json};
 
+use crate::catalog::uri::echo;
+
 /// A recovery hint: what to call next, with which arguments.
 pub(crate) fn repair(method: &str, params: Value, hint: &str) -> Value {
     json!({ "method": method, "params": params, "hint": hint })
@@ -22,7 +24,7 @@ pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>, message: &
             "search the catalog, or call resources/list to see every URI",
         ),
     };
-    McpError::resource_not_found(message.to_owned(), Some(json!({ "uri": uri, "repair": next })))
+    McpError::resource_not_found(clip_quoted(message), Some(json!({ "uri": echo(uri), "repair": next })))
 }
 
 /// A read whose URI is malformed, attempts traversal, or selects what does not exist: `-32602`.
@@ -40,7 +42,10 @@ pub(crate) fn invalid_read(uri: &str, param: &str, message: &str, hint: &str) ->
         }
         _ => repair("resources/templates/list", json!({}), hint),
     };
-    McpError::invalid_params(message.to_owned(), Some(json!({ "uri": uri, "param": param, "repair": next })))
+    McpError::invalid_params(
+        clip_quoted(message),
+        Some(json!({ "uri": echo(uri), "param": param, "repair": next })),
+    )
 }
 
 /// A record the catalog holds but cannot serve (a forged or damaged file): `-32603`, since the
@@ -76,12 +81,30 @@ pub(crate) fn bad_cursor(method: &str) -> McpError {
     )
 }
 
+/// A `cursor` that is not a string (rmcp would read it as no cursor and answer the first page).
+/// `uri` is the request's `uri` param, kept in the repair of `resources/directory/read`.
+pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<&str>) -> McpError {
+    let params = match uri {
+        Some(uri) => json!({ "uri": echo(uri) }),
+        None => json!({}),
+    };
+    McpError::invalid_params(
+        format!(
+            "invalid `cursor` for `{method}`: {kind}, not a string; pass back `nextCursor` exactly as received"
+        ),
+        Some(json!({
+            "param": "cursor",
+            "repair": repair(method, params, "start again from the first page (omit `cursor`)"),
+        })),
+    )
+}
+
 /// Unknown tool name: `-32602` (never `-32601`, which HTTP maps to 404).
 pub(crate) fn unknown_tool(name: &str) -> McpError {
     McpError::invalid_params(
         format!("unknown tool `{}`", printable(name)),
         Some(json!({
-            "tool": name,
+            "tool": echo(name),
             "repair": repair("tools/list", json!({}), "call one of the tools tools/list names"),
         })),
     )
@@ -97,7 +120,7 @@ pub(crate) fn not_a_skill(uri: &str, suggestion: Option<&str>) -> McpError {
         Some(s) => repair("skills/get", json!({ "uri": s }), "get the suggested skill"),
         None => repair("skills/list", json!({}), "list the served skills"),
     };
-    McpError::invalid_params(message, Some(json!({ "uri": uri, "repair": next })))
+    McpError::invalid_params(message, Some(json!({ "uri": echo(uri), "repair": next })))
 }
 
 /// `resources/directory/read` on a URI that is not a skill directory, or with a bad cursor.
@@ -111,10 +134,11 @@ pub(crate) fn not_a_directory(uri: &str, message: &str, bad_cursor: bool) -> Mcp
     } else {
         repair("skills/list", json!({}), "skill directories are the skill URIs without `/SKILL.md`")
     };
-    McpError::invalid_params(message.to_owned(), Some(json!({ "uri": uri, "repair": next })))
+    McpError::invalid_params(clip_quoted(message), Some(json!({ "uri": echo(uri), "repair": next })))
 }
 
-/// `completion/complete` for a template or argument this server does not define.
+/// `completion/complete` for a template or argument this server does not define (`what` quotes
+/// client input already capped, with [`printable`] or [`clip_quoted`]).
 pub(crate) fn bad_completion(what: &str) -> McpError {
     McpError::invalid_params(
         what.to_owned(),
@@ -150,7 +174,7 @@ pub(crate) fn unknown_method(method: &str) -> McpError {
         rmcp::model::ErrorCode::METHOD_NOT_FOUND,
         format!("unknown method `{}`", printable(method)),
         Some(json!({
-            "method": method,
+            "method": echo(method),
             "repair": repair("server/discover", json!({}), "see the capabilities this server declares"),
         })),
     )
@@ -164,11 +188,40 @@ fn last_segment(uri: &str) -> String {
     stem.replace(['-', '_'], " ").chars().take(100).collect()
 }
 
-/// A value safe to echo in a one-line message: control characters escaped, at most 200 chars.
+/// Caps the fields of an error's `data` that echo client input, whoever built the error: ours
+/// are capped already, but rmcp's unsupported-version error echoes the requested version whole.
+pub(crate) fn cap_echoes(error: &mut McpError) {
+    if let Some(Value::Object(data)) = &mut error.data {
+        for key in ["requested", "uri", "method", "tool"] {
+            if let Some(Value::String(s)) = data.get_mut(key)
+                && s.len() > crate::catalog::uri::ECHO_BYTES
+            {
+                *s = echo(s).into_owned();
+            }
+        }
+    }
+}
+
+/// A value safe to echo in a one-line message: capped like every echo of client input
+/// ([`echo`]), control characters escaped.
 pub(crate) fn printable(s: &str) -> String {
-    let mut out: String = s.chars().take(200).flat_map(char::escape_debug).collect();
-    if s.chars().count() > 200 {
-        out.push('…');
+    echo(s).chars().flat_map(char::escape_debug).collect()
+}
+
+/// A message whose backquoted names (client input, by the house style) are each capped with
+/// [`echo`]: the query layer quotes what the client asked for, and a 16 MiB name must not come
+/// back whole.
+pub(crate) fn clip_quoted(message: &str) -> String {
+    if message.len() <= crate::catalog::uri::ECHO_BYTES {
+        return message.to_owned();
+    }
+    let mut out = String::with_capacity(message.len().min(4096));
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        // Odd parts are inside backquotes.
+        out.push_str(if i % 2 == 1 { echo(part) } else { std::borrow::Cow::Borrowed(part) }.as_ref());
     }
     out
 }
@@ -195,6 +248,16 @@ mod tests {
     #[test]
     fn printable_escapes_control_characters_and_truncates() {
         assert_eq!(printable("a\0b\n"), "a\\0b\\n");
-        assert_eq!(printable(&"x".repeat(300)).chars().count(), 201);
+        assert_eq!(printable(&"x".repeat(300)), format!("{}…(300 bytes)", "x".repeat(256)));
+    }
+
+    #[test]
+    fn quoted_names_in_messages_are_capped() {
+        let long = "y".repeat(1000);
+        assert_eq!(
+            clip_quoted(&format!("no doc `{long}.md`; did you mean `a.md`?")),
+            format!("no doc `{}…(1003 bytes)`; did you mean `a.md`?", "y".repeat(256))
+        );
+        assert_eq!(clip_quoted("no doc `a.md`"), "no doc `a.md`");
     }
 }

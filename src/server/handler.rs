@@ -18,7 +18,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
-use super::{FolioServer, completion, content, errors, skills, tools};
+use super::{FolioServer, completion, content, errors, params, skills, tools};
 use crate::query::{ListParams, QueryError};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
@@ -53,8 +53,9 @@ impl ServerHandler for FolioServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        params::check(&ctx, "resources/list")?;
         let st = &self.state;
         let params = ListParams {
             cursor: request.and_then(|r| r.cursor),
@@ -63,7 +64,7 @@ impl ServerHandler for FolioServer {
         };
         let listing = st.content.query().list(&params).map_err(|e| match e {
             QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
-            other => McpError::internal_error(other.to_string(), None),
+            other => McpError::internal_error(errors::clip_quoted(&other.to_string()), None),
         })?;
         let mut out =
             ListResourcesResult::with_all_items(listing.items.into_iter().map(resources::resource).collect())
@@ -77,8 +78,9 @@ impl ServerHandler for FolioServer {
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        params::check(&ctx, "resources/templates/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) = page(&st.templates, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
@@ -134,8 +136,9 @@ impl ServerHandler for FolioServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        params::check(&ctx, "tools/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) = page(&st.tools, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
@@ -165,8 +168,9 @@ impl ServerHandler for FolioServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
+        params::check(&ctx, "skills/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) = page(&st.skills().list, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
@@ -201,8 +205,9 @@ impl ServerHandler for FolioServer {
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
+        params::check(&ctx, "resources/directory/read")?;
         let st = &self.state;
         let listing = st
             .content
@@ -233,9 +238,11 @@ impl ServerHandler for FolioServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
         if KNOWN_METHODS.contains(&request.method.as_str()) {
+            // `resources/directory/read` with a cursor that is not a string lands here.
+            params::check(&ctx, &request.method)?;
             Err(errors::malformed_params(&request.method))
         } else {
             Err(errors::unknown_method(&request.method))

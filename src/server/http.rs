@@ -78,6 +78,8 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
     let body_limits = (options.limits.body_read_timeout, MAX_BODY_BYTES);
     let mut mcp_router = Router::new()
         .nest_service("/mcp", mcp)
+        // Marks a paginated request whose cursor is not a string: rmcp would drop its params.
+        .layer(middleware::from_fn(super::params::mark_http))
         .layer(middleware::from_fn_with_state(listen, listen::gate_listen_streams))
         .layer(middleware::from_fn(rpc_errors::explain_bad_bodies))
         .layer(middleware::from_fn(budget::mark_working))

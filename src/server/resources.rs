@@ -151,4 +151,23 @@ mod tests {
         assert_eq!(iso_8601("2024-03-01"), "2024-03-01T00:00:00Z");
         assert_eq!(iso_8601("2024-03-01T10:00:00+02:00"), "2024-03-01T10:00:00+02:00");
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn page_cursors_round_trip_and_garbage_never_panics(
+                offset in 1usize..100_000, extra in 1usize..1000, tag in "[0-9a-f]{16}", raw in "\\PC*",
+            ) {
+                let len = offset + extra;
+                prop_assert_eq!(decode_cursor(&tag, &encode_cursor(&tag, offset), len), Some(offset));
+                let _ = decode_cursor(&tag, &raw, len);
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use base64::Engine as _;
 
 use super::{State, content, errors, resources, templates};
+use crate::catalog::uri::echo;
 use crate::query::{Kind, ListParams, QueryError, ReadContent, SearchParams, Selection, Sort};
 
 /// The tools, sorted by name (`tools/list` is deterministic).
@@ -149,10 +150,11 @@ impl Failure {
         Failure { message: message.into(), repair }
     }
 
-    /// From a query-layer error, with the tool and argument a suggestion would go to.
+    /// From a query-layer error, with the tool and argument a suggestion would go to. What the
+    /// caller asked for is quoted in the message, capped ([`errors::clip_quoted`]).
     fn query(err: &QueryError, tool: &str, argument: &str) -> Self {
         let (message, repair) = content::tool_failure(err, tool, argument);
-        Failure { message, repair }
+        Failure { message: errors::clip_quoted(&message), repair }
     }
 
     fn into_result(self) -> CallToolResult {
@@ -165,7 +167,11 @@ impl Failure {
 fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, Failure> {
     serde_json::from_value(Value::Object(args)).map_err(|e| {
         Failure::new(
-            format!("Invalid arguments: {e}. See this tool's inputSchema in tools/list."),
+            // serde quotes the offending value or field name: cap it like any echo.
+            format!(
+                "Invalid arguments: {}. See this tool's inputSchema in tools/list.",
+                echo(&e.to_string())
+            ),
             json!({ "method": "tools/list" }),
         )
     })

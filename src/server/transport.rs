@@ -1,6 +1,7 @@
-//! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout, logs on stderr)
-//! here, and Streamable HTTP in `server::http` (re-exported here: [`serve_http`], [`router`],
-//! [`HttpOptions`], [`MAX_BODY_BYTES`]), and [`shutdown_signal`] (Ctrl-C or SIGTERM) to stop it.
+//! Transports: stdio (the default; newline-delimited JSON-RPC on stdin/stdout through the line
+//! transport of `stdio`, logs on stderr) here, and Streamable HTTP in `server::http` (re-exported
+//! here: [`serve_http`], [`router`], [`HttpOptions`], [`MAX_BODY_BYTES`]), and [`shutdown_signal`]
+//! (Ctrl-C or SIGTERM) to stop it.
 //!
 //! Also the public entry points a binary uses to serve its own embedded catalog in a few lines:
 //! [`serve_stdio`] (blocking) or [`run_stdio`] / [`serve_http`] inside a Tokio runtime.
@@ -40,13 +41,32 @@ pub fn serve_stdio(catalog_bytes: &'static [u8]) -> Result<(), ServeError> {
 /// Fails only on an IO error of the standard streams.
 pub async fn run_stdio(server: FolioServer) -> Result<(), ServeError> {
     let (read, write) = rmcp::transport::stdio_pipes();
-    run_on(server, (read, write)).await
+    run_on_pipes(server, read, write).await
 }
 
-/// Serves any byte-stream or message transport (stdio, a socket, an in-process duplex) until it
-/// closes. Messages that are not requests before the lifecycle starts are dropped instead of
-/// ending the connection.
-pub async fn run_on<T, E, A>(server: FolioServer, transport: T) -> Result<(), ServeError>
+/// Serves newline-delimited JSON-RPC on any byte stream (a socket, an in-process duplex) until
+/// it closes, exactly as on stdio: bounded lines, an answer for every bad line, and no more
+/// than a bounded number of requests read ahead of the answers the client has read.
+pub async fn run_on<S>(server: FolioServer, stream: S) -> Result<(), ServeError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    run_on_pipes(server, read, write).await
+}
+
+/// [`run_on`] with the two directions apart (stdin and stdout).
+pub async fn run_on_pipes<R, W>(server: FolioServer, read: R, write: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    run_transport(server, super::stdio::LineTransport::new(read, write)).await
+}
+
+/// Serves any rmcp message transport until it closes. Messages that are not requests before
+/// the lifecycle starts are dropped instead of ending the connection.
+pub async fn run_transport<T, E, A>(server: FolioServer, transport: T) -> Result<(), ServeError>
 where
     T: rmcp::transport::IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,

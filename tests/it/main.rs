@@ -10,5 +10,7 @@ mod links;
 mod mcp;
 mod mcp_http;
 mod mcp_http_limits;
+mod mcp_params;
+mod mcp_stdio;
 mod query;
 mod support;

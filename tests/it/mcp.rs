@@ -121,7 +121,7 @@ pub(crate) fn modern_meta() -> Value {
     })
 }
 
-struct Wire {
+pub(crate) struct Wire {
     reader: BufReader<ReadHalf<DuplexStream>>,
     writer: WriteHalf<DuplexStream>,
     next_id: i64,
@@ -130,11 +130,11 @@ struct Wire {
 }
 
 impl Wire {
-    fn start() -> Wire {
+    pub(crate) fn start() -> Wire {
         Wire::start_with(server())
     }
 
-    fn start_with(server: FolioServer) -> Wire {
+    pub(crate) fn start_with(server: FolioServer) -> Wire {
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             let _ = folio::server::run_on(server, server_end).await;
@@ -143,38 +143,45 @@ impl Wire {
         Wire { reader: BufReader::new(read), writer, next_id: 1, seen: Vec::new() }
     }
 
-    async fn send_line(&mut self, line: &[u8]) {
+    pub(crate) async fn send_line(&mut self, line: &[u8]) {
         self.writer.write_all(line).await.unwrap();
         self.writer.write_all(b"\n").await.unwrap();
         self.writer.flush().await.unwrap();
     }
 
-    async fn send(&mut self, msg: &Value) {
+    pub(crate) async fn send(&mut self, msg: &Value) {
         self.send_line(msg.to_string().as_bytes()).await;
     }
 
-    /// The next message from the server (fails the test after 20 s instead of hanging).
-    async fn recv(&mut self) -> Value {
+    /// The next line from the server, `\n` included (fails the test after 20 s instead of
+    /// hanging).
+    pub(crate) async fn recv_line(&mut self) -> String {
         let mut line = String::new();
         let n = tokio::time::timeout(Duration::from_secs(20), self.reader.read_line(&mut line))
             .await
             .expect("server answered within 20 s")
             .unwrap();
         assert!(n > 0, "server closed the stream");
+        line
+    }
+
+    /// The next message from the server (fails the test after 20 s instead of hanging).
+    pub(crate) async fn recv(&mut self) -> Value {
+        let line = self.recv_line().await;
         let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
         self.seen.push(value.clone());
         value
     }
 
     /// Sends a request with the modern `_meta` merged into `params`, returns the whole response.
-    async fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn call(&mut self, method: &str, params: Value) -> Value {
         let mut params = params;
         params["_meta"] = modern_meta();
         self.call_raw(method, params).await
     }
 
     /// Sends a request with exactly these params.
-    async fn call_raw(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn call_raw(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
@@ -184,7 +191,7 @@ impl Wire {
     }
 
     /// A successful result, or the test fails naming the error.
-    async fn ok(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn ok(&mut self, method: &str, params: Value) -> Value {
         let res = self.call(method, params).await;
         assert!(res.get("error").is_none(), "{method} failed: {res}");
         res["result"].clone()
@@ -220,7 +227,7 @@ impl Wire {
 }
 
 #[track_caller]
-fn error_of(res: &Value) -> (i64, String, Value) {
+pub(crate) fn error_of(res: &Value) -> (i64, String, Value) {
     let err = res.get("error").unwrap_or_else(|| panic!("expected an error, got {res}"));
     (err["code"].as_i64().unwrap(), err["message"].as_str().unwrap_or("").to_owned(), err["data"].clone())
 }
@@ -1367,10 +1374,17 @@ async fn listen_is_acknowledged_with_an_empty_filter_and_ends_silently_on_cancel
 #[tokio::test]
 async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
     let mut w = Wire::start();
-    // Before any request: garbage, half lines, non-UTF-8, notifications, stray responses.
-    w.send_line(b"this is not json").await;
-    w.send_line(br#"{"jsonrpc":"2.0","id":1,"method":"resources/li"#).await;
-    w.send_line(&[0xff, 0xfe, 0x00, b'{']).await;
+    // Before any request: garbage, half lines and non-UTF-8 get a parse error (with the id when
+    // it can be read); notifications and stray responses are dropped.
+    for (line, id) in [
+        (&b"this is not json"[..], Value::Null),
+        (br#"{"jsonrpc":"2.0","id":1,"method":"resources/li"#, json!(1)),
+        (&[0xff, 0xfe, 0x00, b'{'], Value::Null),
+    ] {
+        w.send_line(line).await;
+        let res = w.recv().await;
+        assert_eq!((&res["error"]["code"], &res["id"]), (&json!(-32700), &id), "{res}");
+    }
     w.send_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
     w.send_line(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#).await;
     let ok = w.call("server/discover", json!({})).await;
@@ -1382,12 +1396,14 @@ async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
         assert_eq!(res["error"]["code"], json!(-32600), "{}: {res}", String::from_utf8_lossy(line));
         assert_eq!(res["id"], Value::Null);
     }
-    // A 17 MiB line is discarded without killing the connection.
+    // A 17 MiB line is discarded and answered without killing the connection.
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{"pad":"{}"}}}}"#,
         "x".repeat(17 << 20)
     );
     w.send_line(big.as_bytes()).await;
+    let res = w.recv().await;
+    assert_eq!((&res["error"]["code"], &res["id"]), (&json!(-32600), &json!(7)), "{res}");
     // Unknown methods: -32601 with a repair.
     let res = w.call("resources/delete", json!({})).await;
     assert_eq!(error_of(&res).0, -32601);
@@ -1537,9 +1553,10 @@ async fn the_binary_speaks_pure_json_rpc_on_stdout_and_exits_on_stdin_eof() {
             serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
         assert_eq!(msg["jsonrpc"], "2.0", "{line}");
         assert_ne!(msg["method"], "notifications/message", "no logging notifications");
-        ids.insert(msg["id"].as_i64().unwrap());
+        // The garbage line's parse error has no id to carry.
+        ids.insert(msg["id"].as_i64().unwrap_or_else(|| msg["error"]["code"].as_i64().unwrap()));
     }
-    assert_eq!(ids, (1..=5).collect::<BTreeSet<i64>>(), "one answer per request");
+    assert_eq!(ids, [-32700, 1, 2, 3, 4, 5].into_iter().collect::<BTreeSet<i64>>(), "one answer per line");
     assert!(stderr.contains("TRACE") || stderr.contains("DEBUG"), "logs go to stderr with RUST_LOG=trace");
 }
 
