@@ -108,6 +108,11 @@ pub fn build(
         });
     diags.extend(diagnostics);
     let (Some(mut backlinks), Some(search)) = (backlinks, search) else {
+        // With no catalog to make (`folio check`, or a tree with errors), all of it goes, freed
+        // on a thread of its own beside the report: freeing it here cost `folio check` 9% more
+        // CPU on the 20,000-doc corpus (5 paired runs), after the last diagnostic was known.
+        let garbage = (entries, out_docs, out_skills, skill_list, doc_links, skill_links);
+        let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(garbage));
         return Built { catalog: None, deny_warnings: settings.deny_warnings };
     };
 
