@@ -202,8 +202,9 @@ pub enum Parsed {
     Doc(Box<Doc>, Markdown),
     /// A SKILL.md.
     Skill(Box<SkillMeta>, Markdown),
-    /// Another markdown file of a skill (`references/api.md`): its links and anchors.
-    SkillMarkdown(Markdown),
+    /// Another markdown file of a skill (`references/api.md`): its links and anchors, its title
+    /// and its description.
+    SkillMarkdown(Markdown, Option<String>, Option<String>),
 }
 
 /// One worker's processed files, each with its number (`None` once taken out).
@@ -400,10 +401,16 @@ fn process(
         (Kind::SkillFile { skill_dir }, Some(text))
             if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
         {
-            // Its frontmatter, if any, is not validated (reference files have no schema), only
-            // skipped so it is not read as markdown.
-            let p = frontmatter::split(text);
-            Parsed::SkillMarkdown(markdown::analyze(p.body, p.body_line))
+            // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
+            // a title and a description, and its problems are not the skill's.
+            let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
+            let mut md = markdown::analyze(p.body, p.body_line);
+            let title = p.meta.title.or_else(|| md.title.clone());
+            let description = p
+                .meta
+                .description
+                .or_else(|| md.first_paragraph.take().as_deref().map(assemble::first_sentences));
+            Parsed::SkillMarkdown(md, title, description)
         }
         _ => Parsed::None,
     };
