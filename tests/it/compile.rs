@@ -153,6 +153,35 @@ fn skill_limits_count_files_bytes_and_lines() {
 }
 
 #[test]
+fn markdown_outside_every_skill_and_hidden_skill_files_are_reported() {
+    let files: &[(&str, &[u8])] = &[
+        ("skills/pdf/SKILL.md", SKILL),
+        ("skills/pdf/.notes.md", b"# scratch\n"),
+        ("skills/pdf/.cache/x.txt", b"x\n"),
+        ("skills/notes/ideas.md", b"# Ideas\n"),
+        ("skills/forms/skill.md", SKILL),
+        // A folder grouping skills may hold a README.
+        ("skills/acme/README.md", b"# Acme skills\n"),
+        ("skills/acme/billing/SKILL.md", b"---\nname: billing\ndescription: Bills.\n---\n# Billing\n"),
+    ];
+    let tree = case(
+        files,
+        &[
+            "missing-skill-md skills/forms/skill.md:1:1",
+            "missing-skill-md skills/notes:1:1",
+            "hidden-file skills/pdf/.cache:1:1",
+            "hidden-file skills/pdf/.notes.md:1:1",
+        ],
+    );
+    let out = folio(tree.path(), &["check", "content"]);
+    assert!(
+        out.stdout.contains("did you mean `SKILL.md`? rename `skill.md` to `SKILL.md`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn reference_files_take_their_path_as_ref_id_and_their_own_title() {
     let md = skill_md("name: pdf\ndescription: Fill PDF forms.\n");
     let tree = case(

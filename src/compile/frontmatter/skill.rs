@@ -386,7 +386,7 @@ fn name_problem(name: &str) -> Option<String> {
     None
 }
 
-/// True for a valid skill name (see [`check_name`]): at most 64 characters, Unicode lowercase
+/// True for a valid skill name: at most 64 characters, Unicode lowercase
 /// letters and digits in hyphen-separated runs, and unchanged by NFKC.
 pub fn is_valid_name(name: &str) -> bool {
     !name.is_empty() && name.nfkc().eq(name.chars()) && name_problem(name).is_none()
