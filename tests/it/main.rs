@@ -11,6 +11,7 @@ mod mcp;
 mod mcp_http;
 mod mcp_http_limits;
 mod mcp_params;
+mod mcp_prompts;
 mod mcp_stdio;
 mod query;
 mod skills_spec;
