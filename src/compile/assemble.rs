@@ -209,18 +209,21 @@ fn gather(
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
                 parts.document_size = entry.size;
-                parts.document = Some((found.path, at));
-                if let Parsed::Skill(meta, markdown) = parsed {
+                if let Parsed::Skill(meta, markdown, mentions) = parsed {
                     parts.meta = Some(meta);
                     parts.markdown = markdown;
+                    parts.mentions.push((found.path.clone(), String::new(), mentions));
                 }
+                parts.document = Some((found.path, at));
             }
             (Kind::SkillFile { skill_dir }, parsed) => {
                 let rel = found.path[skill_dir.len() + 1..].to_owned();
                 let parts = skills.entry(skill_dir).or_default();
                 let mut about = (None, None);
-                if let Parsed::SkillMarkdown(markdown, title, description) = parsed {
+                if let Parsed::SkillMarkdown(markdown, title, description, mentions) = parsed {
                     parts.markdown_files.push((found.path.clone(), markdown));
+                    let file_dir = rel.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+                    parts.mentions.push((found.path.clone(), file_dir, mentions));
                     about = (title, description);
                 }
                 parts.files.push(PartFile {
@@ -238,7 +241,7 @@ fn gather(
     Gathered { settings: parsed_settings, framed, entries, bodies, small, out_docs, pending, skills }
 }
 
-/// Runs the per-skill rules (limits) and the unique-name rule.
+/// Runs the per-skill rules (limits, mentioned files) and the unique-name rule.
 fn check_skills(skills: &BTreeMap<String, SkillParts>, diags: &mut Vec<Diagnostic>) {
     let mut names = Vec::new();
     for (dir, parts) in skills {
@@ -246,6 +249,10 @@ fn check_skills(skills: &BTreeMap<String, SkillParts>, diags: &mut Vec<Diagnosti
         let mut files: Vec<(&str, u64)> = parts.files.iter().map(|f| (f.rel.as_str(), f.size)).collect();
         files.push(("SKILL.md", parts.document_size));
         files.sort();
+        let rels: Vec<&str> = files.iter().map(|(rel, _)| *rel).collect();
+        for (path, file_dir, mentions) in &parts.mentions {
+            super::mentions::check(path, dir, file_dir, &rels, mentions, diags);
+        }
         let shape = validate::SkillShape { document, dir, files, document_lines: parts.document_lines };
         validate::skill(&shape, diags);
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
@@ -582,6 +589,9 @@ struct SkillParts {
     files: Vec<PartFile>,
     /// Content-relative path and analysis of every other markdown file (link checking only).
     markdown_files: Vec<(String, Markdown)>,
+    /// Per markdown file (SKILL.md first): its content path, its directory in the skill, and the
+    /// file names its text mentions.
+    mentions: Vec<(String, String, Vec<super::mentions::Mention>)>,
 }
 
 /// A skill file other than SKILL.md, as gathered.

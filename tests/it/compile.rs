@@ -685,3 +685,44 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
         }
     }
 }
+
+#[test]
+fn mentioned_files_are_checked_against_the_skill_case_included() {
+    // Anthropic's pdf skill, as published: the text says REFERENCE.md and FORMS.md, the files
+    // are reference.md and forms.md.
+    let md = skill_md("name: pdf\ndescription: Fill PDF forms.\n");
+    let mut text = md.clone();
+    text.extend_from_slice(b"\nFor advanced features, see REFERENCE.md.\nIf you need to fill out a PDF form, read FORMS.md and follow its instructions.\n");
+    let tree = case(
+        &[
+            ("skills/pdf/SKILL.md", &text),
+            ("skills/pdf/reference.md", b"# Reference\n"),
+            ("skills/pdf/forms.md", b"# Forms\n\nRun `scripts/fill.py`.\n"),
+        ],
+        &["mentioned-file skills/pdf/SKILL.md:7:28", "mentioned-file skills/pdf/SKILL.md:8:42"],
+    );
+    let out = folio(tree.path(), &["check", "content"]);
+    assert!(
+        out.stdout
+            .contains("`REFERENCE.md` names no file of skill `skills/pdf`; did you mean `reference.md`?"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn the_mention_lint_is_quiet_on_every_vendored_skill() {
+    // Every skill of the Agent Skills corpus: the lint reads its mentions and reports none
+    // (the corpus names its own files correctly and many files of the user's project).
+    let skills = corpora().join("agent-skills/skills");
+    let mut found = 0;
+    for entry in walkdir::WalkDir::new(&skills).into_iter().map(Result::unwrap) {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            found += folio::compile::mentions::find(&std::fs::read_to_string(entry.path()).unwrap(), 1).len();
+        }
+    }
+    assert!(found >= 100, "the corpus mentions files: found {found}");
+    let checked = folio::compile::check(&folio::compile::Config { root: corpora().join("agent-skills") });
+    let reported: Vec<_> = checked.diagnostics.iter().filter(|d| d.code == "mentioned-file").collect();
+    assert!(reported.is_empty(), "{reported:#?}");
+}
