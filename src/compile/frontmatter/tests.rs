@@ -538,3 +538,35 @@ mod split_properties {
         }
     }
 }
+
+mod core_schema {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Integers and floats typed by their form; quoted and `!!str`-tagged, the same text is
+        /// a string; `!!int` on a quoted integer is the number again.
+        #[test]
+        fn numbers_are_typed_and_tags_decide(n in any::<i64>(), f in -1.0e6f64..1.0e6) {
+            let text = format!("---\nn: {n}\nq: \"{n}\"\ns: !!str {n}\ni: !!int \"{n}\"\nf: {f:?}\n---\n");
+            let (meta, _) = skill(&text);
+            let fm = &meta.frontmatter;
+            prop_assert_eq!(&fm["n"], &serde_json::json!(n));
+            prop_assert_eq!(&fm["q"], &serde_json::json!(n.to_string()));
+            prop_assert_eq!(&fm["s"], &serde_json::json!(n.to_string()));
+            prop_assert_eq!(&fm["i"], &serde_json::json!(n));
+            prop_assert_eq!(fm["f"].as_f64(), Some(f));
+        }
+
+        /// A name of the wrong core-schema type is refused, never served as text.
+        #[test]
+        fn a_numeric_name_is_a_type_error(n in any::<i64>()) {
+            let (meta, diags) = skill(&format!("---\nname: {n}\ndescription: d\n---\n"));
+            prop_assert!(meta.name.is_none());
+            prop_assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["frontmatter-type"]);
+        }
+    }
+}
