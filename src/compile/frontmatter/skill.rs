@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::{
@@ -377,13 +378,28 @@ fn name_problem(name: &str) -> Option<String> {
     if name.contains("--") {
         return Some("must not contain consecutive hyphens".to_owned());
     }
-    if let Some(c) = name.chars().find(|&c| !(c.is_alphanumeric() || c == '-')) {
+    if let Some(c) = name.chars().find(|&c| !(is_name_char(c) || c == '-')) {
         return Some(format!(
             "contains `{}`: only lowercase letters, digits and hyphens are allowed",
             c.escape_default()
         ));
     }
     None
+}
+
+/// A letter or digit a name may hold: the general categories Python's `str.isalnum()` accepts
+/// once uppercase and titlecase letters are out (the validator requires `name.lower() == name`),
+/// which are also the ones rmcp's SEP-2640 check accepts. Combining marks (vowel signs) are not.
+fn is_name_char(c: char) -> bool {
+    matches!(
+        get_general_category(c),
+        GeneralCategory::LowercaseLetter
+            | GeneralCategory::ModifierLetter
+            | GeneralCategory::OtherLetter
+            | GeneralCategory::DecimalNumber
+            | GeneralCategory::LetterNumber
+            | GeneralCategory::OtherNumber
+    )
 }
 
 /// True for a valid skill name: at most 64 characters, Unicode lowercase
@@ -396,7 +412,7 @@ pub fn is_valid_name(name: &str) -> bool {
 fn suggested_name(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() && c.to_lowercase().eq([c]) {
+        if is_name_char(c) {
             out.push(c);
         } else if !out.is_empty() && !out.ends_with('-') {
             out.push('-');

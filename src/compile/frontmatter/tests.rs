@@ -230,6 +230,9 @@ fn names_follow_the_spec_after_nfkc() {
     assert_eq!(named("pdf_x", "pdf_x"), ["invalid-name Error"]);
     assert_eq!(named(&"é".repeat(65), &"é".repeat(65)), ["invalid-name Error"]);
     assert!(named(&"é".repeat(64), &"é".repeat(64)).is_empty());
+    // Combining vowel signs are marks, not letters (Python's isalnum agrees).
+    assert_eq!(named("नमस्ते", "नमस्ते"), ["invalid-name Error"]);
+    assert_eq!(named("ⅻ", "ⅻ"), ["invalid-name Warning"], "NFKC makes it `xii`");
 }
 
 #[test]
