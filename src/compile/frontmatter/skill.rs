@@ -60,19 +60,20 @@ pub struct SkillMeta {
 pub const SKILL_KEYS: &[&str] =
     &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
 
-/// Top-level fields a major host defines outside the specification, with the host that reads
-/// them (Claude Code's skills documentation, frontmatter reference).
+/// Top-level fields a major host defines outside the specification, with the hosts that read
+/// them: Claude Code's skills documentation (frontmatter reference) and VS Code's Agent Skills
+/// reference (GitHub Copilot), which documents three of the same fields.
 pub const HOST_KEYS: &[(&str, &str)] = &[
     ("agent", "Claude Code"),
-    ("argument-hint", "Claude Code"),
+    ("argument-hint", "Claude Code and VS Code"),
     ("context", "Claude Code"),
-    ("disable-model-invocation", "Claude Code"),
+    ("disable-model-invocation", "Claude Code and VS Code"),
     ("effort", "Claude Code"),
     ("hooks", "Claude Code"),
     ("model", "Claude Code"),
     ("paths", "Claude Code"),
     ("shell", "Claude Code"),
-    ("user-invocable", "Claude Code"),
+    ("user-invocable", "Claude Code and VS Code"),
     ("when_to_use", "Claude Code"),
 ];
 
