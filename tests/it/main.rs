@@ -14,5 +14,6 @@ mod mcp_params;
 mod mcp_prompts;
 mod mcp_stdio;
 mod query;
+mod skill_files;
 mod skills_spec;
 mod support;

@@ -1,7 +1,7 @@
 //! A fast path for the frontmatter nearly every doc has: a mapping, one `key: value` per line,
 //! where each value is a one-line quoted or plain string or a one-line list of them
 //! (`tags: ["a", "b"]`); and, as SKILL.md files have, a key whose value is an indented block
-//! of such lines (`metadata:`) or a list of such blocks (`references:` with `- id: …` items).
+//! of such lines (`metadata:`) or a list of such blocks (`- id: …` items).
 //! yaml-rust2 spends about 50,000 instructions on a doc's block and 150,000 on a skill's (its
 //! scanner and parser are general, and allocate per token); reading them here costs about a
 //! fifth of that, allocations included. Parsing frontmatter was a twentieth of a large build.
