@@ -26,12 +26,12 @@ pub(crate) const PROMPT_PAGE: usize = 100;
 /// The one argument every prompt takes.
 pub(crate) const TASK: &str = "task";
 
-/// The prompt record of a skill. Beyond the description it costs a few dozen bytes: the name
-/// and one short argument, so listing every skill stays cheap.
+/// The prompt record of a skill. Beyond the description it costs 98 bytes and the name: one
+/// short argument, whose `required` is left out (it defaults to false), so listing every skill
+/// stays cheap.
 fn record(skill: &Skill) -> Prompt {
     let mut task = PromptArgument::new(TASK);
     task.description = Some("what to do with the skill".to_owned());
-    task.required = Some(false);
     let mut prompt = Prompt::new(skill.name.clone(), Some(skill.description.clone()), Some(vec![task]));
     prompt.title = None;
     prompt

@@ -25,10 +25,11 @@ async fn prompts_list_has_one_cheap_prompt_per_skill_with_cache_hints() {
         assert_eq!(prompt["description"], skill.description.as_str());
         assert_eq!(
             prompt["arguments"],
-            json!([{ "name": "task", "description": "what to do with the skill", "required": false }])
+            json!([{ "name": "task", "description": "what to do with the skill" }])
         );
-        // Discovery stays cheap: at most ~150 bytes per skill beyond its description.
+        // Discovery stays cheap: 98 bytes and the name beyond the description.
         let bytes = prompt.to_string().len() - serde_json::to_string(&skill.description).unwrap().len();
+        assert_eq!(bytes, 98 + skill.name.len(), "{}", skill.name);
         assert!(bytes <= 150, "{}: {bytes} bytes beyond the description", skill.name);
     }
     // Identical across calls.
