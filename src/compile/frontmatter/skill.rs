@@ -471,13 +471,20 @@ fn string_value(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) ->
             None
         }
         _ => {
-            diags.push(Diagnostic::error(
-                "frontmatter-type",
-                path,
-                v.line,
-                v.column,
-                format!("`{key}` must be a string, found {}", v.type_name()),
-            ));
+            let field = key.rsplit('.').next().unwrap_or(key);
+            diags.push(
+                Diagnostic::error(
+                    "frontmatter-type",
+                    path,
+                    v.line,
+                    v.column,
+                    format!("`{key}` must be a string, found {}", v.type_name()),
+                )
+                .with_help(match &v.value {
+                    NodeValue::Seq(_) => format!("write the items as one string: `{field}: \"a, b\"`"),
+                    _ => format!("write one string: `{field}: \"…\"`"),
+                }),
+            );
             None
         }
     }
