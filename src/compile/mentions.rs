@@ -230,6 +230,30 @@ mod tests {
         assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
     }
 
+    fn levenshtein(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+
+    proptest::proptest! {
+        /// `one_edit` is exactly "Levenshtein distance 1", on a small alphabet where near misses
+        /// are common.
+        #[test]
+        fn one_edit_is_levenshtein_distance_one(a in "[abé_.]{0,7}", b in "[abé_.]{0,7}") {
+            proptest::prop_assert_eq!(one_edit(&a, &b), levenshtein(&a, &b) == 1, "{:?} {:?}", a, b);
+        }
+    }
+
     #[test]
     fn one_edit_is_one_insertion_deletion_or_substitution() {
         assert!(one_edit("form", "forms") && one_edit("forms", "form") && one_edit("fill", "fall"));
