@@ -40,9 +40,8 @@ fn record(skill: &Skill) -> Prompt {
 /// `prompts/list`: a page of prompts, in skill-path order, with the same cache hints as every
 /// other list.
 pub(crate) fn list(state: &State, cursor: Option<&str>) -> Result<ListPromptsResult, McpError> {
-    let catalog = state.content.query().catalog();
-    let (skills, next) = page(&catalog.skills, cursor, PROMPT_PAGE, &state.cursor_tag)
-        .ok_or_else(|| errors::bad_cursor("prompts/list"))?;
+    let query = state.content.query();
+    let (skills, next) = page(query, "prompts/list", &query.catalog().skills, cursor, PROMPT_PAGE)?;
     let mut out = ListPromptsResult::with_all_items(skills.iter().map(record).collect())
         .with_ttl_ms(state.ttl_ms)
         .with_cache_scope(CacheScope::Public);
@@ -117,7 +116,7 @@ pub(crate) fn complete(state: &State, prompt: &str, argument: &str) -> Result<Co
 /// The skill a prompt is named after, or `-32602` with the nearest name.
 fn find<'a>(state: &'a State, name: &str) -> Result<&'a Skill, McpError> {
     let query = state.content.query();
-    if let Some(skill) = query.catalog().skill(name) {
+    if let Some(skill) = query.skill(name) {
         return Ok(skill);
     }
     let near = query.nearest_skill_names(name).into_iter().next();
