@@ -17,6 +17,7 @@ mod handler;
 mod http;
 mod limits;
 mod params;
+mod prompts;
 mod resources;
 mod skills;
 mod stdio;
@@ -178,6 +179,7 @@ impl FolioServer {
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_completions()
+        .enable_prompts()
         .enable_resources()
         .enable_tools()
         .enable_skills_with_directory_read()
