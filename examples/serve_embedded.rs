@@ -4,7 +4,7 @@
 //! into `OUT_DIR` (the way this package's `build.rs` does):
 //!
 //! ```ignore
-//! let compilation = folio::compile::compile(&folio::compile::Config { root: "content".into() });
+//! let compilation = folio::compile::compile(&folio::compile::Config::new("content"));
 //! let catalog = compilation.catalog.expect("content/ has no errors");
 //! let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
 //! std::fs::write(out.join("catalog.msgpack"), folio::catalog::codec::encode(&catalog).msgpack).unwrap();

@@ -16,7 +16,7 @@ use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
 use super::source::{Found, Kind};
-use super::{Parsed, Processed, settings, validate};
+use super::{Config, Parsed, Processed, lints, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, free_in_background, uri};
 
 /// What [`build`] produced.
@@ -26,6 +26,8 @@ pub struct Built {
     pub catalog: Option<Catalog>,
     /// `[check] deny_warnings` from `folio.toml`.
     pub deny_warnings: bool,
+    /// The lint levels in force.
+    pub levels: lints::Levels,
 }
 
 /// A doc's analysis still needed for link resolution once its [`Doc`] is made.
@@ -48,6 +50,7 @@ pub fn build(
     dicts: Vec<super::index::TermDict>,
     unserved: &[String],
     assemble: bool,
+    config: &Config,
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
     let Gathered { settings, framed, mut entries, mut bodies, mut small, mut out_docs, pending, skills } =
@@ -58,6 +61,11 @@ pub fn build(
     validate::unique_uris(&uris, diags);
     drop(uris);
     let mut ref_ids = check_skills(&skills, diags);
+    // Every per-file and per-skill problem is known: the project's levels apply from here, so
+    // an error it lowers does not stop the catalog.
+    let levels = lints::Levels::new(settings.lints.iter().chain(&config.lints));
+    levels.apply(diags);
+    let gate = config.gate;
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
@@ -69,7 +77,7 @@ pub fn build(
 
     // Entries are sorted by URI and docs and skill records assembled (without their links) only
     // when no error is known yet.
-    let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
+    let assemble = assemble && !diags.iter().any(|d| gate.blocks(d));
     let mut out_skills = Vec::new();
     // Per item of `skill_list`: its position in `out_skills`.
     let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
@@ -98,8 +106,9 @@ pub fn build(
                 None
             };
             let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-            let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
-            let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
+            let mut linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
+            levels.apply(&mut linked.diagnostics);
+            let clean = !diags.iter().chain(&linked.diagnostics).any(|d| gate.blocks(d));
             let backlinks = (assemble && clean)
                 .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
             // A panic in the index thread is a bug; re-raise it here.
@@ -111,7 +120,7 @@ pub fn build(
         // With no catalog to make, all of it goes: freed beside the report (freeing it here
         // took an eighth of `folio check`'s time on a large tree, after the last diagnostic).
         free_in_background((entries, out_docs, out_skills, skill_list, doc_links, skill_links));
-        return Built { catalog: None, deny_warnings: settings.deny_warnings };
+        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels };
     };
 
     for (doc, links) in out_docs.iter_mut().zip(doc_links) {
@@ -138,7 +147,7 @@ pub fn build(
         skills: out_skills,
         search,
     };
-    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings }
+    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels }
 }
 
 /// Every processed file sorted into what the later phases need, in path order.
@@ -383,6 +392,8 @@ pub(super) fn doc_record(file_path: &str, meta: super::DocMeta, markdown: &mut M
         category: meta.category,
         updated: meta.updated,
         aliases: meta.aliases,
+        // Set once every doc is known (`locales`).
+        locale: String::new(),
         extra: meta.extra.into(),
         // Moved, not cloned: link resolution reads the anchors from the outline.
         outline: std::mem::take(&mut markdown.sections).into(),

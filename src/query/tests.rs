@@ -90,6 +90,7 @@ pub(super) fn fixture() -> Catalog {
         category: None,
         updated: None,
         aliases: Vec::new(),
+        locale: "en".to_owned(),
         extra: BTreeMap::new().into(),
         outline: outline.into(),
         links: Vec::new().into(),

@@ -64,7 +64,7 @@ pub(crate) fn fixture() -> &'static Fixture {
         std::fs::write(root.join("folio.toml"), FOLIO_TOML).unwrap();
         let mut removed = Vec::new();
         let catalog = loop {
-            let compilation = folio::compile::compile(&folio::compile::Config { root: root.clone() });
+            let compilation = folio::compile::compile(&folio::compile::Config::new(root.clone()));
             let errors: BTreeSet<String> = compilation
                 .diagnostics
                 .iter()
@@ -1619,12 +1619,12 @@ async fn serve_from_a_content_tree_and_its_refusals() {
         run(&["serve", "--http", "0", "--bearer-token-env", "FOLIO_TEST_NO_SUCH_VAR"], &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("`FOLIO_TEST_NO_SUCH_VAR` is not set"), "{stderr}");
-    // A content tree with errors is not served: exit 1, diagnostics on stderr.
+    // With `--strict`, a content tree with errors is not served: exit 1, diagnostics on stderr.
     let bad = fx.root.with_extension("bad");
     let _ = std::fs::remove_dir_all(&bad);
     std::fs::create_dir_all(bad.join("skills/x")).unwrap();
     std::fs::write(bad.join("skills/x/SKILL.md"), "---\nname: y\n---\n# X\n").unwrap();
-    let (code, stderr, quiet) = run(&["serve", "--content", bad.to_str().unwrap()], &[]);
+    let (code, stderr, quiet) = run(&["serve", "--strict", "--content", bad.to_str().unwrap()], &[]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("skills/x/SKILL.md:"), "diagnostics name the file: {stderr}");
     assert!(quiet, "nothing on stdout");
