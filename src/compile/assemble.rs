@@ -427,6 +427,20 @@ struct Linked {
 
 /// Resolves the links of every doc and SKILL.md against every served file and heading. Without
 /// `keep_links` (no catalog will hold them), only the diagnostics are made.
+/// Every skill's name and directory name: what a `/name` host command reference may name.
+fn skill_names<'a>(skills: SkillsView<'a>) -> std::collections::BTreeSet<&'a str> {
+    let mut names = std::collections::BTreeSet::new();
+    for ((dir, parts), record) in skills.list.iter().zip(skills.records) {
+        names.insert(dir.rsplit('/').next().unwrap_or(dir));
+        let name = match record {
+            Some(i) => Some(skills.out[*i].name.as_str()),
+            None => parts.meta.as_ref().and_then(|m| m.name.as_ref()).map(|n| n.value.as_str()),
+        };
+        names.extend(name);
+    }
+    names
+}
+
 fn resolve_links(
     entries: &[Entry],
     docs: &[Doc],
@@ -462,6 +476,8 @@ fn resolve_links(
         other_files: unserved.iter().map(String::as_str).collect(),
         ignore,
         aliases: BTreeMap::new(),
+        skill_dirs: skills.list.iter().map(|(dir, _)| dir.as_str()).collect(),
+        skill_names: skill_names(skills),
     };
     // The first doc to claim an alias keeps it: the first in path order.
     let mut claims: Vec<(&Doc, &Pending)> =

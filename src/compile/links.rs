@@ -27,7 +27,13 @@
 //!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
 //!   URLs), and a relative page link that fails against the doc's directory is tried against
 //!   `docs/` (`[x](methods/page/date/)` from any page).
-//! - A skill's markdown must not link outside its directory: skills are installed on their own.
+//! - A skill's markdown should not link outside its directory: skills are installed on their own.
+//!   A relative link into another skill of the catalog resolves to that skill's file and is a
+//!   `cross-skill-link` warning (the skill is not self-contained); a link that leaves every skill
+//!   is a `broken-link`.
+//! - A host command reference written as a link, `/plugin:skill` (Claude Code's plugin commands)
+//!   or `/name` where `name` is a skill of the catalog and no file matches, is not a file link:
+//!   it is recorded and left alone.
 //! - An anchor must be a heading id (or definition-term or HTML id) of the target, or of a file
 //!   the target includes with a Hugo include shortcode: else `broken-anchor` (a warning: the
 //!   page still opens). `#top` always works in browsers.
@@ -115,6 +121,11 @@ pub struct Targets<'a> {
     /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
     /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
     pub aliases: BTreeMap<String, &'a str>,
+    /// Every skill directory (content-relative, `skills/acme/billing`), sorted: where a link out
+    /// of one skill may land in another.
+    pub skill_dirs: Vec<&'a str>,
+    /// Skill names and skill directory names, for `/name` command references.
+    pub skill_names: BTreeSet<&'a str>,
 }
 
 impl<'a> Targets<'a> {
@@ -251,10 +262,11 @@ struct Problem {
 }
 
 impl Problem {
-    /// The diagnostic at a link's target. `broken-anchor` is a warning (the page still opens);
-    /// every other link problem is an error.
+    /// The diagnostic at a link's target. `broken-anchor` (the page still opens) and
+    /// `cross-skill-link` (the target is served) are warnings; every other link problem is an
+    /// error.
     fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
-        let diagnostic = if self.code == "broken-anchor" {
+        let diagnostic = if matches!(self.code, "broken-anchor" | "cross-skill-link") {
             Diagnostic::warning(self.code, path, line, column, self.message)
         } else {
             Diagnostic::error(self.code, path, line, column, self.message)
@@ -275,6 +287,8 @@ enum Outcome<'t> {
     Unchecked,
     /// The content-relative path of the target.
     Found(&'t str),
+    /// Found, with a warning about how (`cross-skill-link`).
+    FoundWith(&'t str, Problem),
     Problem(Problem),
 }
 

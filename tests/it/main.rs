@@ -13,4 +13,5 @@ mod mcp_http_limits;
 mod mcp_params;
 mod mcp_stdio;
 mod query;
+mod real_trees;
 mod support;

@@ -101,6 +101,32 @@ struct FileTarget<'t> {
     anchors: Option<&'t Anchors<'t>>,
 }
 
+/// The warning for a link from the skill at `skill_dir` into the skill at `other`.
+fn cross_skill(target: &str, skill_dir: &str, other: &str) -> Problem {
+    Problem {
+        code: "cross-skill-link",
+        message: format!(
+            "link `{target}` reaches into another skill, `{other}`: it resolves here, but a host that \
+             installs `{skill_dir}` alone loses the target"
+        ),
+        help: Some(format!(
+            "copy the file into `{skill_dir}` to make the skill self-contained, or set `cross-skill-link = \"allow\"` \
+             under [lints] in folio.toml if the skills are always installed together"
+        )),
+    }
+}
+
+/// True for a Claude Code plugin command written as a link: `/plugin:command`, each part made of
+/// letters, digits, `-`, `_` and `.`, with no other `/`.
+fn is_plugin_command(target: &str) -> bool {
+    let Some(rest) = target.strip_prefix('/') else { return false };
+    let Some((plugin, command)) = rest.split_once(':') else { return false };
+    let part = |s: &str| {
+        !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+    };
+    part(plugin) && !plugin.contains(':') && part(command)
+}
+
 impl<'t> Index<'t> {
     pub(super) fn new(targets: &'t Targets<'t>) -> Self {
         let mut files = LookupMap::with_capacity_and_hasher(
@@ -167,6 +193,12 @@ impl<'t> Index<'t> {
                 let (resolved_path, problem) = match self.resolve_link(source, raw) {
                     Outcome::Unchecked => (None, None),
                     Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
+                    Outcome::FoundWith(path, note) => {
+                        if seen.insert((raw.line, raw.column, note.code)) {
+                            out.diagnostics.push(note.into_diagnostic(source.path, raw.line, raw.column));
+                        }
+                        (Some(path), self.check_anchor(source, raw, path))
+                    }
                     Outcome::Problem(problem) => (None, Some(problem)),
                 };
                 // A directory (or an alias) resolves to no file here.
@@ -212,7 +244,7 @@ impl<'t> Index<'t> {
         let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
-                if let Outcome::Found(path) = self.resolve_link(source, raw) {
+                if let Outcome::Found(path) | Outcome::FoundWith(path, _) = self.resolve_link(source, raw) {
                     included.entry(source.path).or_default().push(path.to_owned());
                 }
             }
@@ -255,7 +287,19 @@ impl<'t> Index<'t> {
                 if raw.target.trim_start().starts_with("{{") {
                     return Outcome::Unchecked;
                 }
-                self.resolve_path(source, raw)
+                if raw.kind == LinkKind::SiteAbsolute && is_plugin_command(&raw.target) {
+                    return Outcome::Unchecked;
+                }
+                match self.resolve_path(source, raw) {
+                    // `/name` that matches no file but names a skill is a host command.
+                    Outcome::Problem(_)
+                        if raw.kind == LinkKind::SiteAbsolute
+                            && self.targets.skill_names.contains(raw.target.trim_start_matches('/')) =>
+                    {
+                        Outcome::Unchecked
+                    }
+                    outcome => outcome,
+                }
             }
         }
     }
@@ -301,6 +345,8 @@ impl<'t> Index<'t> {
             bases.push(vec!["docs"]);
         }
         let mut first_joined = None;
+        // The other skill a link out of this one lands in.
+        let mut other_skill = None;
         for base in &bases {
             let Some(joined) = join(base, &written) else {
                 if first_joined.is_none() {
@@ -315,15 +361,23 @@ impl<'t> Index<'t> {
             if let Some(skill_dir) = source.origin.skill_dir()
                 && !is_inside(&joined_path, skill_dir)
             {
-                return Outcome::Problem(Problem::broken(
-                    format!("link `{}` leaves the skill directory `{skill_dir}`", raw.target),
-                    Some(format!(
-                        "a skill is installed on its own: copy the file into `{skill_dir}` or link to it by URL"
-                    )),
-                ));
+                match self.skill_of(&joined_path) {
+                    Some(other) => other_skill = Some((skill_dir, other)),
+                    None => {
+                        return Outcome::Problem(Problem::broken(
+                            format!("link `{}` leaves the skill directory `{skill_dir}`", raw.target),
+                            Some(format!(
+                                "a skill is installed on its own: copy the file into `{skill_dir}` or link to it by URL"
+                            )),
+                        ));
+                    }
+                }
             }
             let candidates = candidates(&joined_path, path.ends_with('/'));
             if let Some(found) = candidates.iter().find_map(|c| self.existing(c)) {
+                if let Some((skill_dir, other)) = other_skill {
+                    return Outcome::FoundWith(found, cross_skill(&raw.target, skill_dir, other));
+                }
                 return Outcome::Found(found);
             }
             for candidate in &candidates {
@@ -348,6 +402,9 @@ impl<'t> Index<'t> {
             if let Some((dir, _)) = self.misses().children.get_key_value(joined_path.as_str())
                 && !dir.is_empty()
             {
+                if let Some((skill_dir, other)) = other_skill {
+                    return Outcome::FoundWith(dir, cross_skill(&raw.target, skill_dir, other));
+                }
                 return Outcome::Found(dir);
             }
             first_joined.get_or_insert((joined, candidates));
@@ -410,6 +467,12 @@ impl<'t> Index<'t> {
             name.push_str(suffix);
             self.existing(&name)
         })
+    }
+
+    /// The deepest skill directory `path` is, or is inside of.
+    fn skill_of(&self, path: &str) -> Option<&'t str> {
+        let skill = self.targets.skill_dirs.iter().copied();
+        skill.filter(|dir| path == *dir || is_inside(path, dir)).max_by_key(|dir| dir.len())
     }
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
