@@ -417,7 +417,7 @@ fn process(
     // while the bytes are in cache and before parsing fills the cache with its own data.
     let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
-            Some(indexer.body(search::strip_frontmatter(text)))
+            Some(indexer.body(search::body_of(&found.path, text)))
         }
         (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
         _ => None,
@@ -429,7 +429,15 @@ fn process(
         }
         (Kind::Doc, Some(text)) => {
             let p = frontmatter::parse_doc(&found.path, text, diags);
-            let mut md = markdown::analyze(p.body, p.body_line);
+            // MDX module statements at the top are code, not prose: not the description, no links.
+            let (body, body_line) = if search::is_mdx(&found.path) {
+                let body = search::skip_esm(p.body);
+                let skipped = &p.body[..p.body.len() - body.len()];
+                (body, p.body_line.saturating_add(count_newlines(skipped.as_bytes()) as u32))
+            } else {
+                (p.body, p.body_line)
+            };
+            let mut md = markdown::analyze(body, body_line);
             let doc = assemble::doc_record(&found.path, p.meta, &mut md);
             Parsed::Doc(Box::new(doc), md)
         }

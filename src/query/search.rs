@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::filter::{Facets, Filter};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
-use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
+use crate::catalog::search::{body_of, query_terms, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -183,7 +183,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
         None => (entry.path.clone(), String::new(), &[], None),
     };
     let text = entry.text().unwrap_or("");
-    let body = strip_frontmatter(text);
+    let body = body_of(&entry.path, text);
     let body_offset = text.len() - body.len();
     let (snippet, section_uri) = match snippet(body, terms) {
         Some((snippet, at)) => {

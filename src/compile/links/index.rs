@@ -601,7 +601,10 @@ impl<'t> Index<'t> {
         docs.filter(|&(p, &linked)| !linked && !self.reached_without_link(p))
             .map(|(p, _)| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
-                    .with_help("link to it from a related doc or an index page, or remove it")
+                    .with_help(
+                        "link to it from a related doc or an index page, or remove it; if the site's navigation \
+                         is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml",
+                    )
             })
             .collect()
     }

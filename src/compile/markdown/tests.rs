@@ -277,6 +277,13 @@ fn raw_html_that_is_not_a_link_is_ignored() {
     check_links("x <!-- <a href=\"gone.md\"> --> y", "");
     check_links("<!--\n<img src=\"old.png\">\n-->", "");
     check_links("<a href=\"{{ .RelPermalink }}\">x</a>", "");
+    // JSX attribute expressions (MDX) are code; the attributes after them are still read.
+    check_links("<a href={url}>x</a> <a href={`/${lang}/x/`} class=\"a\">y</a>", "");
+    check_links(
+        "<a href={ {a: '}'}['a'] } title=\"t\"><img src={logo} /><img src=\"b.png\"></a>",
+        "1:65 rel b.png [b.png]",
+    );
+    check_links("<a href={unclosed>x</a>", "");
     check_links("<a data-href=\"x.md\" title=\"src=y.md\">x</a> <div src=\"z.md\"></div>", "");
     check_links("`<a href=\"x.md\">` and\n\n```html\n<img src=\"y.png\">\n```", "");
     // Not a complete tag, so not HTML for CommonMark: text.
