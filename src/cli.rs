@@ -219,6 +219,9 @@ pub(crate) struct ListArgs {
     /// Only entries with this tag.
     #[arg(long)]
     pub(crate) tag: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
     /// Only entries whose path starts with this prefix.
     #[arg(long)]
     pub(crate) prefix: Option<String>,
@@ -253,6 +256,9 @@ pub(crate) struct SearchArgs {
     /// Only entries of this kind.
     #[arg(long, value_enum)]
     pub(crate) kind: Option<KindArg>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
     /// At most this many hits.
     #[arg(long, default_value_t = 10)]
     pub(crate) limit: usize,

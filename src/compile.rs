@@ -21,6 +21,8 @@ pub mod lenient;
 pub mod links;
 #[path = "compile/lints.rs"]
 pub mod lints;
+#[path = "compile/locales.rs"]
+pub mod locales;
 #[path = "compile/markdown.rs"]
 pub mod markdown;
 #[path = "compile/settings.rs"]

@@ -164,6 +164,7 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         kind: kind_filter(args.kind),
         prefix: args.prefix.clone(),
         tag: args.tag.clone(),
+        lang: args.lang.clone(),
         limit: Some(crate::query::MAX_LIMIT),
         ..ListParams::default()
     };
@@ -337,6 +338,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let params = SearchParams {
         query: args.query.clone(),
         kind: kind_filter(args.kind),
+        lang: args.lang.clone(),
         limit: Some(args.limit),
         ..SearchParams::default()
     };

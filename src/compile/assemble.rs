@@ -67,6 +67,16 @@ pub fn build(
     levels.apply(diags);
     let gate = config.gate;
 
+    // Every doc's locale: its `docs/<locale>/` folder, else the tree's default locale.
+    let locales = super::locales::Locales::new(
+        out_docs.iter().map(|d| d.path.as_str()),
+        settings.locales.as_deref(),
+        settings.default_locale.as_deref(),
+    );
+    for doc in &mut out_docs {
+        doc.locale = locales.locale_of(&doc.path);
+    }
+
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
     debug_assert!(out_docs.is_sorted_by(|a, b| a.path <= b.path));
@@ -106,7 +116,8 @@ pub fn build(
                 None
             };
             let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-            let mut linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
+            let mut linked =
+                resolve_links(&entries, &out_docs, pending, skills, (ignore, &locales), unserved, assemble);
             levels.apply(&mut linked.diagnostics);
             let clean = !diags.iter().chain(&linked.diagnostics).any(|d| gate.blocks(d));
             let backlinks = (assemble && clean)
@@ -446,7 +457,7 @@ fn resolve_links(
     docs: &[Doc],
     pending: Vec<Pending>,
     skills: SkillsView<'_>,
-    ignore: Vec<String>,
+    (ignore, locales): (Vec<String>, &super::locales::Locales),
     unserved: &[String],
     keep_links: bool,
 ) -> Linked {
@@ -478,6 +489,8 @@ fn resolve_links(
         aliases: BTreeMap::new(),
         skill_dirs: skills.list.iter().map(|(dir, _)| dir.as_str()).collect(),
         skill_names: skill_names(skills),
+        locale_folders: locales.folders.iter().map(String::as_str).collect(),
+        default_locale: (!locales.folders.is_empty()).then_some(locales.default.as_str()),
     };
     // The first doc to claim an alias keeps it: the first in path order.
     let mut claims: Vec<(&Doc, &Pending)> =

@@ -27,6 +27,9 @@
 //!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
 //!   URLs), and a relative page link that fails against the doc's directory is tried against
 //!   `docs/` (`[x](methods/page/date/)` from any page).
+//! - A doc link into a locale folder that lacks the page (`/ja/guides/x/` where only
+//!   `docs/en/guides/x.md` exists) resolves to the default locale's page, as Starlight, Docusaurus
+//!   and Hugo render it, with a `locale-fallback` diagnostic (`allow` unless a level turns it on).
 //! - A skill's markdown should not link outside its directory: skills are installed on their own.
 //!   A relative link into another skill of the catalog resolves to that skill's file and is a
 //!   `cross-skill-link` warning (the skill is not self-contained); a link that leaves every skill
@@ -126,6 +129,10 @@ pub struct Targets<'a> {
     pub skill_dirs: Vec<&'a str>,
     /// Skill names and skill directory names, for `/name` command references.
     pub skill_names: BTreeSet<&'a str>,
+    /// The locale folders of `docs/` (`en`, `ja`), empty for a single-language tree.
+    pub locale_folders: Vec<&'a str>,
+    /// The default locale's folder, when there are locale folders.
+    pub default_locale: Option<&'a str>,
 }
 
 impl<'a> Targets<'a> {
@@ -266,7 +273,7 @@ impl Problem {
     /// `cross-skill-link` (the target is served) are warnings; every other link problem is an
     /// error.
     fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
-        let diagnostic = if matches!(self.code, "broken-anchor" | "cross-skill-link") {
+        let diagnostic = if matches!(self.code, "broken-anchor" | "cross-skill-link" | "locale-fallback") {
             Diagnostic::warning(self.code, path, line, column, self.message)
         } else {
             Diagnostic::error(self.code, path, line, column, self.message)

@@ -24,12 +24,22 @@ struct File {
     check: CheckTable,
     #[serde(default)]
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    docs: DocsTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocsTable {
+    locales: Option<Spanned<Vec<String>>>,
+    default_locale: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogTable {
     name: Option<String>,
+    version: Option<String>,
     title: Option<String>,
     description: Option<String>,
     instructions: Option<String>,
@@ -60,6 +70,10 @@ pub struct Parsed {
     pub ignore_links: Vec<String>,
     /// `[lints]`: the levels asked for, in file order, refused ones left out (and reported).
     pub lints: Vec<lints::Request>,
+    /// `[docs] locales`: the locale folders of `docs/`, instead of detecting them.
+    pub locales: Option<Vec<String>>,
+    /// `[docs] default_locale`.
+    pub default_locale: Option<String>,
 }
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
@@ -85,8 +99,8 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
                     format!("invalid `folio.toml`: {message}"),
                 )
                 .with_help(
-                    "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
-                         max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"",
+                    "known keys: [catalog] name, version, title, description, instructions; [server] ttl_ms, \
+                         max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] locales, default_locale",
                 ),
             );
             return out;
@@ -96,6 +110,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
     if let Some(v) = file.catalog.name {
         s.name = v;
     }
+    s.version = file.catalog.version;
     if let Some(v) = file.catalog.title {
         s.title = v;
     }
@@ -112,7 +127,52 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
     out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
     out.ignore_links = file.check.ignore_links.unwrap_or_default();
     out.lints = lint_requests(path, text, file.lints, diags);
+    (out.locales, out.default_locale) = docs_locales(path, text, file.docs, diags);
     out
+}
+
+/// `[docs] locales` and `default_locale`, checked: each a BCP 47 tag, the default one of the
+/// locales when both are set. What fails is an `invalid-config` error and is not used.
+fn docs_locales(
+    path: &str,
+    text: &str,
+    docs: DocsTable,
+    diags: &mut Vec<Diagnostic>,
+) -> (Option<Vec<String>>, Option<String>) {
+    let mut bad = |span: std::ops::Range<usize>, message: String| {
+        let (line, column) = line_column(text, span.start);
+        diags.push(
+            Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml` [docs]: {message}"))
+                .with_help("locales are folder names under docs/ that are BCP 47 tags, such as `en`, `ja`, `zh-cn`, `pt-br`"),
+        );
+    };
+    let locales = docs.locales.and_then(|list| {
+        let span = list.span();
+        let list = list.into_inner();
+        match list.iter().find(|l| !super::locales::is_tag(l)) {
+            Some(l) => {
+                bad(span, format!("`{l}` is not a BCP 47 language tag"));
+                None
+            }
+            None => Some(list),
+        }
+    });
+    let default = docs.default_locale.and_then(|d| {
+        let span = d.span();
+        let d = d.into_inner();
+        if !super::locales::is_tag(&d) {
+            bad(span, format!("`default_locale` `{d}` is not a BCP 47 language tag"));
+            return None;
+        }
+        if let Some(list) = &locales
+            && !list.contains(&d)
+        {
+            bad(span, format!("`default_locale` `{d}` is not one of `locales`"));
+            return None;
+        }
+        Some(d)
+    });
+    (locales, default)
 }
 
 /// The `[lints]` table's requests, in file order; an unknown code or level, or a code that

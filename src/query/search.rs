@@ -30,6 +30,8 @@ pub struct SearchParams {
     pub capability: Option<String>,
     /// Only docs of this category.
     pub category: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`; case-insensitive).
+    pub lang: Option<String>,
     /// Page size (default 10, clamped to [`super::MAX_LIMIT`]).
     pub limit: Option<usize>,
     /// Cursor from a previous page.
@@ -45,6 +47,7 @@ impl SearchParams {
             category: self.category.as_deref(),
             capability: self.capability.as_deref(),
             since: None,
+            lang: self.lang.as_deref(),
         }
     }
 }

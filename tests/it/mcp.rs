@@ -580,7 +580,7 @@ async fn every_template_expanded_with_completed_values_is_readable() {
     for expected in [
         "resource://catalog/skills_index{?q,tag,capability,cursor,limit}",
         "resource://catalog/skills/{skill_id}",
-        "resource://catalog/docs_index{?q,tag,category,prefix,updated_since,cursor,limit}",
+        "resource://catalog/docs_index{?q,tag,category,lang,prefix,updated_since,cursor,limit}",
         "resource://catalog/docs/{+path}",
         "resource://docs/{+path}",
         "resource://docs/{+path}{?section,lines}",

@@ -164,3 +164,119 @@ fn lint_levels_come_from_folio_toml_and_the_command_line() {
     assert!(config[0].1.contains("`case-collision` cannot be lowered"), "{config:?}");
     assert!(config[1].1.ends_with("did you mean `broken-link`?"), "{config:?}");
 }
+
+/// Every site path a diagnostic's message names in backticks, first one only.
+fn target_of(message: &str) -> &str {
+    message.split('`').nth(1).unwrap_or("")
+}
+
+#[test]
+fn astro_docs_check_with_no_locale_or_jsx_errors_and_no_configuration() {
+    let out = folio(&corpora(), &["check", "astro-docs", "--format", "github"]);
+    assert_eq!(out.code, Some(1));
+    expect_file("tests/fixtures/golden/astro-docs.check.github.txt", &out.stdout);
+    // The only errors are links into pages the trim left out of every locale (see its SOURCE):
+    // no link into an untranslated page, and no JSX expression, is an error.
+    let out = folio(&corpora(), &["check", "astro-docs", "--format", "json"]);
+    let diags: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
+    let docs = corpora().join("astro-docs/docs");
+    let locales = ["en", "ja", "zh-cn", "ko"];
+    let mut errors = 0;
+    for d in diags.iter().filter(|d| d["severity"] == "error") {
+        errors += 1;
+        assert_eq!(d["code"], "broken-link", "{d}");
+        let target = target_of(d["message"].as_str().unwrap());
+        assert!(!target.contains('{'), "a JSX expression read as a link: {d}");
+        let page = target.split(['#', '?']).next().unwrap().trim_matches('/');
+        let page = locales.iter().find_map(|l| page.strip_prefix(&format!("{l}/"))).unwrap_or(page);
+        for locale in locales {
+            for form in [".mdx", ".md", "/index.mdx"] {
+                let file = docs.join(format!("{locale}/{page}{form}"));
+                assert!(!file.exists(), "{} exists, yet {d}", file.display());
+            }
+        }
+    }
+    assert!(errors > 0);
+    // Links into a locale that lacks the page resolve to the default locale's page; the code that
+    // records it is `allow` by default.
+    assert!(!out.stdout.contains("locale-fallback"));
+    let out = folio(&corpora(), &["check", "astro-docs", "--format", "json", "--warn", "locale-fallback"]);
+    let diags: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
+    let fallback: Vec<&Value> = diags.iter().filter(|d| d["code"] == "locale-fallback").collect();
+    assert_eq!(fallback.len(), 94);
+    assert!(fallback.iter().all(|d| d["severity"] == "warning"));
+    let one = fallback.iter().find(|d| d["path"] == "astro-docs/docs/ko/guides/routing.mdx").unwrap();
+    assert_eq!(
+        one["message"],
+        format!(
+            "link `{}` names a page locale `ko` lacks; it resolves to the default locale's `{}`, as the site \
+             renders it",
+            target_of(one["message"].as_str().unwrap()),
+            one["message"].as_str().unwrap().split('`').nth(5).unwrap()
+        )
+    );
+    assert!(one["message"].as_str().unwrap().contains("`docs/en/"), "{one}");
+}
+
+#[test]
+fn every_doc_has_a_locale_and_listings_filter_on_it() {
+    let requests = [
+        request(1, "resources/read", json!({ "uri": "resource://catalog/docs_index?lang=ja&limit=100" })),
+        request(2, "resources/read", json!({ "uri": "resource://catalog/docs_index?lang=ZH-CN&limit=100" })),
+        request(
+            3,
+            "tools/call",
+            json!({ "name": "search_patterns", "arguments": { "query": "getStaticPaths", "lang": "en" } }),
+        ),
+        request(4, "resources/read", json!({ "uri": "resource://catalog/docs/ko/guides/routing.mdx" })),
+        request(
+            5,
+            "completion/complete",
+            json!({
+                "ref": { "type": "ref/resource", "uri": "resource://catalog/docs_index{?q,tag,category,lang,prefix,updated_since,cursor,limit}" },
+                "argument": { "name": "lang", "value": "z" },
+            }),
+        ),
+    ];
+    let (answers, stderr, code) = serve(&corpora(), &["--content", "astro-docs"], &requests);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "", "link errors leave nothing out");
+    let index = |i: usize| -> Value {
+        serde_json::from_str(answers[i]["result"]["contents"][0]["text"].as_str().unwrap()).unwrap()
+    };
+    for (i, locale, n) in [(0, "ja", 18), (1, "zh-cn", 22)] {
+        let items = index(i)["items"].as_array().unwrap().clone();
+        assert_eq!(items.len(), n, "{locale}");
+        assert!(
+            items.iter().all(|d| d["locale"] == locale && d["path"].as_str().unwrap().starts_with(locale))
+        );
+    }
+    let hits = answers[2]["result"]["structuredContent"]["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["uri"].as_str().unwrap().starts_with("resource://docs/en/")), "{hits:?}");
+    assert_eq!(hits[0]["uri"], "resource://docs/en/reference/routing-reference.mdx");
+    let detail = index(3);
+    assert_eq!((&detail["path"], &detail["locale"]), (&json!("ko/guides/routing.mdx"), &json!("ko")));
+    let values = &answers[4]["result"]["completion"]["values"];
+    assert_eq!(values, &json!(["zh-cn"]));
+}
+
+#[test]
+fn mdx_module_lines_and_jsx_expressions_are_not_prose_or_links() {
+    let tree = Tree::new();
+    tree.file("content/docs/index.md", "# Home\n\nSee [the guide](guide.mdx).\n");
+    tree.file(
+        "content/docs/guide.mdx",
+        "---\ntitle: Guide\n---\nimport { Tabs, TabItem } from '@astrojs/starlight/components';\nimport Since from \
+         '~/components/Since.astro';\n\nDeploy with one command.\n\n<a href={url}>x</a> <Card link={`/${lang}/x/`} />\n",
+    );
+    let compilation = folio::compile::compile(&folio::compile::Config::new(tree.join("content")));
+    assert_eq!(compilation.diagnostics, []);
+    let catalog = compilation.catalog.unwrap();
+    let guide = catalog.docs.iter().find(|d| d.path == "guide.mdx").unwrap();
+    assert_eq!(guide.description, "Deploy with one command.");
+    assert_eq!(guide.locale, "en");
+    let out = folio(tree.path(), &["search", "--content", "content", "starlight components"]);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.starts_with("no matches for `starlight components`"), "{}", out.stderr);
+}

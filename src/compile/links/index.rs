@@ -380,6 +380,16 @@ impl<'t> Index<'t> {
                 }
                 return Outcome::Found(found);
             }
+            if source.origin == Origin::Doc
+                && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/'))
+            {
+                let message = format!(
+                    "link `{}` names a page locale `{lacking}` lacks; it resolves to the default locale's `{found}`, \
+                     as the site renders it",
+                    raw.target
+                );
+                return Outcome::FoundWith(found, Problem { code: "locale-fallback", message, help: None });
+            }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
                     // Hugo looks pages up ignoring case and serves them at lowercase URLs.
@@ -467,6 +477,18 @@ impl<'t> Index<'t> {
             name.push_str(suffix);
             self.existing(&name)
         })
+    }
+
+    /// The default locale's page for a page path under a locale folder that lacks it
+    /// (`docs/ja/guides/x` → `docs/en/guides/x.md`), with the lacking locale.
+    fn locale_fallback(&self, joined: &str, dir_form: bool) -> Option<(&'t str, &'t str)> {
+        let default = self.targets.default_locale?;
+        let rest = joined.strip_prefix("docs/")?;
+        let (locale, page) = rest.split_once('/')?;
+        let lacking = self.targets.locale_folders.iter().copied().find(|f| *f == locale && *f != default)?;
+        let fallback = format!("docs/{default}/{page}");
+        let found = candidates(&fallback, dir_form).iter().find_map(|c| self.existing(c))?;
+        Some((found, lacking))
     }
 
     /// The deepest skill directory `path` is, or is inside of.

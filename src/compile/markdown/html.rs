@@ -89,7 +89,7 @@ fn jsx_expression_end(bytes: &[u8], start: usize) -> usize {
     while at < bytes.len() {
         let b = bytes[at];
         match quote {
-            Some(q) if b == b'\\' => at += 1,
+            Some(_) if b == b'\\' => at += 1,
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None => match b {
