@@ -35,7 +35,7 @@ use folio::query::{ListParams, Query, SearchParams, Selection};
 use corpus::Size;
 
 /// The allocator the `folio` binary runs with (src/main.rs), so this measures what users get.
-#[cfg(all(feature = "cli", not(target_env = "msvc")))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -200,7 +200,9 @@ fn main() {
             .iter()
             .filter_map(|d| {
                 d.outline
-                    .last()
+                    .get()
+                    .ok()
+                    .and_then(|o| o.last())
                     .map(|s| folio::catalog::uri::with_section(&folio::catalog::uri::doc(&d.path), &s.id))
             })
             .collect();

@@ -5,8 +5,9 @@
 //! A [`Query`] wraps one verified [`Catalog`] plus the lookup maps built when it is opened.
 //! Every request URI goes through [`crate::catalog::uri::parse`] first, so traversal attempts are
 //! refused before any lookup. Errors are typed: [`QueryError::NotFound`] (the MCP server answers
-//! `resource_not_found`) versus [`QueryError::InvalidParams`] (`-32602`); both carry a `repair`
-//! hint naming a real next step.
+//! `resource_not_found`), [`QueryError::InvalidParams`] (`-32602`) and [`QueryError::Corrupt`]
+//! (`-32603`: a forged catalog, not a bad request); each carries a `repair` hint naming a real
+//! next step.
 //!
 //! Performs no IO (except [`Query::open_file`], a convenience that reads one file) and knows
 //! nothing of clap, rmcp or tokio.
@@ -139,6 +140,15 @@ pub enum QueryError {
         /// A real next step (a URI to read or a call to make).
         repair: String,
     },
+    /// The catalog holds what its compiler cannot have written (MCP: `-32603`): a lazily decoded
+    /// field that does not decode, a section range past the end of its file. Only a forged or
+    /// damaged file gets here; its hash proves nothing about who wrote it. The request is fine.
+    Corrupt {
+        /// The URI of the record at fault.
+        uri: String,
+        /// What is wrong, as a sentence fragment (lowercase, no trailing period).
+        reason: String,
+    },
 }
 
 impl QueryError {
@@ -171,6 +181,7 @@ impl QueryError {
                 "call search_patterns or list_resources to see what exists".to_owned()
             }
             QueryError::InvalidParams { repair, .. } => repair.clone(),
+            QueryError::Corrupt { .. } => "rebuild the catalog with `folio build`".to_owned(),
         }
     }
 
@@ -178,6 +189,31 @@ impl QueryError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, QueryError::NotFound { .. })
     }
+
+    /// True for [`QueryError::Corrupt`]: the catalog is at fault, not the request.
+    pub fn is_corrupt_catalog(&self) -> bool {
+        matches!(self, QueryError::Corrupt { .. })
+    }
+}
+
+/// The value of `field`, the `what` (outline, links, …) of the record served at `uri`, decoded
+/// on first use. A field that does not decode (a forged catalog: its hash proves nothing) is
+/// [`QueryError::Corrupt`], never an empty value served as if it were the record's.
+pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
+    field: &'a codec::Lazy<T>,
+    uri: &str,
+    what: &str,
+) -> Result<&'a T, QueryError> {
+    field.get().map_err(|e| {
+        let why = match e {
+            DecodeError::Body(why) | DecodeError::Corrupt(why) => why,
+            other => other.to_string(),
+        };
+        QueryError::Corrupt {
+            uri: uri.to_owned(),
+            reason: format!("the {what} of `{uri}` does not decode ({why})"),
+        }
+    })
 }
 
 impl fmt::Display for QueryError {
@@ -191,6 +227,7 @@ impl fmt::Display for QueryError {
                 Ok(())
             }
             QueryError::InvalidParams { param, reason, .. } => write!(f, "invalid `{param}`: {reason}"),
+            QueryError::Corrupt { reason, .. } => write!(f, "catalog is corrupt: {reason}"),
         }
     }
 }
