@@ -260,14 +260,21 @@ fn assert_repair(res: &Value) {
 
 #[track_caller]
 fn assert_server_info(result: &Value) {
+    // The fixture's folio.toml names the project `corpora` (and no version: Folio's is reported);
+    // Folio itself is named under `dev.folio/server`.
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        json!("folio"),
+        json!("corpora"),
         "result carries serverInfo _meta: {result}"
     );
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
         json!(env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(
+        result["_meta"]["dev.folio/server"],
+        json!({ "name": "folio", "version": env!("CARGO_PKG_VERSION") }),
+        "{result}"
     );
 }
 
@@ -432,7 +439,7 @@ async fn legacy_initialize_negotiates_a_handshake_version_and_drops_result_type(
             .await;
         let init = &res["result"];
         assert_eq!(init["protocolVersion"], answered, "initialize {asked}");
-        assert_eq!(init["serverInfo"]["name"], "folio");
+        assert_eq!(init["serverInfo"]["name"], "corpora", "the project the catalog names");
         assert_server_info(init);
         assert!(init["instructions"].as_str().unwrap().contains("Discovery order"));
         w.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
@@ -1475,7 +1482,7 @@ async fn rmcp_client_walks_reads_completes_and_calls_tools() {
     let fx = fixture();
     let client = rmcp_client().await;
     let info = client.peer_info().expect("discover result");
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("folio"));
+    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("corpora"));
     let resources = client.list_all_resources().await.unwrap();
     assert_eq!(resources.len(), listed_uris(&fx.catalog).len());
     let templates = client.list_all_resource_templates().await.unwrap();

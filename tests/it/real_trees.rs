@@ -280,3 +280,39 @@ fn mdx_module_lines_and_jsx_expressions_are_not_prose_or_links() {
     assert_eq!(out.stdout, "");
     assert!(out.stderr.starts_with("no matches for `starlight components`"), "{}", out.stderr);
 }
+
+#[test]
+fn a_project_serving_its_docs_is_itself_to_clients() {
+    let tree = Tree::new();
+    copy_dir(&fixtures().join("claude-skills/content"), &tree.join("content"));
+    tree.file(
+        "content/folio.toml",
+        "[catalog]\nname = \"mydocs\"\nversion = \"2.3.0\"\ntitle = \"My docs\"\n",
+    );
+    let requests = [request(1, "skills/list", json!({})), request(2, "server/discover", json!({}))];
+    let (answers, stderr, code) = serve(tree.path(), &["--content", "content"], &requests);
+    assert_eq!(code, Some(0), "{stderr}");
+    let folio_itself = json!({ "name": "folio", "version": env!("CARGO_PKG_VERSION") });
+    for answer in &answers {
+        let meta = &answer["result"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/serverInfo"]["name"], "mydocs", "{answer}");
+        assert_eq!(meta["io.modelcontextprotocol/serverInfo"]["version"], "2.3.0", "{answer}");
+        assert_eq!(meta["dev.folio/server"], folio_itself, "{answer}");
+    }
+    assert_eq!(answers.len(), 2);
+    // A library user names its own crate.
+    let lenient = folio::compile::lenient(&folio::compile::Config::new(tree.join("content")));
+    let server = folio::server::FolioServer::from_catalog(lenient.compilation.catalog.unwrap())
+        .unwrap()
+        .with_identity(folio::server::Identity { name: "acme-docs".to_owned(), version: "9.9.9".to_owned() });
+    assert_eq!(server.catalog().settings.name, "mydocs");
+    let info = rmcp::ServerHandler::get_info(&server);
+    assert_eq!((info.server_info.name.as_str(), info.server_info.version.as_str()), ("acme-docs", "9.9.9"));
+    let meta = info.meta.unwrap();
+    assert_eq!(meta.get("dev.folio/server"), Some(&folio_itself));
+    let crate_identity = folio::crate_identity!();
+    assert_eq!(
+        (crate_identity.name.as_str(), crate_identity.version.as_str()),
+        ("folio", env!("CARGO_PKG_VERSION"))
+    );
+}
