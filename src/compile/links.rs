@@ -23,10 +23,12 @@
 //!   the file name alone. Several matches are a `broken-link` naming the candidates.
 //! - Matching is case-sensitive everywhere (servers and unpacked skills are): a path that exists
 //!   only in another case is a `case-mismatch` with the right spelling as help.
-//! - Hugo trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read
-//!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
-//!   URLs), and a relative page link that fails against the doc's directory is tried against
-//!   `docs/` (`[x](methods/page/date/)` from any page).
+//! - How a site maps routes to files is one model (`site.rs`) whose rules the tree selects. Hugo
+//!   trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read them,
+//!   through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase URLs), and
+//!   a relative page link that fails against the doc's directory is tried against `docs/`
+//!   (`[x](methods/page/date/)` from any page). Trees with locale folders fall back to the
+//!   default locale (below).
 //! - A doc link into a locale folder that lacks the page (`/ja/guides/x/` where only
 //!   `docs/en/guides/x.md` exists) resolves to the default locale's page, as Starlight, Docusaurus
 //!   and Hugo render it, with a `locale-fallback` diagnostic (`allow` unless a level turns it on).
@@ -45,7 +47,8 @@
 //!   might serve it from elsewhere (Hugo's `static/`): Folio can only vouch for what it serves.
 //!
 //! `orphan-doc` (warning): a doc that no other doc or skill links to. Exempt are pages a reader
-//! reaches without a link: `index.md`, `_index.md` and `README.md` at the root of `docs/`,
+//! reaches without a link: `index.md`, `_index.md` and `README.md` at the root of `docs/` (and of
+//! each locale folder),
 //! every `README.md` (hosts show it for its directory), every `_index.md` (a Hugo section page,
 //! reached from the generated navigation), and every page of a directory that has an `_index.md`
 //! (Hugo lists a section's pages on its section page; for a page bundle `x/index.md`, the section
@@ -61,6 +64,8 @@ use crate::catalog::Link;
 mod forms;
 #[path = "links/index.rs"]
 mod index;
+#[path = "links/site.rs"]
+mod site;
 
 use forms::alias_key;
 #[cfg(test)]

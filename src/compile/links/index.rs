@@ -13,6 +13,7 @@ use super::forms::{
     lowercase, page_stem, parent, percent_decode, rewrite_leaf, strip_page_ext, to_path, wiki_display,
     wiki_key,
 };
+use super::site::Site;
 use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
 use crate::catalog::{Link, LinkKind};
 use crate::compile::diagnostic::Diagnostic;
@@ -38,8 +39,8 @@ pub(super) struct Index<'t> {
     /// `wiki_full`'s keys with their first path, sorted, for did-you-mean: made on the first
     /// wiki link that matches nothing.
     wiki_sorted: std::sync::OnceLock<Vec<(Cow<'t, str>, &'t str)>>,
-    /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
-    hugo: bool,
+    /// How the tree's site maps routes to files (Hugo's rules, locale folders).
+    site: Site<'t>,
     /// Anchors of pages that include other files: their own plus the included files'.
     merged_anchors: BTreeMap<String, Anchors<'t>>,
 }
@@ -160,10 +161,7 @@ impl<'t> Index<'t> {
             wiki_name,
             wiki_sorted: std::sync::OnceLock::new(),
             merged_anchors: BTreeMap::new(),
-            hugo: targets
-                .uri_by_path
-                .keys()
-                .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
+            site: Site::of(targets),
         }
     }
 
@@ -333,17 +331,9 @@ impl<'t> Index<'t> {
         absolute: bool,
     ) -> Outcome<'t> {
         let written: Vec<&str> = path.split('/').collect();
-        let hugo_page = self.hugo && source.origin == Origin::Doc;
-        let mut bases: Vec<Vec<&str>> = if absolute {
-            vec![vec!["docs"], vec![]]
-        } else {
-            vec![parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())]
-        };
-        if hugo_page && !absolute {
-            // Hugo's `GetPage` (which its link render hooks call) tries a relative path against
-            // the page's directory, then against the content root.
-            bases.push(vec!["docs"]);
-        }
+        let doc = source.origin == Origin::Doc;
+        let case_insensitive_page = doc && self.site.case_insensitive_routes;
+        let bases = self.site.bases(source.path, doc, absolute);
         let mut first_joined = None;
         // The other skill a link out of this one lands in.
         let mut other_skill = None;
@@ -380,9 +370,7 @@ impl<'t> Index<'t> {
                 }
                 return Outcome::Found(found);
             }
-            if source.origin == Origin::Doc
-                && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/'))
-            {
+            if doc && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/')) {
                 let message = format!(
                     "link `{}` names a page locale `{lacking}` lacks; it resolves to the default locale's `{found}`, \
                      as the site renders it",
@@ -393,7 +381,7 @@ impl<'t> Index<'t> {
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
                     // Hugo looks pages up ignoring case and serves them at lowercase URLs.
-                    if hugo_page && is_page(actual) {
+                    if case_insensitive_page && is_page(actual) {
                         return Outcome::Found(actual);
                     }
                     let fixed = fix_case(&raw.target, base, &written, actual);
@@ -482,11 +470,7 @@ impl<'t> Index<'t> {
     /// The default locale's page for a page path under a locale folder that lacks it
     /// (`docs/ja/guides/x` → `docs/en/guides/x.md`), with the lacking locale.
     fn locale_fallback(&self, joined: &str, dir_form: bool) -> Option<(&'t str, &'t str)> {
-        let default = self.targets.default_locale?;
-        let rest = joined.strip_prefix("docs/")?;
-        let (locale, page) = rest.split_once('/')?;
-        let lacking = self.targets.locale_folders.iter().copied().find(|f| *f == locale && *f != default)?;
-        let fallback = format!("docs/{default}/{page}");
+        let (fallback, lacking) = self.site.locale_fallback(joined)?;
         let found = candidates(&fallback, dir_form).iter().find_map(|c| self.existing(c))?;
         Some((found, lacking))
     }
@@ -631,18 +615,9 @@ impl<'t> Index<'t> {
             .collect()
     }
 
-    /// The `orphan-doc` exemptions (see the module docs).
+    /// The `orphan-doc` exemptions (see the module docs and [`Site::reached_without_link`]).
     fn reached_without_link(&self, path: &str) -> bool {
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-        let stem = page_stem(name);
-        if dir == "docs" && matches!(stem, "index" | "_index" | "README") {
-            return true;
-        }
-        if matches!(stem, "README" | "_index") {
-            return true;
-        }
-        let section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
-        ["_index.md", "_index.mdx"].iter().any(|index| self.exists(&format!("{section}/{index}")))
+        self.site.reached_without_link(path, |p| self.exists(p))
     }
 }
 
