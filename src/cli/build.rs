@@ -93,11 +93,11 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(if errors > 0 || (deny && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Compiles `content`, after checking it is a directory (a missing root is a usage error, exit 2,
-/// not a content problem).
-pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
+/// Compiles `content` leniently, as `serve --content` does ([`compile::lenient`]), after checking
+/// it is a directory (a missing root is a usage error, exit 2, not a content problem).
+pub(super) fn run_lenient(content: &Path) -> anyhow::Result<compile::Lenient> {
     check_root(content)?;
-    Ok(compile::compile(&Config::new(content.to_path_buf())))
+    Ok(compile::lenient(&Config::new(content.to_path_buf())))
 }
 
 /// When the project set any level (`folio.toml` `[lints]` or a flag), the level of every code
