@@ -55,7 +55,7 @@ pub struct Config {
     /// Which errors keep the catalog from being made.
     pub gate: lints::Gate,
     /// Content-relative paths left out of the catalog: a file, or a directory ending in `/`.
-    /// They stay valid link targets, without a URI (see [`lenient`]).
+    /// They stay valid link targets, without a URI (see [`lenient()`]).
     pub exclude: Vec<String>,
 }
 

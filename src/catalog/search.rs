@@ -507,4 +507,43 @@ mod tests {
             assert!(index.terms_with_prefix("", 10).is_empty());
         }
     }
+
+    mod esm {
+        use proptest::prelude::*;
+
+        use super::super::skip_esm;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// What is skipped is whole lines of module statements and blank lines: the rest is a
+            /// suffix of the body that starts at a line, and a body whose first non-blank line is
+            /// not a statement is kept whole.
+            #[test]
+            fn skipping_module_lines_keeps_a_suffix_at_a_line_start(
+                lines in proptest::collection::vec(
+                    prop_oneof![
+                        Just("import X from 'y';".to_owned()),
+                        Just("import {".to_owned()),
+                        Just("  a,".to_owned()),
+                        Just("} from 'z';".to_owned()),
+                        Just("export const x = [1, {a: 2}];".to_owned()),
+                        Just(String::new()),
+                        "[^\n]{0,20}",
+                    ],
+                    0..12,
+                )
+            ) {
+                let body = lines.join("\n");
+                let rest = skip_esm(&body);
+                prop_assert!(body.ends_with(rest));
+                let skipped = &body[..body.len() - rest.len()];
+                prop_assert!(skipped.is_empty() || skipped.ends_with('\n') || rest.is_empty());
+                let first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                if !["import ", "import{", "export "].iter().any(|k| first.trim().starts_with(k)) {
+                    prop_assert_eq!(rest, body.as_str());
+                }
+            }
+        }
+    }
 }

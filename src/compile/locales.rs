@@ -2,8 +2,8 @@
 //! from their names, or listed in `folio.toml` `[docs] locales`), which locale is the default
 //! (`[docs] default_locale`), and each doc's locale.
 //!
-//! Pure: works on doc paths. Must not resolve links (that is `links`, which asks
-//! [`Locales::fallback`] where a page a locale lacks is rendered from).
+//! Pure: works on doc paths. Must not resolve links (that is `links`, whose site model renders
+//! a page a locale lacks from the default locale's folder).
 
 /// ISO 639-1 language codes: the first subtag of a folder name that is detected as a locale.
 /// (Three-letter languages are accepted when listed in `[docs] locales`.)

@@ -506,3 +506,40 @@ fn line_index_locates_offsets_in_any_order() {
     assert_eq!(LineIndex::new("", 3).last_line(), 3);
     assert_eq!(LineIndex::new("\n", 3).last_line(), 3);
 }
+
+mod jsx {
+    use proptest::prelude::*;
+
+    use super::super::analyze;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// However JSX expressions nest, close or fail to close, an attribute written as an
+        /// expression is never a link, and scanning never panics.
+        #[test]
+        fn jsx_attribute_expressions_are_never_links(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("<a href={".to_owned()),
+                    Just("<img src={".to_owned()),
+                    Just("}".to_owned()),
+                    Just("{".to_owned()),
+                    Just("'}'".to_owned()),
+                    Just("`${x}`".to_owned()),
+                    Just(">".to_owned()),
+                    Just(" />".to_owned()),
+                    Just("\n".to_owned()),
+                    "[a-z/.:]{0,6}",
+                ],
+                0..16,
+            )
+        ) {
+            let text = parts.concat();
+            let md = analyze(&text, 1);
+            for link in &md.links {
+                prop_assert!(!link.target.starts_with('{'), "{:?} from {:?}", link.target, text);
+            }
+        }
+    }
+}
