@@ -185,7 +185,7 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
             (walk, rank)
         });
         let (results, dicts) = process_all(found, &mut mode, &mut diagnostics);
-        let (walk, rank) = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let (walk, rank) = crate::parallel::join(walker);
         (walk, rank, results, dicts)
     });
     diagnostics.extend(walk.diagnostics);
@@ -306,7 +306,7 @@ fn process_all(
         let mut results = Vec::with_capacity(threads);
         let mut dicts = Vec::with_capacity(threads);
         for w in workers {
-            let (out, diags, dict) = w.join().expect("compile worker panicked");
+            let (out, diags, dict) = crate::parallel::join(w);
             results.push(out);
             diagnostics.extend(diags);
             dicts.push(dict);

@@ -102,8 +102,6 @@ pub(crate) struct State {
     pub(crate) info: ServerConfig,
     /// `_meta` with `io.modelcontextprotocol/serverInfo`, stamped on every result.
     pub(crate) meta: MetaObject,
-    /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
-    pub(crate) cursor_tag: String,
     /// Every resource template (`content/docs/reference/uris.md`).
     pub(crate) templates: Vec<ResourceTemplate>,
     /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
@@ -184,14 +182,12 @@ impl FolioServer {
         let catalog = query.catalog();
         let ttl_ms = catalog.settings.ttl_ms;
         let (info, meta) = info_and_meta(catalog, identity);
-        let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         let state = State {
             content: content::Content::new(query),
             ttl_ms,
             info,
             meta,
-            cursor_tag,
             templates: templates::list(),
             skills: OnceLock::new(),
             tools: tools::list(),

@@ -123,7 +123,7 @@ pub fn build(
             let backlinks = (assemble && clean)
                 .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
             // A panic in the index thread is a bug; re-raise it here.
-            let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            let search = index.map(crate::parallel::join);
             (linked, backlinks, search)
         });
     diags.extend(diagnostics);

@@ -83,8 +83,13 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "resources/templates/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.templates, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("resources/templates/list"))?;
+        let (items, next) = page(
+            st.content.query(),
+            "resources/templates/list",
+            &st.templates,
+            cursor.as_deref(),
+            RESOURCE_PAGE,
+        )?;
         let mut out = ListResourceTemplatesResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -141,8 +146,8 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "tools/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.tools, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("tools/list"))?;
+        let (items, next) =
+            page(st.content.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)?;
         let mut out = ListToolsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -173,8 +178,8 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "skills/list")?;
         let st = &self.state;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.skills().list, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
-            .ok_or_else(|| errors::bad_cursor("skills/list"))?;
+        let (items, next) =
+            page(st.content.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
