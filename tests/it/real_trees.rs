@@ -316,3 +316,15 @@ fn a_project_serving_its_docs_is_itself_to_clients() {
         ("folio", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn lenient_catalogs_are_deterministic() {
+    let config = folio::compile::Config::new(corpora().join("agent-skills"));
+    let encode = || {
+        let lenient = folio::compile::lenient(&config);
+        let catalog = lenient.compilation.catalog.expect("the valid skills are served");
+        assert_eq!(catalog.settings.left_out.len(), 1);
+        folio::catalog::codec::encode(&catalog).msgpack
+    };
+    assert!(encode() == encode(), "two lenient compiles of one tree give the same bytes");
+}
