@@ -36,17 +36,55 @@ use crate::query::Query;
 pub use limits::HttpLimits;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
-    shutdown_signal,
+    serve_stdio_as, shutdown_signal,
 };
 
 /// The `_meta` key of the server identity the 2026-07-28 spec asks for on every result. rmcp keeps
 /// its constant private, so the literal lives here once.
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-/// The server's name on the wire: our crate name, never rmcp's.
+/// Folio's own name: the server's name on the wire when the catalog names no project (never
+/// rmcp's), and always under [`FOLIO_META_KEY`] for diagnosis.
 pub const SERVER_NAME: &str = env!("CARGO_PKG_NAME");
-/// The server's version on the wire.
+/// Folio's own version, reported like [`SERVER_NAME`].
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The `_meta` key naming the Folio build that serves, whatever project the server is.
+pub const FOLIO_META_KEY: &str = "dev.folio/server";
+
+/// The project a server is to its clients: `serverInfo.name` and `version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+}
+
+impl Identity {
+    /// The identity a catalog gives: `[catalog] name` and `version` of its `folio.toml`. A catalog
+    /// that names no project (`name` left at `folio`) is Folio's own; without a `version`, Folio's
+    /// version is reported.
+    pub fn of_catalog(catalog: &Catalog) -> Identity {
+        let settings = &catalog.settings;
+        Identity {
+            name: settings.name.clone(),
+            version: settings.version.clone().unwrap_or_else(|| SERVER_VERSION.to_owned()),
+        }
+    }
+}
+
+/// The identity of the crate this macro is written in: its Cargo package name and version. For a
+/// project that embeds its catalog in its own binary:
+/// `FolioServer::from_static(CATALOG)?.with_identity(folio::crate_identity!())`.
+#[macro_export]
+macro_rules! crate_identity {
+    () => {
+        $crate::server::Identity {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    };
+}
 
 /// An MCP server over one opened catalog. Cloning is cheap (one `Arc`), which matters because the
 /// Streamable HTTP transport builds a handler per stateless request.
@@ -127,7 +165,6 @@ impl FolioServer {
     ///
     /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
-        let started = std::time::Instant::now();
         let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
             let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
@@ -136,22 +173,19 @@ impl FolioServer {
                 w[1].uri
             )));
         }
+        let identity = Identity::of_catalog(catalog);
+        Ok(Self::with_state(Arc::new(query), &identity))
+    }
+
+    /// The server state over a checked query handle, as `identity`.
+    fn with_state(query: Arc<Query>, identity: &Identity) -> Self {
+        let started = std::time::Instant::now();
+        let catalog = query.catalog();
         let ttl_ms = catalog.settings.ttl_ms;
-        let identity = implementation(catalog);
-        let mut meta = MetaObject::new();
-        // The same identity discover reports, on every other result too.
-        meta.insert(
-            SERVER_INFO_KEY.to_owned(),
-            serde_json::to_value(&identity)
-                .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
-        );
-        let mut info = ServerConfig::new(capabilities())
-            .with_server_info(identity)
-            .with_instructions(instructions(catalog));
-        info.meta = Some(meta.clone());
+        let (info, meta) = info_and_meta(catalog, identity);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         let state = State {
-            content: content::Content::new(Arc::new(query)),
+            content: content::Content::new(query),
             ttl_ms,
             info,
             meta,
@@ -159,7 +193,16 @@ impl FolioServer {
             skills: OnceLock::new(),
             tools: tools::list(),
         };
-        Ok(FolioServer { state: Arc::new(state) })
+        FolioServer { state: Arc::new(state) }
+    }
+
+    /// The same server, telling clients it is `identity` (`serverInfo.name` and `version`) rather
+    /// than what the catalog's `[catalog]` says: for a project that serves its docs from its own
+    /// binary (`with_identity(folio::crate_identity!())`). Folio's own name and version stay in
+    /// every result's `_meta` under [`FOLIO_META_KEY`].
+    #[must_use]
+    pub fn with_identity(self, identity: Identity) -> Self {
+        Self::with_state(Arc::clone(self.state.content.shared_query()), &identity)
     }
 
     /// The catalog this server answers from.
@@ -186,8 +229,26 @@ fn capabilities() -> ServerCapabilities {
         .build()
 }
 
-fn implementation(catalog: &Catalog) -> Implementation {
-    let mut imp = Implementation::new(SERVER_NAME, SERVER_VERSION);
+/// What `initialize`/`discover` answer and the `_meta` every result carries: the project's
+/// identity under `serverInfo`, Folio's own under [`FOLIO_META_KEY`].
+fn info_and_meta(catalog: &Catalog, identity: &Identity) -> (ServerConfig, MetaObject) {
+    let identity = implementation(catalog, identity);
+    let mut meta = MetaObject::new();
+    // The same identity discover reports, on every other result too.
+    meta.insert(
+        SERVER_INFO_KEY.to_owned(),
+        serde_json::to_value(&identity)
+            .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
+    );
+    meta.insert(FOLIO_META_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
+    let mut info =
+        ServerConfig::new(capabilities()).with_server_info(identity).with_instructions(instructions(catalog));
+    info.meta = Some(meta.clone());
+    (info, meta)
+}
+
+fn implementation(catalog: &Catalog, identity: &Identity) -> Implementation {
+    let mut imp = Implementation::new(identity.name.clone(), identity.version.clone());
     if !catalog.settings.title.is_empty() {
         imp = imp.with_title(catalog.settings.title.clone());
     }
