@@ -163,7 +163,7 @@ pub fn build(
 
 /// Every processed file sorted into what the later phases need, in path order.
 struct Gathered {
-    settings: settings::Parsed,
+    settings: settings::Project,
     /// What the source fingerprint hashes, gathered here and hashed once at the end (the same
     /// bytes as four small hasher updates per file, without a call into the hasher for each).
     framed: Vec<u8>,
@@ -185,7 +185,7 @@ fn gather(
     n_docs: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> Gathered {
-    let mut parsed_settings = settings::Parsed::default();
+    let mut parsed_settings = settings::Project::default();
     let mut framed: Vec<u8> = Vec::with_capacity(files.len() * 96);
     let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
     let mut bodies: Vec<Option<super::index::BodyTerms>> = Vec::with_capacity(files.len());

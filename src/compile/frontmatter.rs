@@ -103,9 +103,9 @@ pub struct DocMeta {
     pub extra: BTreeMap<String, Value>,
 }
 
-/// A parsed markdown file: its split, and diagnostics about the frontmatter.
+/// A markdown file's typed frontmatter and its body (what the split left after the block).
 #[derive(Debug, Clone)]
-pub struct Parsed<'a, M> {
+pub struct Frontmatter<'a, M> {
     /// The typed metadata (defaults where the frontmatter was absent or broken).
     pub meta: M,
     /// The body after the frontmatter.
@@ -264,7 +264,7 @@ fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 
 /// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
 /// `extra`), scalars of any type are read as written where text is expected.
-pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Parsed<'a, DocMeta> {
+pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Frontmatter<'a, DocMeta> {
     let (split, entries) = parse_block(path, text, diags);
     let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();
@@ -284,7 +284,7 @@ pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> 
         }
     }
     meta.updated = meta.updated.or(last_updated);
-    Parsed { meta, body: split.body, body_line: split.body_line }
+    Frontmatter { meta, body: split.body, body_line: split.body_line }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ struct CheckTable {
 
 /// Settings from `folio.toml`, with what `folio check` needs besides the catalog's own settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Parsed {
+pub struct Project {
     /// The catalog settings.
     pub settings: Settings,
     /// `[check] deny_warnings`.
@@ -78,8 +78,8 @@ pub struct Parsed {
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
 /// for whatever could not be read.
-pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
-    let mut out = Parsed::default();
+pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
+    let mut out = Project::default();
     if let Some(d) = validate::utf8(path, bytes) {
         diags.push(d);
         return out;

@@ -16,7 +16,7 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::{
-    Located, Node, NodeValue, Parsed, Style, dedup_keys, parse_block, parse_date, yaml11_non_string,
+    Frontmatter, Located, Node, NodeValue, Style, dedup_keys, parse_block, parse_date, yaml11_non_string,
 };
 use crate::compile::diagnostic::{Diagnostic, Severity};
 use crate::suggest::closest_name as closest;
@@ -90,7 +90,7 @@ pub fn parse_skill<'a>(
     dir_name: &str,
     text: &'a str,
     diags: &mut Vec<Diagnostic>,
-) -> Parsed<'a, SkillMeta> {
+) -> Frontmatter<'a, SkillMeta> {
     if text.starts_with("\u{feff}---") {
         diags.push(
             Diagnostic::warning(
@@ -161,7 +161,7 @@ pub fn parse_skill<'a>(
         });
         diags.extend(found);
     }
-    Parsed { meta, body: split.body, body_line: split.body_line }
+    Frontmatter { meta, body: split.body, body_line: split.body_line }
 }
 
 /// A top-level field outside the specification: a warning naming the host that reads it, or an
