@@ -16,6 +16,8 @@ mod errors;
 mod handler;
 mod http;
 mod limits;
+mod live;
+mod notify;
 mod params;
 mod resources;
 mod skills;
@@ -33,6 +35,8 @@ use serde_json::json;
 use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
+pub use live::{LiveMode, WATCH_TTL_MS};
+pub use notify::Swapped;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
     shutdown_signal,
@@ -47,11 +51,15 @@ pub const SERVER_NAME: &str = env!("CARGO_PKG_NAME");
 /// The server's version on the wire.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// An MCP server over one opened catalog. Cloning is cheap (one `Arc`), which matters because the
-/// Streamable HTTP transport builds a handler per stateless request.
+/// An MCP server over one opened catalog, which [`FolioServer::replace`] can swap for another
+/// while it serves. Cloning is cheap (an `Arc`), which matters because the Streamable HTTP
+/// transport builds a handler per stateless request; clones share the catalog holder.
 #[derive(Clone)]
 pub struct FolioServer {
-    state: Arc<State>,
+    live: Arc<live::Live>,
+    /// The `resources/subscribe` set of one legacy (2025-11-25) stdio session; `None` outside a
+    /// session (stateless HTTP has none).
+    session: Option<Arc<notify::Session>>,
 }
 
 /// Everything answered without work per request, computed once when the catalog is opened.
@@ -73,6 +81,8 @@ pub(crate) struct State {
     skills: OnceLock<skills::Skills>,
     /// The five fallback tools, sorted by name.
     pub(crate) tools: Vec<Tool>,
+    /// What a swap compares to decide which notifications it causes.
+    pub(crate) versions: notify::SetVersions,
 }
 
 /// Why a catalog could not be served.
@@ -124,10 +134,78 @@ impl FolioServer {
         Self::from_query(Query::from_catalog(catalog))
     }
 
-    /// Serves an opened query handle; everything listed is precomputed here, once.
+    /// Serves an opened query handle; everything listed is precomputed here, once. The catalog is
+    /// fixed ([`LiveMode::Fixed`]) until [`FolioServer::with_live_mode`] says otherwise.
     ///
     /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
+        let state = State::build(Arc::new(query), LiveMode::Fixed)?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, LiveMode::Fixed)), session: None })
+    }
+
+    /// The same catalog, served in `mode`: a catalog that can change declares
+    /// `resources.listChanged` and `resources.subscribe` (and `prompts.listChanged` when prompts
+    /// are served), and a watched one carries a short `ttlMs`. Call it before serving: clones
+    /// made earlier keep the old mode.
+    ///
+    /// Fails like [`FolioServer::from_query`] (it cannot, for a catalog that opened).
+    pub fn with_live_mode(self, mode: LiveMode) -> Result<Self, OpenError> {
+        let query = Arc::clone(self.live.load().content.shared());
+        let state = State::build(query, mode)?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, mode)), session: None })
+    }
+
+    /// How this server's catalog can change.
+    pub fn live_mode(&self) -> LiveMode {
+        self.live.mode()
+    }
+
+    /// Swaps the served catalog for `query` (a recompiled tree, a reloaded file): requests in
+    /// flight finish on the old one, requests after this call see the new one, and listen
+    /// streams and subscribed sessions get the notifications the change calls for. A catalog
+    /// with the same hash as the served one changes nothing.
+    ///
+    /// Fails, keeping the old catalog, when the new one names a URI twice or the server's
+    /// catalog is [`LiveMode::Fixed`].
+    pub fn replace(&self, query: Query) -> Result<Swapped, OpenError> {
+        if !self.live.mode().can_change() {
+            return Err(OpenError(
+                "this server's catalog is fixed; serve it with a live mode to replace it".into(),
+            ));
+        }
+        let current = self.live.load();
+        if current.content.query().catalog_hash() == query.catalog_hash() {
+            return Ok(Swapped::unchanged(&current));
+        }
+        let state = State::build(Arc::new(query), self.live.mode())?;
+        let swapped = Swapped::between(&current, &state);
+        drop(current);
+        let old = self.live.swap(state);
+        // A large catalog's last reference may be this one: free it off the caller's thread.
+        crate::catalog::free_in_background(old);
+        Ok(swapped)
+    }
+
+    /// The catalog new requests answer from (a snapshot: a later swap does not change it).
+    pub fn query(&self) -> Arc<Query> {
+        Arc::clone(self.live.load().content.shared())
+    }
+
+    /// The snapshot one request answers from.
+    pub(crate) fn state(&self) -> Arc<State> {
+        self.live.load()
+    }
+
+    /// A handler for one connection (stdio, a socket): same catalog, its own legacy
+    /// `resources/subscribe` set.
+    pub(crate) fn for_session(&self) -> FolioServer {
+        FolioServer { live: Arc::clone(&self.live), session: Some(Arc::new(notify::Session::default())) }
+    }
+}
+
+impl State {
+    /// Precomputes everything a request needs from `query`.
+    fn build(query: Arc<Query>, mode: LiveMode) -> Result<State, OpenError> {
         let started = std::time::Instant::now();
         let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
@@ -137,7 +215,10 @@ impl FolioServer {
                 w[1].uri
             )));
         }
-        let ttl_ms = catalog.settings.ttl_ms;
+        let ttl_ms = match mode {
+            LiveMode::Watched => catalog.settings.ttl_ms.min(WATCH_TTL_MS),
+            LiveMode::Fixed | LiveMode::Reloadable => catalog.settings.ttl_ms,
+        };
         let identity = implementation(catalog);
         let mut meta = MetaObject::new();
         // The same identity discover reports, on every other result too.
@@ -146,14 +227,15 @@ impl FolioServer {
             serde_json::to_value(&identity)
                 .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
         );
-        let mut info = ServerConfig::new(capabilities())
+        let mut info = ServerConfig::new(capabilities(mode))
             .with_server_info(identity)
             .with_instructions(instructions(catalog));
         info.meta = Some(meta.clone());
         let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();
+        let versions = notify::SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
-        let state = State {
-            content: content::Content::new(Arc::new(query)),
+        Ok(State {
+            content: content::Content::new(query),
             ttl_ms,
             info,
             meta,
@@ -161,31 +243,31 @@ impl FolioServer {
             templates: templates::list(),
             skills: OnceLock::new(),
             tools: tools::list(),
-        };
-        Ok(FolioServer { state: Arc::new(state) })
-    }
-
-    /// The catalog this server answers from.
-    pub fn catalog(&self) -> &Catalog {
-        self.state.content.query().catalog()
-    }
-
-    /// The query layer this server answers from.
-    pub fn query(&self) -> &Query {
-        self.state.content.query()
+            versions,
+        })
     }
 }
 
 /// What this server declares: resources, tools, completions and the Skills extension with
-/// `directoryRead`. No `listChanged`/`subscribe`: the catalog never changes while served (there is
-/// no `--watch` mode), so no such notification can ever be sent.
-fn capabilities() -> ServerCapabilities {
-    ServerCapabilities::builder()
+/// `directoryRead`; `listChanged`/`subscribe` only when the catalog can change (a fixed one could
+/// never send such a notification). Prompts, when served, get `listChanged` on the same terms.
+fn capabilities(mode: LiveMode) -> ServerCapabilities {
+    let mut caps = ServerCapabilities::builder()
         .enable_completions()
         .enable_resources()
         .enable_tools()
         .enable_skills_with_directory_read()
-        .build()
+        .build();
+    if mode.can_change() {
+        if let Some(resources) = caps.resources.as_mut() {
+            resources.list_changed = Some(true);
+            resources.subscribe = Some(true);
+        }
+        if let Some(prompts) = caps.prompts.as_mut() {
+            prompts.list_changed = Some(true);
+        }
+    }
+    caps
 }
 
 fn implementation(catalog: &Catalog) -> Implementation {

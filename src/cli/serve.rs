@@ -1,6 +1,7 @@
 //! `folio serve`: open a catalog (embedded, `--catalog FILE` or compiled from `--content DIR`) and
-//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`). Status lines go to stderr:
-//! in stdio mode stdout belongs to the protocol.
+//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`), reloading it on SIGHUP and,
+//! with `--watch`, when its files change (`reload`). Status lines go to stderr: in stdio mode
+//! stdout belongs to the protocol.
 
 use std::io::IsTerminal as _;
 use std::net::SocketAddr;
@@ -10,30 +11,55 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 
 use super::ServeArgs;
+use super::reload::{Reloader, Source, Trigger};
 use crate::compile::{self, Severity};
-use crate::server::{FolioServer, HttpLimits, HttpOptions};
+use crate::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
 
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
     let started = std::time::Instant::now();
+    let source = match (&args.source.catalog, &args.source.content) {
+        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (None, Some(root)) => Some(Source::Content(root.clone())),
+        (None, None) => None,
+    };
+    if args.watch && source.is_none() {
+        bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
+    }
     let server = match open(&args)? {
         Ok(server) => server,
         Err(code) => return Ok(code),
     };
+    let mode = match (&source, args.watch) {
+        (None, _) => LiveMode::Fixed,
+        (Some(_), false) => LiveMode::Reloadable,
+        (Some(_), true) => LiveMode::Watched,
+    };
+    let server = server.with_live_mode(mode).map_err(|e| anyhow!("{e}"))?;
     tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "catalog opened");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // In place before the first request is read: a SIGHUP or an edit after that is never lost.
+    let _reloader = match source {
+        Some(source) => {
+            let reloader = std::sync::Arc::new(Reloader::start(server.clone(), source, args.watch)?);
+            let _guard = runtime.enter();
+            reload_on_sighup(std::sync::Arc::clone(&reloader))?;
+            Some(reloader)
+        }
+        None => None,
+    };
     let res = match &args.http {
         None => {
             if std::io::stdin().is_terminal() {
                 eprintln!(
                     "folio: serving {} skills and {} docs over stdio and waiting for an MCP client on stdin; \
                      configure `folio serve` as a stdio server in your MCP client (Ctrl-D quits)",
-                    server.catalog().skills.len(),
-                    server.catalog().docs.len()
+                    server.query().catalog().skills.len(),
+                    server.query().catalog().docs.len()
                 );
             }
             runtime
@@ -131,6 +157,26 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         .await
         .map_err(|e| anyhow!("http server failed: {e}"))?;
     eprintln!("folio: shut down");
+    Ok(())
+}
+
+/// Asks `reloader` for a reload on every SIGHUP (the handler is installed before this returns;
+/// without it SIGHUP would end the process). Call inside the runtime.
+#[cfg(unix)]
+fn reload_on_sighup(reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangups = signal(SignalKind::hangup()).context("cannot listen for SIGHUP")?;
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            reloader.trigger(Trigger::Signal);
+        }
+    });
+    Ok(())
+}
+
+/// No SIGHUP off Unix: `--watch` is the way to reload there.
+#[cfg(not(unix))]
+fn reload_on_sighup(_reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
     Ok(())
 }
 

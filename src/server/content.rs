@@ -32,6 +32,11 @@ impl Content {
         &self.query
     }
 
+    /// The query layer, shared (a server built again from the same catalog).
+    pub(crate) fn shared(&self) -> &Arc<Query> {
+        &self.query
+    }
+
     /// Reads any catalog URI (concrete, or an expansion of a listed template).
     pub(crate) fn read(&self, uri: &str) -> Result<ReadResult, QueryError> {
         self.query.read(uri, &Selection::default())
