@@ -49,11 +49,11 @@ struct Failure(Vec<String>);
 /// Loads a catalog from `source`: a verified file, or a tree compiled without errors.
 fn load_inner(source: &Source) -> Result<Query, Failure> {
     match source {
-        Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("{e}")])),
+        Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("folio: {e}")])),
         Source::Content(root) => {
             if !root.is_dir() {
                 return Err(Failure(vec![format!(
-                    "{}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
+                    "folio: {}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
                     root.display()
                 )]));
             }
@@ -130,10 +130,9 @@ fn run(server: &FolioServer, source: &Source, queue: &mpsc::Receiver<Trigger>) {
             }
         }
         let started = std::time::Instant::now();
-        match load_inner(source)
-            .map_err(|Failure(lines)| lines)
-            .and_then(|query| server.replace(query).map_err(|e| vec![format!("{}: {e}", source.describe())]))
-        {
+        match load_inner(source).map_err(|Failure(lines)| lines).and_then(|query| {
+            server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])
+        }) {
             Ok(swapped) => {
                 let recovered = last_failure.take().is_some();
                 if swapped.swapped || recovered || why == Trigger::Signal {

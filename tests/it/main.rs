@@ -7,6 +7,8 @@ mod compile;
 mod forged_catalog;
 mod hardening_content;
 mod links;
+mod live;
+mod live_serve;
 mod mcp;
 mod mcp_http;
 mod mcp_http_limits;
