@@ -286,3 +286,42 @@ async fn a_request_answers_from_one_catalog_and_the_next_sees_the_new_one() {
     let fixed = FolioServer::from_query(query_of(&t)).unwrap();
     assert!(fixed.replace(query_of(&t)).is_err());
 }
+
+#[tokio::test]
+async fn an_http_listen_stream_gets_the_notifications_too() {
+    use tokio::io::AsyncBufReadExt as _;
+
+    use crate::mcp_http::{Running, open_listen, rpc};
+    let t = tree();
+    let server = live_server(&t);
+    let srv = Running::start_with(server.clone(), folio::server::HttpOptions::default()).await;
+    let (mut reader, _, ack) = open_listen(srv.addr).await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({ "resourcesListChanged": true }),
+        "declared, so granted"
+    );
+
+    t.file("docs/c.md", "# C\n\n[a](a.md)\n");
+    swap(&server, &t);
+    let event = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(reader.read_line(&mut line).await.unwrap() > 0, "the stream stays open");
+            if let Some((_, data)) = line.trim_end().split_once("data:")
+                && !data.trim().is_empty()
+            {
+                return serde_json::from_str::<Value>(data.trim()).unwrap();
+            }
+        }
+    })
+    .await
+    .expect("a notification within 20 s");
+    assert_eq!(event["method"], "notifications/resources/list_changed", "{event}");
+    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(9));
+    // New requests see the new catalog.
+    let read = rpc(srv.addr, "resources/read", json!({ "uri": "resource://docs/c.md" }), &[]).await;
+    assert!(read.body.contains(r"# C\n\n[a](a.md)\n"), "{}", read.body);
+    srv.shutdown().await;
+}
