@@ -30,7 +30,7 @@ use folio::catalog::codec;
 use folio::compile::{Compilation, Config, Severity, check, compile_streaming};
 
 /// The allocator the `folio` binary runs with (src/main.rs), so this measures what users get.
-#[cfg(all(feature = "cli", not(target_env = "msvc")))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

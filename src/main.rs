@@ -4,13 +4,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// jemalloc rather than the system allocator. A build makes and frees millions of small
+/// With the `jemalloc` feature (published binaries, benchmark figures), jemalloc rather than the
+/// system allocator. A build makes and frees millions of small
 /// records across threads (parse trees, analyses, posting lists), which glibc's malloc serves
 /// with costly consolidation and a larger, more fragmented footprint: on a 20,000-doc tree
 /// `folio build` took 8% less time and CPU, and 43 MB less peak memory, with jemalloc (14
 /// paired runs). rustc links jemalloc for the same reason. The library itself does not choose
 /// an allocator; its users (a build script, another binary) keep theirs.
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
