@@ -46,8 +46,9 @@ impl Source {
 /// A failed load: the lines to print (once).
 struct Failure(Vec<String>);
 
-/// Loads a catalog from `source`: a verified file, or a tree compiled without errors.
-fn load_inner(source: &Source) -> Result<Query, Failure> {
+/// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
+/// only the files changed since the compile that filled `cache`).
+fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Failure> {
     match source {
         Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("folio: {e}")])),
         Source::Content(root) => {
@@ -57,7 +58,7 @@ fn load_inner(source: &Source) -> Result<Query, Failure> {
                     root.display()
                 )]));
             }
-            let compilation = compile::compile(&compile::Config { root: root.clone() });
+            let compilation = compile::compile_incremental(&compile::Config { root: root.clone() }, cache);
             let errors: Vec<String> = compilation
                 .diagnostics
                 .iter()
@@ -101,12 +102,17 @@ pub(crate) struct Reloader {
 impl Reloader {
     /// Starts the reload thread for `server`, and with `watch` the file watcher. The watch is in
     /// place when this returns, so an edit made after it is seen.
-    pub(crate) fn start(server: FolioServer, source: Source, watch: bool) -> anyhow::Result<Reloader> {
+    pub(crate) fn start(
+        server: FolioServer,
+        source: Source,
+        cache: compile::Cache,
+        watch: bool,
+    ) -> anyhow::Result<Reloader> {
         let (triggers, queue) = mpsc::channel();
         let worker_source = source.clone();
         std::thread::Builder::new()
             .name("folio-reload".into())
-            .spawn(move || run(&server, &worker_source, &queue))
+            .spawn(move || run(&server, &worker_source, cache, &queue))
             .context("cannot start the reload thread")?;
         let watcher = if watch { Some(watch_source(&source, triggers.clone())?) } else { None };
         Ok(Reloader { triggers, _watcher: watcher })
@@ -119,7 +125,7 @@ impl Reloader {
 }
 
 /// The reload loop: one reload per batch of queued triggers, until every sender is gone.
-fn run(server: &FolioServer, source: &Source, queue: &mpsc::Receiver<Trigger>) {
+fn run(server: &FolioServer, source: &Source, mut cache: compile::Cache, queue: &mpsc::Receiver<Trigger>) {
     let mut last_failure: Option<Vec<String>> = None;
     while let Ok(first) = queue.recv() {
         let mut why = first;
@@ -130,14 +136,21 @@ fn run(server: &FolioServer, source: &Source, queue: &mpsc::Receiver<Trigger>) {
             }
         }
         let started = std::time::Instant::now();
-        match load_inner(source).map_err(|Failure(lines)| lines).and_then(|query| {
+        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|query| {
             server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])
         }) {
             Ok(swapped) => {
                 let recovered = last_failure.take().is_some();
                 if swapped.swapped || recovered || why == Trigger::Signal {
+                    let files = match source {
+                        Source::Content(_) => {
+                            let (reused, compiled) = cache.counts();
+                            format!("; {compiled} files compiled, {reused} reused")
+                        }
+                        Source::Catalog(_) => String::new(),
+                    };
                     eprintln!(
-                        "folio: {} {}: {} entries ({} added, {} removed, {} changed) in {} ms",
+                        "folio: {} {}: {} entries ({} added, {} removed, {} changed{files}) in {} ms",
                         if swapped.swapped { "reloaded" } else { "unchanged" },
                         source.describe(),
                         swapped.entries,

@@ -27,7 +27,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if args.watch && source.is_none() {
         bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
     }
-    let server = match open(&args)? {
+    let mut cache = compile::Cache::default();
+    let server = match open(&args, &mut cache)? {
         Ok(server) => server,
         Err(code) => return Ok(code),
     };
@@ -45,7 +46,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // In place before the first request is read: a SIGHUP or an edit after that is never lost.
     let _reloader = match source {
         Some(source) => {
-            let reloader = std::sync::Arc::new(Reloader::start(server.clone(), source, args.watch)?);
+            let reloader = std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch)?);
             let _guard = runtime.enter();
             reload_on_sighup(std::sync::Arc::clone(&reloader))?;
             Some(reloader)
@@ -75,7 +76,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 
 /// Opens the catalog the arguments name. `Ok(Err(code))` when `--content` has errors (already
 /// printed, like `folio check`).
-fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
+/// A compiled tree leaves its files in `cache`, so the first reload reads only what changed.
+fn open(args: &ServeArgs, cache: &mut compile::Cache) -> anyhow::Result<Result<FolioServer, ExitCode>> {
     if let Some(path) = &args.source.catalog {
         let query = crate::query::Query::open_file(path)?;
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -88,7 +90,7 @@ fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
                 root.display()
             );
         }
-        let compilation = compile::compile(&compile::Config { root: root.clone() });
+        let compilation = compile::compile_incremental(&compile::Config { root: root.clone() }, cache);
         let errors: Vec<_> =
             compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
         let Some(catalog) = compilation.catalog.filter(|_| errors.is_empty()) else {

@@ -6,6 +6,7 @@ mod cli_browse;
 mod compile;
 mod forged_catalog;
 mod hardening_content;
+mod incremental;
 mod links;
 mod live;
 mod live_serve;
