@@ -8,6 +8,9 @@
 //!   do) and times until `notifications/resources/updated` for it arrives on stdout, which spans
 //!   the debounce, the recompile, the swap and the notification (p50, p90 and max over
 //!   `FOLIO_BENCH_EDITS` saves, default 20);
+//! - **full vs incremental**: in process, on `FOLIO_BENCH_INCREMENTAL_SIZE` (default large,
+//!   ~20,000 docs): a full `compile::compile` against `compile::compile_incremental` after a
+//!   one-doc edit (medians of `FOLIO_BENCH_RUNS`, default 3);
 //! - **memory**: the server's resident set (`VmRSS` from `/proc/<pid>/status`) after the first
 //!   save and after every further tenth of `FOLIO_BENCH_MEMORY_EDITS` saves (default 1,000, on
 //!   the small corpus unless `FOLIO_BENCH_MEMORY_SIZE` names another), to show it does not grow.
@@ -43,6 +46,14 @@ fn main() {
             Ok(line) => println!("{line}"),
             Err(e) => println!("{}: save → notification bench failed: {e}", size.name()),
         }
+    }
+    let incremental_size = std::env::var("FOLIO_BENCH_INCREMENTAL_SIZE")
+        .ok()
+        .and_then(|s| Size::from_name(&s))
+        .unwrap_or(Size::Large);
+    match full_vs_incremental(incremental_size, env_usize("FOLIO_BENCH_RUNS", 3).max(1)) {
+        Ok(line) => println!("{line}"),
+        Err(e) => println!("{}: full vs incremental bench failed: {e}", incremental_size.name()),
     }
     let memory_size = std::env::var("FOLIO_BENCH_MEMORY_SIZE")
         .ok()
@@ -237,4 +248,45 @@ fn memory(bin: &Path, size: Size, edits: usize) -> Result<String, String> {
     let list: Vec<String> =
         samples.iter().map(|(n, kib)| format!("{n}: {:.1} MiB", *kib as f64 / 1024.0)).collect();
     Ok(format!("{}: RSS after save N over {} saves: {}", size.name(), edits + 1, list.join(", ")))
+}
+
+fn full_vs_incremental(size: Size, runs: usize) -> Result<String, String> {
+    use folio::compile::{self, Cache, Config};
+    let root = scratch_copy(size)?;
+    let (rel, _) = first_doc(&root)?;
+    // Files modified in the two seconds before a compile are hashed, not trusted by their time:
+    // let the copy age first, as a tree being edited has.
+    std::thread::sleep(Duration::from_secs(3));
+    let config = Config { root: root.clone() };
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let mut full = Vec::new();
+    for _ in 0..runs {
+        let started = Instant::now();
+        let c = compile::compile(&config);
+        full.push(started.elapsed());
+        c.catalog.ok_or("the corpus has errors")?;
+    }
+    let mut cache = Cache::default();
+    compile::compile_incremental(&config, &mut cache).catalog.ok_or("the corpus has errors")?;
+    let mut incremental = Vec::new();
+    let path = root.join(&rel);
+    for n in 0..runs {
+        let mut bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        bytes.extend_from_slice(format!("\nEdit {n}.\n").as_bytes());
+        std::fs::write(&path, &bytes).map_err(|e| e.to_string())?;
+        let started = Instant::now();
+        let c = compile::compile_incremental(&config, &mut cache);
+        incremental.push(started.elapsed());
+        c.catalog.ok_or("the edit broke the corpus")?;
+    }
+    let (reused, compiled) = cache.counts();
+    Ok(format!(
+        "{}: one-doc edit: full compile {:.0} ms, incremental {:.0} ms ({compiled} file compiled, {reused} reused; medians of {runs})",
+        size.name(),
+        median(full).as_secs_f64() * 1e3,
+        median(incremental).as_secs_f64() * 1e3,
+    ))
 }
