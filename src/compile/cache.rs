@@ -64,6 +64,8 @@ pub struct Cache {
 pub(crate) struct Fresh {
     stamp: Option<Stamp>,
     diagnostics: Vec<Diagnostic>,
+    /// True when the result is the cached one (moved back into the cache, not copied again).
+    reused: bool,
 }
 
 impl Cache {
@@ -110,7 +112,7 @@ impl Cache {
         fresh.stamp = stamp;
         if let Some(hit) = self.unchanged(&found, stamp) {
             diags.extend(hit.diagnostics.iter().cloned());
-            fresh.diagnostics.clone_from(&hit.diagnostics);
+            fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
         let bytes = match source::read(&found) {
@@ -126,7 +128,7 @@ impl Cache {
             && same_file(&hit.processed.found, &found)
         {
             diags.extend(hit.diagnostics.iter().cloned());
-            fresh.diagnostics.clone_from(&hit.diagnostics);
+            fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
         let processed = super::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics);
@@ -148,19 +150,29 @@ impl Cache {
         let (mut reused, mut compiled) = (0, 0);
         for (number, processed) in results.iter().flatten() {
             let Some(processed) = processed else { continue };
-            let Some(Fresh { stamp: Some(stamp), diagnostics }) = fresh.remove(number) else { continue };
-            let was = self.files.get(&processed.found.path);
-            if was.is_some_and(|c| c.processed.blake3 == processed.blake3) {
-                reused += 1;
-            } else {
-                compiled += 1;
-            }
+            let Some(Fresh { stamp: Some(stamp), diagnostics, reused: was_reused }) = fresh.remove(number)
+            else {
+                continue;
+            };
             // Modified in the racy window (or in the future): hash it next time.
             let trusted = stamp.modified.is_some_and(|m| m + RACY < started);
-            files.insert(
-                processed.found.path.clone(),
-                Cached { stamp, trusted, processed: processed.clone(), diagnostics },
-            );
+            let path = &processed.found.path;
+            let kept = match self.files.remove(path).filter(|_| was_reused) {
+                // The cached result again, with its terms as ids of this compile's dictionaries:
+                // moved, not copied (a large tree's bodies are hundreds of megabytes).
+                Some(mut cached) => {
+                    reused += 1;
+                    cached.processed.found = processed.found.clone();
+                    cached.processed.body_terms.clone_from(&processed.body_terms);
+                    cached.processed.small_terms.clone_from(&processed.small_terms);
+                    Cached { stamp, trusted, ..cached }
+                }
+                None => {
+                    compiled += 1;
+                    Cached { stamp, trusted, processed: processed.clone(), diagnostics }
+                }
+            };
+            files.insert(path.clone(), kept);
         }
         self.files = files;
         self.dicts = dicts.to_vec();
