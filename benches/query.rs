@@ -200,7 +200,9 @@ fn main() {
             .iter()
             .filter_map(|d| {
                 d.outline
-                    .last()
+                    .get()
+                    .ok()
+                    .and_then(|o| o.last())
                     .map(|s| folio::catalog::uri::with_section(&folio::catalog::uri::doc(&d.path), &s.id))
             })
             .collect();

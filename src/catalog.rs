@@ -21,13 +21,6 @@ use serde::{Deserialize, Serialize};
 pub use codec::Lazy;
 pub use search::SearchIndex;
 
-/// Frees `value` on a thread of its own (or never, when the process exits first): a large tree's
-/// build makes hundreds of thousands of small allocations, and freeing them on the thread that
-/// goes on to the next step delays it. A thread that cannot be started frees it here.
-pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
-    let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(value));
-}
-
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
 pub const FORMAT_VERSION: u32 = 7;
 
@@ -132,7 +125,7 @@ pub struct Entry {
     /// Stored in the catalog's blob area rather than in the msgpack metadata (see `codec`), so
     /// an opened catalog shares one buffer instead of copying every body.
     #[serde(skip)]
-    pub bytes: codec::Body,
+    pub bytes: bytes::Bytes,
 }
 
 impl Entry {

@@ -5,8 +5,9 @@
 //! A [`Query`] wraps one verified [`Catalog`] plus the lookup maps built when it is opened.
 //! Every request URI goes through [`crate::catalog::uri::parse`] first, so traversal attempts are
 //! refused before any lookup. Errors are typed: [`QueryError::NotFound`] (the MCP server answers
-//! `resource_not_found`) versus [`QueryError::InvalidParams`] (`-32602`); both carry a `repair`
-//! hint naming a real next step.
+//! `resource_not_found`), [`QueryError::InvalidParams`] (`-32602`) and [`QueryError::Corrupt`]
+//! (`-32603`: a forged catalog, not a bad request); each carries a `repair` hint naming a real
+//! next step.
 //!
 //! Performs no IO (except [`Query::open_file`], a convenience that reads one file) and knows
 //! nothing of clap, rmcp or tokio.
@@ -139,6 +140,15 @@ pub enum QueryError {
         /// A real next step (a URI to read or a call to make).
         repair: String,
     },
+    /// The catalog holds what its compiler cannot have written (MCP: `-32603`): a lazily decoded
+    /// field that does not decode, a section range past the end of its file. Only a forged or
+    /// damaged file gets here; its hash proves nothing about who wrote it. The request is fine.
+    Corrupt {
+        /// The URI of the record at fault.
+        uri: String,
+        /// What is wrong, as a sentence fragment (lowercase, no trailing period).
+        reason: String,
+    },
 }
 
 impl QueryError {
@@ -171,6 +181,7 @@ impl QueryError {
                 "call search_patterns or list_resources to see what exists".to_owned()
             }
             QueryError::InvalidParams { repair, .. } => repair.clone(),
+            QueryError::Corrupt { .. } => "rebuild the catalog with `folio build`".to_owned(),
         }
     }
 
@@ -178,6 +189,31 @@ impl QueryError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, QueryError::NotFound { .. })
     }
+
+    /// True for [`QueryError::Corrupt`]: the catalog is at fault, not the request.
+    pub fn is_corrupt_catalog(&self) -> bool {
+        matches!(self, QueryError::Corrupt { .. })
+    }
+}
+
+/// The value of `field`, the `what` (outline, links, …) of the record served at `uri`, decoded
+/// on first use. A field that does not decode (a forged catalog: its hash proves nothing) is
+/// [`QueryError::Corrupt`], never an empty value served as if it were the record's.
+pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
+    field: &'a codec::Lazy<T>,
+    uri: &str,
+    what: &str,
+) -> Result<&'a T, QueryError> {
+    field.get().map_err(|e| {
+        let why = match e {
+            DecodeError::Body(why) | DecodeError::Corrupt(why) => why,
+            other => other.to_string(),
+        };
+        QueryError::Corrupt {
+            uri: uri.to_owned(),
+            reason: format!("the {what} of `{uri}` does not decode ({why})"),
+        }
+    })
 }
 
 impl fmt::Display for QueryError {
@@ -191,6 +227,7 @@ impl fmt::Display for QueryError {
                 Ok(())
             }
             QueryError::InvalidParams { param, reason, .. } => write!(f, "invalid `{param}`: {reason}"),
+            QueryError::Corrupt { reason, .. } => write!(f, "catalog is corrupt: {reason}"),
         }
     }
 }
@@ -214,8 +251,9 @@ pub(crate) enum Owner {
 pub struct Query {
     catalog: Catalog,
     catalog_hash: String,
-    /// `owners[entry_idx]`: the doc or skill each entry belongs to.
-    owners: Vec<Owner>,
+    /// `owners[entry_idx]`: the doc or skill each entry belongs to; `None` for the generated
+    /// singletons, which belong to neither.
+    owners: Vec<Option<Owner>>,
     /// Indexes of the entries that have an owner, ascending: the unfiltered listing after the
     /// singletons, so a page of `resources/list` never scans the whole catalog.
     listed: Vec<u32>,
@@ -275,20 +313,20 @@ impl Query {
     }
 
     fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
-        let mut owners = vec![Owner::Doc(u32::MAX); catalog.entries.len()];
+        let mut owners: Vec<Option<Owner>> = vec![None; catalog.entries.len()];
         for (doc_idx, doc) in catalog.docs.iter().enumerate() {
             if let Some(owner) = owners.get_mut(doc.entry as usize) {
-                *owner = Owner::Doc(doc_idx as u32);
+                *owner = Some(Owner::Doc(doc_idx as u32));
             }
         }
         for (skill_idx, skill) in catalog.skills.iter().enumerate() {
             let skill_idx = skill_idx as u32;
             if let Some(owner) = owners.get_mut(skill.document as usize) {
-                *owner = Owner::Skill(skill_idx, None);
+                *owner = Some(Owner::Skill(skill_idx, None));
             }
             for (file_idx, file) in skill.files.iter().enumerate() {
                 if let Some(owner) = owners.get_mut(file.entry as usize) {
-                    *owner = Owner::Skill(skill_idx, Some(file_idx as u32));
+                    *owner = Some(Owner::Skill(skill_idx, Some(file_idx as u32)));
                 }
             }
         }
@@ -297,8 +335,7 @@ impl Query {
         // Ids are unique in a valid catalog; should two skills share one, the later one wins.
         skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
         skill_by_name.dedup_by(|later, first| name(later) == name(first));
-        let listed =
-            (0..owners.len() as u32).filter(|&i| owners[i as usize] != Owner::Doc(u32::MAX)).collect();
+        let listed = (0..owners.len() as u32).filter(|&i| owners[i as usize].is_some()).collect();
         Query { catalog, catalog_hash, owners, listed, skill_by_name, vocabulary: OnceLock::new() }
     }
 
@@ -337,6 +374,28 @@ impl Query {
         &self.catalog_hash
     }
 
+    /// The page of `items` (a list the caller holds: templates, tools, skills) at `cursor`, and
+    /// the next page's cursor, with the same cursor codec as every listing here: tagged with
+    /// the catalog and with `scope` (the method), so a cursor of another list or catalog is
+    /// refused.
+    ///
+    /// Fails with [`QueryError::InvalidParams`] (param `cursor`) on a cursor this catalog did not
+    /// issue for `scope`.
+    pub fn page_of<'a, T>(
+        &self,
+        scope: &str,
+        items: &'a [T],
+        cursor_in: Option<&str>,
+        limit: usize,
+    ) -> Result<(&'a [T], Option<String>), QueryError> {
+        let offset = match cursor_in {
+            None => 0,
+            Some(c) => cursor::decode(c, &self.catalog_hash, scope, "", items.len())?,
+        };
+        let (range, next) = cursor::page(&self.catalog_hash, scope, "", offset, limit, items.len());
+        Ok((&items[range], next))
+    }
+
     /// The catalog's settings (`ttl_ms`, `max_read_bytes`, names).
     pub fn settings(&self) -> &Settings {
         &self.catalog.settings
@@ -364,7 +423,7 @@ impl Query {
     }
 
     fn owner(&self, entry_idx: usize) -> Option<Owner> {
-        self.owners.get(entry_idx).copied().filter(|o| *o != Owner::Doc(u32::MAX))
+        self.owners.get(entry_idx).copied().flatten()
     }
 
     /// Lists catalog resources (singletons, docs, skill documents, skill files) with filters and

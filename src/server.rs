@@ -72,8 +72,6 @@ pub(crate) struct State {
     pub(crate) info: ServerConfig,
     /// `_meta` with `io.modelcontextprotocol/serverInfo`, stamped on every result.
     pub(crate) meta: MetaObject,
-    /// Prefix of every cursor this catalog issues: a new catalog invalidates old cursors.
-    pub(crate) cursor_tag: String,
     /// Every resource template (`content/docs/reference/uris.md`).
     pub(crate) templates: Vec<ResourceTemplate>,
     /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
@@ -180,9 +178,8 @@ impl FolioServer {
         let state = State::build(Arc::new(query), self.live.mode())?;
         let swapped = Swapped::between(&current, &state);
         drop(current);
-        let old = self.live.swap(state);
-        // A large catalog's last reference may be this one: free it off the caller's thread.
-        crate::catalog::free_in_background(old);
+        // Freed here (the reload thread) unless a request in flight still holds it.
+        drop(self.live.swap(state));
         Ok(swapped)
     }
 
@@ -231,7 +228,6 @@ impl State {
             .with_server_info(identity)
             .with_instructions(instructions(catalog));
         info.meta = Some(meta.clone());
-        let cursor_tag = query.catalog_hash().chars().take(16).collect::<String>();
         let versions = notify::SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         Ok(State {
@@ -239,7 +235,6 @@ impl State {
             ttl_ms,
             info,
             meta,
-            cursor_tag,
             templates: templates::list(),
             skills: OnceLock::new(),
             tools: tools::list(),

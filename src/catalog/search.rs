@@ -41,7 +41,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::codec::Body;
+use bytes::Bytes;
 
 // The load-time check of the index tables (`SearchIndex::check`).
 #[path = "search/check.rs"]
@@ -59,7 +59,7 @@ pub use token::{query_terms, tokenize, tokenize_until};
 pub struct SearchIndex {
     /// The encoded index (layout in the module docs); stored in the catalog's blob area.
     #[serde(skip)]
-    pub data: Body,
+    pub data: Bytes,
 }
 
 /// Number of indexed fields.

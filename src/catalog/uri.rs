@@ -105,23 +105,21 @@ fn encode(s: &str, keep_slash: bool, in_query: bool) -> String {
     out
 }
 
-/// Decodes `%XX` escapes once. Fails on a malformed escape or bytes that are not UTF-8.
+/// Decodes `%XX` escapes once. Fails on a malformed escape (a `%` not followed by two hex
+/// digits: `%+2`, `%g0`, a trailing `%`) or bytes that are not UTF-8.
 pub fn percent_decode(s: &str) -> Result<String, UriError> {
+    // percent-encoding keeps a malformed escape as written; a request URI holding one is refused.
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).ok_or(UriError::BadEscape)?;
-            let hex = std::str::from_utf8(hex).map_err(|_| UriError::BadEscape)?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| UriError::BadEscape)?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let well_formed = memchr::memchr_iter(b'%', bytes).all(
+        |i| matches!(bytes.get(i + 1..i + 3), Some([a, b]) if a.is_ascii_hexdigit() && b.is_ascii_hexdigit()),
+    );
+    if !well_formed {
+        return Err(UriError::BadEscape);
     }
-    String::from_utf8(out).map_err(|_| UriError::NotUtf8)
+    match percent_encoding::percent_decode_str(s).decode_utf8() {
+        Ok(decoded) => Ok(decoded.into_owned()),
+        Err(_) => Err(UriError::NotUtf8),
+    }
 }
 
 /// Why a request URI or path was refused before any lookup.
@@ -504,6 +502,10 @@ mod tests {
         let long = format!("resource://docs/{}.md", "y".repeat(MAX_URI_BYTES));
         check(&long, &format!("error: is {} bytes long; catalog URIs are at most 32768 bytes", long.len()));
         check("resource://docs/%zz.md", "error: malformed percent-escape");
+        // `u8::from_str_radix` reads a sign: `%+2` once decoded to 0x02.
+        check("resource://docs/%+2.md", "error: malformed percent-escape");
+        check("resource://docs/a.md%", "error: malformed percent-escape");
+        check("resource://docs/a.md%4", "error: malformed percent-escape");
         check("resource://docs/%ff.md", "error: percent-escapes decode to bytes that are not UTF-8");
         check(
             "file:///etc/passwd",

@@ -48,8 +48,8 @@ fn fail(err: &QueryError) -> ExitCode {
     {
         eprintln!("  candidates: {}", suggestions.join(", "));
     }
-    if let QueryError::InvalidParams { repair, .. } = err {
-        eprintln!("  hint: {repair}");
+    if let QueryError::InvalidParams { .. } | QueryError::Corrupt { .. } = err {
+        eprintln!("  hint: {}", err.repair());
     } else {
         eprintln!("  hint: run `folio search <words>` or `folio list` to see what exists");
     }
@@ -239,7 +239,12 @@ fn show_inner(query: &Query, args: &ShowArgs) -> Result<String, QueryError> {
     let uri =
         if args.id.contains("://") { args.id.clone() } else { query.resolve(&args.id)?.uri().to_owned() };
     let read = query.read(&uri, &selection)?;
-    let detail = query.detail(&uri).ok();
+    // Only docs and skills have a detail record; one that does not decode is an error.
+    let detail = match query.detail(&uri) {
+        Ok(detail) => Some(detail),
+        Err(e) if e.is_corrupt_catalog() => return Err(e),
+        Err(_) => None,
+    };
     if args.json {
         return Ok(json(&show_json(&read, detail.as_ref())));
     }

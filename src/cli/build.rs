@@ -51,22 +51,11 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let writer = writer.ok_or_else(|| failed.expect("the writer is gone only after a failed write"));
-    // The manifest is rendered and written (all but the catalog's hash) while the catalog is
-    // finished; then the hash is written into it, the catalog renamed into place, and the
-    // manifest after it, so a manifest never names a catalog not yet in place.
-    let (finished, draft) = std::thread::scope(|scope| {
-        let draft = scope.spawn(|| {
-            let draft = codec::manifest_draft(&catalog);
-            let staged = stage(&manifest, |out| out.write_all(draft.text().as_bytes()));
-            staged.map(|staged| (staged, draft.hash_at()))
-        });
-        let finished = writer.and_then(|w| w.finish(&catalog));
-        // Rendering and writing do not panic; if they ever did, re-raise it here.
-        (finished, draft.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    let (_, catalog_hash) = finished.map_err(in_tmp)?;
-    let (mut staged_manifest, hash_at) = draft?;
-    staged_manifest.write_at(hash_at as u64, catalog_hash.as_bytes())?;
+    let (_, catalog_hash) = writer.and_then(|w| w.finish(&catalog)).map_err(in_tmp)?;
+    // The catalog is renamed into place first and the manifest after it, so a manifest never
+    // names a catalog not yet in place.
+    let text = codec::manifest(&catalog, &catalog_hash);
+    let staged_manifest = stage(&manifest, |out| out.write_all(text.as_bytes()))?;
     let written = staged.commit()?;
     staged_manifest.commit()?;
     eprintln!(
@@ -202,14 +191,6 @@ impl Staged {
     /// A write error, naming the temporary file it happened to.
     fn error(&self, e: std::io::Error) -> anyhow::Error {
         error::Error::io(&self.tmp, e).into()
-    }
-
-    /// Overwrites the bytes at `at` (written before) with `bytes`.
-    fn write_at(&mut self, at: u64, bytes: &[u8]) -> anyhow::Result<()> {
-        use std::io::Seek as _;
-        let out = self.out();
-        let written = out.seek(std::io::SeekFrom::Start(at)).and_then(|_| out.write_all(bytes));
-        written.map_err(|e| self.error(e))
     }
 
     /// Flushes the file and renames it into place; returns its size.

@@ -14,6 +14,7 @@ use super::ServeArgs;
 use super::reload::{Reloader, Source, Trigger};
 use crate::compile::{self, Severity};
 use crate::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
+use tracing_subscriber::filter::Targets;
 
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -195,15 +196,22 @@ fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
     addr.parse().map_err(|_| anyhow!("invalid address `{addr}` (expected e.g. 127.0.0.1:8090)"))
 }
 
-/// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default level.
+/// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default levels.
+///
+/// `RUST_LOG` takes a level and `target=level` pairs (`debug`, `warn,rmcp=debug`): tracing's
+/// `Targets` filter, not `EnvFilter`, whose span and field directives no one needs here and whose
+/// regex engine cost a first build about 15 s of CPU. A value that does not parse is ignored.
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let from_env = std::env::var("RUST_LOG").ok().and_then(|v| v.parse::<Targets>().ok());
+    let filter = from_env.unwrap_or_else(|| {
+        Targets::new().with_default(tracing::Level::WARN).with_target("rmcp", tracing::Level::ERROR)
+    });
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .try_init();
+        .with_ansi(std::io::stderr().is_terminal());
+    let _ = tracing_subscriber::registry().with(fmt).with(filter).try_init();
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 use crate::catalog::search::{
     DOC_ROW, FIELDS, HEADER, INLINE_TF_BITS, MAGIC, SearchIndex, TERM_ROW, strip_frontmatter,
 };
-use crate::catalog::{Doc, Entry, Section, Skill};
+use crate::catalog::{Doc, Entry, Lazy, Section, Skill};
 
 #[path = "index/indexer.rs"]
 mod indexer;
@@ -35,8 +35,15 @@ struct Fields<'a> {
     parts: [Vec<&'a str>; FIELDS],
 }
 
-fn heading_titles(outline: &[Section]) -> Vec<&str> {
-    outline.iter().map(|s| s.title.as_str()).collect()
+fn heading_titles(outline: &Lazy<Vec<Section>>) -> Vec<&str> {
+    built(outline).map_or_else(Vec::new, |o| o.iter().map(|s| s.title.as_str()).collect())
+}
+
+/// The value of a field of a catalog the compiler assembled: held decoded, so it is always
+/// there. (Only a catalog read from a forged file can hold one that does not decode; indexing
+/// one, as a test may, leaves that field out.)
+fn built<T: serde::de::DeserializeOwned + Default>(field: &Lazy<T>) -> Option<&T> {
+    field.get().ok()
 }
 
 /// The strings of a frontmatter value: itself, or the strings of a list.
@@ -55,7 +62,7 @@ fn doc_small_fields(doc: &Doc) -> [Vec<&str>; FIELDS - 1] {
     let mut keywords: Vec<&str> = doc.tags.iter().map(String::as_str).collect();
     keywords.extend(doc.category.as_deref());
     for key in ["keywords", "linkTitle", "link_title"] {
-        keywords.extend(string_values(doc.extra.get(key)));
+        keywords.extend(string_values(built(&doc.extra).and_then(|extra| extra.get(key))));
     }
     keywords.push(doc.path.rsplit_once('.').map_or(doc.path.as_str(), |(stem, _)| stem));
     [vec![&doc.title], vec![&doc.description], keywords, heading_titles(&doc.outline)]
@@ -336,8 +343,6 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     for term in 0..n_terms {
         join_runs(&parts, term, Some(&mut data));
     }
-    // Tens of thousands of lists: freeing them here kept the catalog waiting.
-    crate::catalog::free_in_background((doc_terms, parts));
     SearchIndex { data: data.into() }
 }
 

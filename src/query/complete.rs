@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{MAX_COMPLETIONS, Query, QueryError};
+use super::{MAX_COMPLETIONS, Query, QueryError, decoded};
 
 /// The answer to [`Query::complete`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,8 +52,11 @@ pub(super) fn complete(
         "path" => catalog.docs.iter().map(|d| (d.path.clone(), 0)).collect(),
         "section" => {
             let outline = match ctx("path").and_then(|p| query.doc(p)) {
-                Some(doc) => &doc.outline[..],
-                None => scoped_skill().map_or(&[][..], |s| &s.outline[..]),
+                Some(doc) => decoded(&doc.outline, &catalog.entries[doc.entry as usize].uri, "outline")?,
+                None => match scoped_skill() {
+                    Some(s) => decoded(&s.outline, &catalog.entries[s.document as usize].uri, "outline")?,
+                    None => &[][..],
+                },
             };
             // Document order is the natural order of sections; weight keeps it among equals.
             let n = outline.len();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::resolve::Resolved;
-use super::{Kind, Query, QueryError};
+use super::{Kind, Query, QueryError, decoded};
 use crate::catalog::{Link, Section, Skill, uri};
 
 /// A heading with its id, line range and the URI that reads just that section.
@@ -277,11 +277,11 @@ pub(super) fn skill_detail(query: &Query, skill_id: &str) -> Result<SkillDetail,
         capabilities: skill.capabilities.clone(),
         version: skill.version.clone(),
         updated: skill.updated.clone(),
-        frontmatter: (*skill.frontmatter).clone(),
+        frontmatter: decoded(&skill.frontmatter, &document_uri, "frontmatter")?.clone(),
         files: file_records(query, skill),
-        outline: sections(&skill.outline, &document_uri),
-        links: links(&skill.links),
-        backlinks: (*skill.backlinks).clone(),
+        outline: sections(decoded(&skill.outline, &document_uri, "outline")?, &document_uri),
+        links: links(decoded(&skill.links, &document_uri, "links")?),
+        backlinks: decoded(&skill.backlinks, &document_uri, "backlinks")?.clone(),
         uri: document_uri,
     })
 }
@@ -301,14 +301,14 @@ pub(super) fn doc_detail(query: &Query, path: &str) -> Result<DocDetail, QueryEr
         category: doc.category.clone(),
         updated: doc.updated.clone(),
         aliases: doc.aliases.clone(),
-        extra: (*doc.extra).clone(),
+        extra: decoded(&doc.extra, &entry.uri, "frontmatter")?.clone(),
         mime: entry.mime.clone(),
         size: entry.size,
         blake3: entry.blake3.clone(),
         total_lines: entry.total_lines,
-        outline: sections(&doc.outline, &entry.uri),
-        links: links(&doc.links),
-        backlinks: (*doc.backlinks).clone(),
+        outline: sections(decoded(&doc.outline, &entry.uri, "outline")?, &entry.uri),
+        links: links(decoded(&doc.links, &entry.uri, "links")?),
+        backlinks: decoded(&doc.backlinks, &entry.uri, "backlinks")?.clone(),
     })
 }
 

@@ -4,11 +4,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use bytes::Bytes;
+
 use super::resolve::{not_found_skill, uri_error};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit};
-use crate::catalog::codec::Body;
+use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit};
 use crate::catalog::uri::{self, Target};
-use crate::catalog::{Entry, Section};
+use crate::catalog::{Entry, Lazy, Section};
 
 /// MIME type of a directory in `resources/directory/read` (SEP-2640).
 pub const DIRECTORY_MIME: &str = "inode/directory";
@@ -92,7 +93,7 @@ pub enum ReadContent {
     /// UTF-8 text (for a bounded read, the first part plus the marker line).
     Text(String),
     /// Binary bytes, served base64 by MCP.
-    Blob(Body),
+    Blob(Bytes),
 }
 
 /// The answer to [`Query::read`]: what `resources/read` and `read_resource` both return.
@@ -242,13 +243,13 @@ pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<Re
             let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
             let selection = merge(selection, &params)?;
             let entry = &query.catalog.entries[doc.entry as usize];
-            read_entry(query, raw, entry, &doc.outline, &selection, true, doc.updated.clone())
+            read_entry(query, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
         }
         Target::SkillDocument { skill_id, params } => {
             let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
             let selection = merge(selection, &params)?;
             let entry = &query.catalog.entries[skill.document as usize];
-            read_entry(query, raw, entry, &skill.outline, &selection, false, skill.updated.clone())
+            read_entry(query, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
         }
         Target::SkillReference { .. } | Target::Skill { .. } => {
             let params = match &target {
@@ -282,12 +283,12 @@ pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<Re
                 });
             };
             let entry = &query.catalog.entries[entry_idx];
-            let (outline, updated): (&[Section], _) = match query.owner(entry_idx) {
+            let (outline, updated) = match query.owner(entry_idx) {
                 Some(Owner::Skill(s, file)) => {
                     let skill = &query.catalog.skills[s as usize];
-                    (if file.is_none() { &skill.outline } else { &[] }, skill.updated.clone())
+                    (file.is_none().then_some(&skill.outline), skill.updated.clone())
                 }
-                _ => (&[], None),
+                _ => (None, None),
             };
             read_entry(query, raw, entry, outline, &selection, false, updated)
         }
@@ -327,11 +328,16 @@ fn read_entry(
     query: &Query,
     raw: &str,
     entry: &Entry,
-    outline: &[Section],
+    outline: Option<&Lazy<Vec<Section>>>,
     selection: &Selection,
     bounded: bool,
     updated: Option<String>,
 ) -> Result<ReadResult, QueryError> {
+    // Decoded only for a section read or a truncated one, the reads that need it.
+    let outline = || match outline {
+        Some(outline) => decoded(outline, &entry.uri, "outline").map(Vec::as_slice),
+        None => Ok(&[][..]),
+    };
     let mut result = ReadResult {
         uri: raw.to_owned(),
         canonical_uri: Some(entry.uri.clone()),
@@ -365,6 +371,7 @@ fn read_entry(
         if selection.has_lines() {
             return Err(QueryError::invalid("section", "give either `section` or a line range, not both"));
         }
+        let outline = outline()?;
         let section = outline.iter().find(|s| &s.id == id).ok_or_else(|| {
             let known: Vec<&str> = outline.iter().map(|s| s.id.as_str()).take(20).collect();
             let reason = if known.is_empty() {
@@ -384,15 +391,13 @@ fn read_entry(
         // Outlines are decoded on first use, not checked when the catalog is opened: a range
         // the compiler cannot have written (a forged catalog) is refused here.
         if first == 0 || first > last || last > total {
-            return Err(QueryError::invalid_with(
-                "section",
-                format!(
-                    "section `{id}` of `{}` spans lines {first}-{last}, but the file has {total} lines: \
-                     the catalog is corrupt",
+            return Err(QueryError::Corrupt {
+                uri: entry.uri.clone(),
+                reason: format!(
+                    "section `{id}` of `{}` spans lines {first}-{last}, but the file has {total} lines",
                     entry.uri
                 ),
-                "rebuild the catalog with `folio build`",
-            ));
+            });
         }
         (first, last)
     } else {
@@ -426,7 +431,7 @@ fn read_entry(
     result.range = Some((first, shown_last));
     if result.truncated {
         let next = uri::with_lines(&entry.uri, shown_last + 1, last);
-        let remaining: Vec<String> = outline
+        let remaining: Vec<String> = outline()?
             .iter()
             .filter(|s| s.line_end > shown_last && s.line_start <= last)
             .map(|s| uri::with_section(&entry.uri, &s.id))

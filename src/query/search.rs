@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::filter::{Facets, Filter};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
+use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
 use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
@@ -156,11 +156,14 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     };
     let (range, next_cursor) =
         cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
-    let items = hits[range].iter().map(|&(entry, score)| hit(query, entry as usize, score, &terms)).collect();
+    let items = hits[range]
+        .iter()
+        .map(|&(entry, score)| hit(query, entry as usize, score, &terms))
+        .collect::<Result<_, _>>()?;
     Ok(Page { items, next_cursor, total: hits.len() })
 }
 
-fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
+fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, QueryError> {
     let catalog = &query.catalog;
     let entry = &catalog.entries[idx];
     let (title, description, outline, skill_id): (String, String, &[Section], Option<String>) = match query
@@ -168,11 +171,12 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
     {
         Some(Owner::Doc(d)) => {
             let doc = &catalog.docs[d as usize];
-            (doc.title.clone(), doc.description.clone(), &doc.outline, None)
+            (doc.title.clone(), doc.description.clone(), decoded(&doc.outline, &entry.uri, "outline")?, None)
         }
         Some(Owner::Skill(s, None)) => {
             let skill = &catalog.skills[s as usize];
-            (skill.title.clone(), skill.description.clone(), &skill.outline, Some(skill.name.clone()))
+            let outline = decoded(&skill.outline, &entry.uri, "outline")?;
+            (skill.title.clone(), skill.description.clone(), outline, Some(skill.name.clone()))
         }
         Some(Owner::Skill(s, Some(f))) => {
             let skill = &catalog.skills[s as usize];
@@ -194,7 +198,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
         }
         None => (mark(&three_sentences(&description), terms), None),
     };
-    Hit {
+    Ok(Hit {
         uri: entry.uri.clone(),
         kind: Kind::of_entry(entry.kind),
         title,
@@ -203,7 +207,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Hit {
         size: entry.size,
         section_uri,
         skill_id,
-    }
+    })
 }
 
 fn matches(term: &str, terms: &[String]) -> bool {

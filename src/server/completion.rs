@@ -54,7 +54,10 @@ pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result
         // Line ranges worth reading: each section's range in the doc named by `path`.
         "lines" => {
             if let Some(doc) = context.get("path").and_then(|p| query.doc(p)) {
-                candidates.extend(doc.outline.iter().map(|s| format!("{}-{}", s.line_start, s.line_end)));
+                let uri = &query.catalog().entries[doc.entry as usize].uri;
+                let outline = crate::query::decoded(&doc.outline, uri, "outline")
+                    .map_err(|e| errors::bad_completion(&e.to_string()))?;
+                candidates.extend(outline.iter().map(|s| format!("{}-{}", s.line_start, s.line_end)));
             }
         }
         // Directory prefixes of doc paths.

@@ -102,6 +102,7 @@ pub(crate) fn read_error(query: &Query, uri: &str, err: &QueryError) -> McpError
         QueryError::InvalidParams { param, .. } => {
             errors::invalid_read(uri, param, &err.to_string(), &err.repair())
         }
+        QueryError::Corrupt { uri: at, .. } => errors::corrupt_catalog(at, &err.to_string()),
     }
 }
 
@@ -148,6 +149,10 @@ pub(crate) fn tool_failure(err: &QueryError, tool: &str, argument: &str) -> (Str
         QueryError::InvalidParams { param, repair, .. } => (
             format!("{}. Fix `{param}`: {repair}.", capitalize(&err.to_string())),
             json!({ "param": param, "hint": repair }),
+        ),
+        QueryError::Corrupt { .. } => (
+            format!("{}. The server's operator must {}.", capitalize(&err.to_string()), err.repair()),
+            json!({ "hint": err.repair() }),
         ),
     }
 }

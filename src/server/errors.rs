@@ -48,6 +48,17 @@ pub(crate) fn invalid_read(uri: &str, param: &str, message: &str, hint: &str) ->
     )
 }
 
+/// A record the catalog holds but cannot serve (a forged or damaged file): `-32603`, since the
+/// request is sound and another read may succeed.
+pub(crate) fn corrupt_catalog(uri: &str, message: &str) -> McpError {
+    McpError::internal_error(
+        message.to_owned(),
+        Some(
+            json!({ "uri": uri, "repair": { "hint": "the server's operator must rebuild the catalog with `folio build`" } }),
+        ),
+    )
+}
+
 /// `uri` with every `param=…` pair of its query string removed.
 fn without_param(uri: &str, param: &str) -> String {
     let Some((base, query)) = uri.split_once('?') else { return uri.to_owned() };

@@ -84,8 +84,14 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "resources/templates/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.templates, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| self.bad_cursor("resources/templates/list", cursor.as_deref()))?;
+        let (items, next) = page(
+            st.content.query(),
+            "resources/templates/list",
+            &st.templates,
+            cursor.as_deref(),
+            RESOURCE_PAGE,
+        )
+        .map_err(|_| self.bad_cursor("resources/templates/list", cursor.as_deref()))?;
         let mut out = ListResourceTemplatesResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -172,8 +178,9 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "tools/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.tools, cursor.as_deref(), RESOURCE_PAGE, &st.cursor_tag)
-            .ok_or_else(|| self.bad_cursor("tools/list", cursor.as_deref()))?;
+        let (items, next) =
+            page(st.content.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)
+                .map_err(|_| self.bad_cursor("tools/list", cursor.as_deref()))?;
         let mut out = ListToolsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -205,8 +212,9 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "skills/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(&st.skills().list, cursor.as_deref(), SKILL_PAGE, &st.cursor_tag)
-            .ok_or_else(|| self.bad_cursor("skills/list", cursor.as_deref()))?;
+        let (items, next) =
+            page(st.content.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)
+                .map_err(|_| self.bad_cursor("skills/list", cursor.as_deref()))?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);

@@ -15,8 +15,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use tokio::sync::watch;
 
 use super::State;
@@ -81,12 +79,13 @@ impl Live {
     /// (requests in flight still hold it; it is freed when the last one ends).
     pub(crate) fn swap(&self, state: State) -> Arc<State> {
         let old = self.current.send_replace(Arc::new(state));
+        let tag = tag_of(&old);
         let mut retired = self.retired.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !retired.contains(&old.cursor_tag) {
+        if !retired.contains(&tag) {
             if retired.len() == RETIRED_TAGS {
                 retired.pop_front();
             }
-            retired.push_back(old.cursor_tag.clone());
+            retired.push_back(tag);
         }
         old
     }
@@ -95,25 +94,25 @@ impl Live {
     pub(crate) fn is_stale(&self, cursor: &str) -> bool {
         let Some(tag) = cursor_tag(cursor) else { return false };
         let current = self.load();
-        if tag == current.cursor_tag {
+        if tag == tag_of(&current) {
             return false;
         }
         self.retired.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().any(|t| *t == tag)
     }
 }
 
-/// The catalog tag a cursor carries: the query layer's `c1.<tag>.…` cursors, or the server's own
-/// base64 `<tag>:<offset>` ones. `None` for anything else.
+/// The catalog tag the query layer's cursors (`c1.<tag>.<scope>.…`) carry: the first 16 hex
+/// digits of the catalog hash.
+fn tag_of(state: &State) -> String {
+    state.content.query().catalog_hash().chars().take(16).collect()
+}
+
+/// The catalog tag a cursor carries; `None` for anything that is not a cursor's shape.
 fn cursor_tag(cursor: &str) -> Option<String> {
     if cursor.len() > 256 {
         return None;
     }
-    if let Some(rest) = cursor.strip_prefix("c1.") {
-        return rest.split('.').next().map(str::to_owned);
-    }
-    let raw = URL_SAFE_NO_PAD.decode(cursor).ok()?;
-    let raw = String::from_utf8(raw).ok()?;
-    raw.rsplit_once(':').map(|(tag, _)| tag.to_owned())
+    cursor.strip_prefix("c1.")?.split('.').next().map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -123,8 +122,6 @@ mod tests {
     #[test]
     fn both_cursor_shapes_name_their_catalog() {
         assert_eq!(cursor_tag("c1.0123456789abcdef.list.deadbeef.100").as_deref(), Some("0123456789abcdef"));
-        let server_cursor = super::super::resources::encode_cursor("0123456789abcdef", 100);
-        assert_eq!(cursor_tag(&server_cursor).as_deref(), Some("0123456789abcdef"));
         assert_eq!(cursor_tag("!!garbage"), None);
         assert_eq!(cursor_tag(&"c1.".repeat(200)), None, "absurd input is not parsed");
     }

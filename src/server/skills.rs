@@ -50,7 +50,15 @@ pub(crate) fn build(catalog: &Catalog) -> Vec<Skill> {
                 files.push(manifest_file(entry));
             }
         }
-        let entry = Skill::new(document.uri.clone(), frontmatter(skill), SkillResources::Files(files));
+        // Decoded on first use: a forged catalog's may not decode, and is not served as empty.
+        let raw = match skill.frontmatter.get() {
+            Ok(raw) => raw,
+            Err(err) => {
+                tracing::warn!(skill = %skill.path, error = %err, "skill frontmatter does not decode; not listed in skills/list");
+                continue;
+            }
+        };
+        let entry = Skill::new(document.uri.clone(), frontmatter(skill, raw), SkillResources::Files(files));
         if let Err(err) = entry.validate() {
             tracing::warn!(skill = %skill.path, error = %err, "skill breaks SEP-2640; not listed in skills/list");
             continue;
@@ -71,8 +79,8 @@ fn manifest_file(entry: &Entry) -> SkillResource {
 
 /// The frontmatter as the author wrote it (SEP-2640: verbatim as a JSON object; hosts compare it
 /// field by field with their own parse of the served SKILL.md).
-fn frontmatter(skill: &crate::catalog::Skill) -> SkillFrontmatter {
-    let mut extra = match &*skill.frontmatter {
+fn frontmatter(skill: &crate::catalog::Skill, raw: &serde_json::Value) -> SkillFrontmatter {
+    let mut extra = match raw {
         serde_json::Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
     };

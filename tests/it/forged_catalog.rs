@@ -8,7 +8,8 @@ use std::io::Cursor;
 use std::path::Path;
 use std::time::Duration;
 
-use folio::catalog::codec::{self, Body};
+use bytes::Bytes;
+use folio::catalog::codec;
 use folio::catalog::{Catalog, Section};
 use folio::query::{ListParams, Query, SearchParams, Selection};
 use folio::server::FolioServer;
@@ -25,12 +26,16 @@ fn basic() -> Catalog {
 }
 
 /// `catalog.msgpack` bytes of `catalog` as it stands, with a correct hash: what a forger who
-/// edited the decoded catalog and wrote it back gets. ([`codec::write`] does not check the
-/// catalog, which is the point.)
+/// edited the decoded catalog and wrote it back gets. (The [`codec::Writer`] does not check the
+/// catalog's tables, which is the point.)
 fn write(catalog: &Catalog) -> Vec<u8> {
-    let mut out = Cursor::new(Vec::new());
-    codec::write(catalog, &mut out).expect("writing to memory");
-    out.into_inner()
+    let mut writer = codec::Writer::new(Cursor::new(Vec::new())).expect("writing to memory");
+    let mut order: Vec<_> = catalog.entries.iter().collect();
+    order.sort_by(|a, b| codec::source_order(&a.path, &b.path));
+    for entry in order {
+        writer.body(&entry.path, &entry.bytes).expect("writing to memory");
+    }
+    writer.finish(catalog).expect("writing to memory").0.into_inner()
 }
 
 /// `file` with its body edited by `edit` and the envelope rewritten to match: the new body's
@@ -62,7 +67,7 @@ fn tree_with(bytes: &[u8]) -> Tree {
 fn with_index(catalog: &mut Catalog, edit: impl FnOnce(&mut Vec<u8>)) {
     let mut data = catalog.search.data.to_vec();
     edit(&mut data);
-    catalog.search.data = Body::from(data);
+    catalog.search.data = Bytes::from(data);
 }
 
 /// Byte offset of the document rows and the term rows of a stored search index (its layout is
@@ -190,7 +195,7 @@ fn an_honest_rewrap_still_opens() {
 /// spanning `lines`: outlines are decoded when first read, so this passes the loader.
 fn with_verify_section(lines: (u32, u32)) -> Vec<u8> {
     let mut catalog = basic();
-    let outline: &mut Vec<Section> = &mut catalog.docs[0].outline;
+    let outline: &mut Vec<Section> = catalog.docs[0].outline.get_mut().expect("built in memory");
     let verify = outline.iter_mut().find(|s| s.id == "verify").expect("the fixture's section");
     (verify.line_start, verify.line_end) = lines;
     write(&catalog)
@@ -212,8 +217,8 @@ fn a_forged_section_range_is_an_error_for_show() {
             (
                 Some(2),
                 format!(
-                    "error: invalid `section`: {SECTION_REASON} {shown}, but the file has 16 lines: \
-                     the catalog is corrupt\n  hint: rebuild the catalog with `folio build`\n"
+                    "error: catalog is corrupt: {SECTION_REASON} {shown}, but the file has 16 lines\n  \
+                     hint: rebuild the catalog with `folio build`\n"
                 )
                 .as_str()
             ),
@@ -222,9 +227,10 @@ fn a_forged_section_range_is_an_error_for_show() {
     }
 }
 
-#[tokio::test]
-async fn a_forged_section_range_is_an_error_answer_from_the_server() {
-    let server = FolioServer::from_bytes(&with_verify_section((12, 99))).expect("outlines are read lazily");
+/// Serves `bytes` over an in-memory stdio pipe and sends, one at a time, a `resources/read` and
+/// a `read_resource` call of `uri`, then an ordinary read; returns the three answers.
+async fn read_twice_then_index(bytes: &[u8], uri: &str) -> Vec<Value> {
+    let server = FolioServer::from_bytes(bytes).expect("heavy fields are read lazily");
     let (server_end, client_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let _ = folio::server::run_on(server, server_end).await;
@@ -236,7 +242,6 @@ async fn a_forged_section_range_is_an_error_answer_from_the_server() {
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": { "name": "folio-tests", "version": "0" },
     });
-    let uri = "resource://docs/guides/install.md?section=verify";
     let requests = [
         json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read",
                 "params": { "uri": uri, "_meta": meta } }),
@@ -256,20 +261,81 @@ async fn a_forged_section_range_is_an_error_answer_from_the_server() {
             .unwrap();
         answers.push(serde_json::from_str::<Value>(&line).unwrap());
     }
-    let message = format!(
-        "invalid `section`: {SECTION_REASON} 12-99, but the file has 16 lines: the catalog is corrupt"
-    );
-    assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
+    answers
+}
+
+#[tokio::test]
+async fn a_forged_section_range_is_an_error_answer_from_the_server() {
+    let uri = "resource://docs/guides/install.md?section=verify";
+    let answers = read_twice_then_index(&with_verify_section((12, 99)), uri).await;
+    let message = format!("catalog is corrupt: {SECTION_REASON} 12-99, but the file has 16 lines");
+    // The request is sound; the catalog is not: an internal error, not invalid params.
+    assert_eq!(answers[0]["error"]["code"], -32603, "{}", answers[0]);
     assert_eq!(answers[0]["error"]["message"], message.as_str());
     assert_eq!(answers[1]["result"]["isError"], true, "{}", answers[1]);
     let text = answers[1]["result"]["content"][0]["text"].as_str().unwrap_or_default();
     assert_eq!(
         text,
         format!(
-            "Invalid `section`: {SECTION_REASON} 12-99, but the file has 16 lines: the catalog is \
-             corrupt. Fix `section`: rebuild the catalog with `folio build`."
+            "Catalog is corrupt: {SECTION_REASON} 12-99, but the file has 16 lines. The server's \
+             operator must rebuild the catalog with `folio build`."
         )
     );
+    assert!(answers[2]["result"]["contents"][0]["text"].is_string(), "{}", answers[2]);
+}
+
+/// The basic catalog with `guides/install.md`'s outline made undecodable (its first byte, the
+/// list's header, becomes 0xc1, which msgpack never uses) and the hash recomputed: outlines are
+/// decoded when first read, so this passes the loader.
+fn with_garbage_outline() -> Vec<u8> {
+    let catalog = basic();
+    let outline = rmp_serde::to_vec(catalog.docs[0].outline.get().expect("built in memory")).unwrap();
+    rehash(&write(&catalog), |body| {
+        let found: Vec<usize> = body
+            .windows(outline.len())
+            .enumerate()
+            .filter(|(_, w)| *w == outline)
+            .map(|(at, _)| at)
+            .collect();
+        assert_eq!(found.len(), 1, "the outline's msgpack is in the body once");
+        body[found[0]] = 0xc1;
+    })
+}
+
+/// What every read that needs the forged outline answers.
+const OUTLINE_REASON: &str = "catalog is corrupt: the outline of `resource://docs/guides/install.md` does \
+                              not decode (wrong msgpack marker Reserved)";
+
+#[test]
+fn an_undecodable_outline_is_an_error_for_show_and_search_not_an_empty_outline() {
+    let tree = tree_with(&with_garbage_outline());
+    let expected = format!("error: {OUTLINE_REASON}\n  hint: rebuild the catalog with `folio build`\n");
+    for args in [
+        &["show", "guides/install", "--section", "verify", "--catalog", "catalog.msgpack"][..],
+        &["show", "guides/install", "--catalog", "catalog.msgpack"],
+        &["search", "install", "--catalog", "catalog.msgpack"],
+    ] {
+        let out = folio(tree.path(), args);
+        assert_eq!((out.code, out.stderr.as_str()), (Some(2), expected.as_str()), "{args:?}");
+        assert_eq!(out.stdout, "", "{args:?}");
+    }
+    // What does not need the outline is still served: the doc's bytes, another doc's record.
+    let query = Query::open(with_garbage_outline()).expect("outlines are read lazily");
+    let whole = query.read("resource://docs/guides/install.md", &Selection::default()).unwrap();
+    assert_eq!(whole.total_lines, 16);
+    assert!(query.doc_detail("guides/uninstall.md").is_ok());
+    let err = query.doc_detail("guides/install.md").unwrap_err();
+    assert_eq!(err.to_string(), OUTLINE_REASON);
+    assert!(err.is_corrupt_catalog());
+}
+
+#[tokio::test]
+async fn an_undecodable_outline_is_an_error_answer_from_the_server() {
+    let uri = "resource://docs/guides/install.md?section=verify";
+    let answers = read_twice_then_index(&with_garbage_outline(), uri).await;
+    assert_eq!(answers[0]["error"]["code"], -32603, "{}", answers[0]);
+    assert_eq!(answers[0]["error"]["message"], OUTLINE_REASON);
+    assert_eq!(answers[1]["result"]["isError"], true, "{}", answers[1]);
     assert!(answers[2]["result"]["contents"][0]["text"].is_string(), "{}", answers[2]);
 }
 
@@ -302,7 +368,7 @@ fn exercise(bytes: Vec<u8>) {
     }
     for doc in &catalog.docs {
         let _ = query.doc_detail(&doc.path);
-        for section in &doc.outline {
+        for section in doc.outline.get().into_iter().flatten() {
             let selection = Selection { section: Some(section.id.clone()), ..Selection::default() };
             let _ = query.read(&folio::catalog::uri::doc(&doc.path), &selection);
         }
@@ -310,7 +376,7 @@ fn exercise(bytes: Vec<u8>) {
     for skill in &catalog.skills {
         let _ = query.skill_detail(&skill.name);
         let _ = query.directory(&folio::catalog::uri::skill_dir(&skill.path), None, None);
-        for section in &skill.outline {
+        for section in skill.outline.get().into_iter().flatten() {
             let selection = Selection { section: Some(section.id.clone()), ..Selection::default() };
             let _ = query.read(&folio::catalog::uri::skill_file(&skill.path, "SKILL.md"), &selection);
         }
@@ -416,7 +482,7 @@ fn edit_fields(catalog: &mut Catalog, edit: &FieldEdit) {
         FieldEdit::SkillFile(f, e) => catalog.skills[0].files[f % 2].entry = e,
         FieldEdit::Section(d, s, a, b) => {
             let n = catalog.docs.len();
-            let outline: &mut Vec<Section> = &mut catalog.docs[d % n].outline;
+            let outline: &mut Vec<Section> = catalog.docs[d % n].outline.get_mut().expect("built in memory");
             if let Some(section) = outline.get_mut(s) {
                 (section.line_start, section.line_end) = (a, b);
             }

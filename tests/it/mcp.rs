@@ -509,8 +509,8 @@ async fn every_skill_document_is_listed_with_its_frontmatter_name_and_descriptio
         let uri = &fx.catalog.entries[skill.document as usize].uri;
         let r = items.iter().find(|r| r["uri"] == json!(uri)).unwrap_or_else(|| panic!("{uri} listed"));
         assert_eq!(r["mimeType"], "text/markdown");
-        assert_eq!(r["name"], json!(skill.frontmatter["name"]));
-        assert_eq!(r["description"], json!(skill.frontmatter["description"]));
+        assert_eq!(r["name"], json!(skill.frontmatter.get().unwrap()["name"]));
+        assert_eq!(r["description"], json!(skill.frontmatter.get().unwrap()["description"]));
     }
 }
 
@@ -798,12 +798,13 @@ async fn traversal_and_malformed_uris_are_refused_before_any_lookup() {
 #[tokio::test]
 async fn sections_and_line_ranges_select_exact_lines() {
     let fx = fixture();
-    let doc = fx.catalog.docs.iter().find(|d| d.outline.len() >= 3).expect("a doc with sections");
+    let doc =
+        fx.catalog.docs.iter().find(|d| d.outline.get().unwrap().len() >= 3).expect("a doc with sections");
     let entry = &fx.catalog.entries[doc.entry as usize];
     let text = std::str::from_utf8(&entry.bytes).unwrap();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut w = Wire::start();
-    let section = &doc.outline[1];
+    let section = &doc.outline.get().unwrap()[1];
     let uri = format!("resource://docs/{}?section={}", doc.path, section.id);
     let read = w.ok("resources/read", json!({ "uri": uri })).await;
     let expected: String = lines[section.line_start as usize - 1..section.line_end as usize].concat();
@@ -968,7 +969,7 @@ async fn completion_is_ranked_scoped_and_rejects_unknown_templates_and_arguments
         .await;
     assert_eq!(res["completion"]["values"][0], json!(name));
     // Sections are scoped by path.
-    let doc = fx.catalog.docs.iter().find(|d| d.outline.len() >= 2).unwrap();
+    let doc = fx.catalog.docs.iter().find(|d| d.outline.get().unwrap().len() >= 2).unwrap();
     let res = w
         .ok(
             "completion/complete",
@@ -981,7 +982,7 @@ async fn completion_is_ranked_scoped_and_rejects_unknown_templates_and_arguments
         .iter()
         .map(|v| v.as_str().unwrap().to_owned())
         .collect();
-    let want: BTreeSet<String> = doc.outline.iter().map(|s| s.id.clone()).take(100).collect();
+    let want: BTreeSet<String> = doc.outline.get().unwrap().iter().map(|s| s.id.clone()).take(100).collect();
     assert_eq!(got, want);
     // Files are scoped by the skill.
     let skill = fx.catalog.skills.iter().max_by_key(|s| s.files.len()).unwrap();

@@ -12,7 +12,7 @@ impl SearchIndex {
     /// themselves are not decoded (their reader stops at the first malformed byte). An empty
     /// index (no bytes) is valid. `Err` says what is wrong (a fragment: "… has …").
     pub fn check(&self, n_entries: usize) -> Result<(), String> {
-        let data = self.data.as_slice();
+        let data = &self.data[..];
         if data.is_empty() {
             return Ok(());
         }

@@ -253,23 +253,5 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
 /// Decodes `%XX` escapes once. Invalid escapes stay as written; a result that is not UTF-8
 /// leaves the whole input as written.
 pub(super) fn percent_decode(s: &str) -> Cow<'_, str> {
-    if !s.contains('%') {
-        return Cow::Borrowed(s);
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = s.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_or(Cow::Borrowed(s), Cow::Owned)
+    percent_encoding::percent_decode_str(s).decode_utf8().unwrap_or(Cow::Borrowed(s))
 }

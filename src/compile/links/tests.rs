@@ -576,3 +576,17 @@ fn many_sources_resolve_in_order_across_threads() {
     assert!(broken.windows(2).all(|w| w[0] <= w[1]), "diagnostics come in source order");
     assert!(res.diagnostics.iter().all(|d| d.code != "orphan-doc"));
 }
+
+#[test]
+fn percent_escapes_decode_once_and_malformed_ones_stay_as_written() {
+    use super::forms::percent_decode;
+    assert_eq!(percent_decode("a%20b.md"), "a b.md");
+    assert_eq!(percent_decode("%2541"), "%41", "decoded once");
+    // `%+2` is not an escape (a sign is not a hex digit), nor is a trailing `%` or `%4`.
+    assert_eq!(percent_decode("a%+2b"), "a%+2b");
+    assert_eq!(percent_decode("a%"), "a%");
+    assert_eq!(percent_decode("a%4"), "a%4");
+    // Bytes that are not UTF-8 leave the whole target as written.
+    assert_eq!(percent_decode("caf%C3%A9%FF"), "caf%C3%A9%FF");
+    assert_eq!(percent_decode("caf%C3%A9"), "café");
+}
