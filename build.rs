@@ -24,6 +24,8 @@ mod catalog;
 mod compile;
 #[path = "src/lookup.rs"]
 mod lookup;
+#[path = "src/parallel.rs"]
+mod parallel;
 
 use std::path::PathBuf;
 

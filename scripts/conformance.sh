@@ -105,8 +105,7 @@ allowed='{
   "sep-2575-server-rejects-undeclared-capability": "needs the suite diagnostic tool test_missing_capability",
   "sep-2575-missing-capability-http-400": "needs the suite diagnostic tool test_missing_capability",
   "sep-2575-http-server-no-independent-requests-on-stream": "needs the suite diagnostic tool test_streaming_elicitation",
-  "sep-2575-server-no-log-without-loglevel": "needs the suite diagnostic tool test_logging_tool",
-  "sep-2549-prompts-list-caching-hints": "calls prompts/list unconditionally; folio serves no prompts and does not declare them"
+  "sep-2575-server-no-log-without-loglevel": "needs the suite diagnostic tool test_logging_tool"
 }'
 failed=()
 passed=()

@@ -109,7 +109,7 @@ pub struct Entry {
     pub kind: EntryKind,
     /// Path relative to the content root, `/`-separated (`docs/guides/install.md`).
     pub path: String,
-    /// MIME type, from the extension (or the reference manifest).
+    /// MIME type, from the extension.
     pub mime: String,
     /// Length of `bytes`.
     pub size: u64,
@@ -214,15 +214,15 @@ pub struct Doc {
 /// A file of a skill, with its reference id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillFile {
-    /// The declared manifest `id`, else the path relative to the skill directory.
+    /// The path relative to the skill directory (the `{ref_id}` of its alias URI).
     pub ref_id: String,
     /// Path relative to the skill directory (`references/api.md`).
     pub rel_path: String,
     /// Index into [`Catalog::entries`].
     pub entry: u32,
-    /// Title from the explicit reference manifest.
+    /// A markdown file's title: its frontmatter `title`, else its first heading.
     pub title: Option<String>,
-    /// Description from the explicit reference manifest.
+    /// A markdown file's description: its frontmatter `description`, else its first paragraph.
     pub description: Option<String>,
 }
 

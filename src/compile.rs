@@ -21,6 +21,8 @@ pub mod index;
 pub mod links;
 #[path = "compile/markdown.rs"]
 pub mod markdown;
+#[path = "compile/mentions.rs"]
+pub mod mentions;
 #[path = "compile/settings.rs"]
 pub mod settings;
 #[path = "compile/source.rs"]
@@ -158,7 +160,7 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
             (walk, rank)
         });
         let (results, dicts, fresh) = process_all(found, &mut mode, &mut diagnostics, reuse);
-        let (walk, rank) = walker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let (walk, rank) = crate::parallel::join(walker);
         (walk, rank, results, dicts, fresh)
     });
     if let Some(cache) = cache.take() {
@@ -219,10 +221,11 @@ pub enum Parsed {
     None,
     /// A doc: its record (with no entry or links yet), and what link resolution needs.
     Doc(Box<Doc>, Markdown),
-    /// A SKILL.md.
-    Skill(Box<SkillMeta>, Markdown),
-    /// Another markdown file of a skill (`references/api.md`): its links and anchors.
-    SkillMarkdown(Markdown),
+    /// A SKILL.md, and the file names its text mentions.
+    Skill(Box<SkillMeta>, Markdown, Vec<mentions::Mention>),
+    /// Another markdown file of a skill (`references/api.md`): its links and anchors, its title,
+    /// its description and the file names its text mentions.
+    SkillMarkdown(Markdown, Option<String>, Option<String>, Vec<mentions::Mention>),
 }
 
 /// One worker's processed files, each with its number (`None` once taken out).
@@ -292,7 +295,7 @@ fn process_all(
         let mut dicts = Vec::with_capacity(threads);
         let mut fresh = std::collections::BTreeMap::new();
         for w in workers {
-            let (out, diags, dict, freshes) = w.join().expect("compile worker panicked");
+            let (out, diags, dict, freshes) = crate::parallel::join(w);
             results.push(out);
             diagnostics.extend(diags);
             dicts.push(dict);
@@ -437,15 +440,22 @@ fn process_bytes(
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
             let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
             let md = markdown::analyze(p.body, p.body_line);
-            Parsed::Skill(Box::new(p.meta), md)
+            Parsed::Skill(Box::new(p.meta), md, mentions::find(p.body, p.body_line))
         }
         (Kind::SkillFile { skill_dir }, Some(text))
             if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
         {
-            // Its frontmatter, if any, is not validated (reference files have no schema), only
-            // skipped so it is not read as markdown.
-            let p = frontmatter::split(text);
-            Parsed::SkillMarkdown(markdown::analyze(p.body, p.body_line))
+            // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
+            // a title and a description, and its problems are not the skill's.
+            let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
+            let mut md = markdown::analyze(p.body, p.body_line);
+            let title = p.meta.title.or_else(|| md.title.clone());
+            let description = p
+                .meta
+                .description
+                .or_else(|| md.first_paragraph.take().as_deref().map(assemble::first_sentences));
+            let found_mentions = mentions::find(p.body, p.body_line);
+            Parsed::SkillMarkdown(md, title, description, found_mentions)
         }
         _ => Parsed::None,
     };

@@ -27,6 +27,7 @@ pub mod compile;
 pub mod embedded;
 pub mod error;
 mod lookup;
+mod parallel;
 pub mod query;
 #[cfg(feature = "server")]
 pub mod server;

@@ -19,6 +19,7 @@ mod limits;
 mod live;
 mod notify;
 mod params;
+mod prompts;
 mod resources;
 mod skills;
 mod stdio;
@@ -249,6 +250,7 @@ impl State {
 fn capabilities(mode: LiveMode) -> ServerCapabilities {
     let mut caps = ServerCapabilities::builder()
         .enable_completions()
+        .enable_prompts()
         .enable_resources()
         .enable_tools()
         .enable_skills_with_directory_read()

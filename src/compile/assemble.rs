@@ -57,7 +57,7 @@ pub fn build(
     uris.sort();
     validate::unique_uris(&uris, diags);
     drop(uris);
-    let mut ref_ids = check_skills(&skills, diags);
+    check_skills(&skills, diags);
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
@@ -78,9 +78,8 @@ pub fn build(
         for (doc, p) in out_docs.iter_mut().zip(&pending) {
             doc.entry = rank[p.entry];
         }
-        out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank, &mut ref_ids, &mut entries);
+        out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank);
     }
-    drop(ref_ids);
 
     let ignore = settings.ignore_links.clone();
     let pre = super::index::Pretokenized { dicts, bodies, small };
@@ -103,7 +102,7 @@ pub fn build(
             let backlinks = (assemble && clean)
                 .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
             // A panic in the index thread is a bug; re-raise it here.
-            let search = index.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            let search = index.map(crate::parallel::join);
             (linked, backlinks, search)
         });
     diags.extend(diagnostics);
@@ -211,19 +210,30 @@ fn gather(
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
                 parts.document_size = entry.size;
-                parts.document = Some((found.path, at));
-                if let Parsed::Skill(meta, markdown) = parsed {
+                if let Parsed::Skill(meta, markdown, mentions) = parsed {
                     parts.meta = Some(meta);
                     parts.markdown = markdown;
+                    parts.mentions.push((found.path.clone(), String::new(), mentions));
                 }
+                parts.document = Some((found.path, at));
             }
             (Kind::SkillFile { skill_dir }, parsed) => {
                 let rel = found.path[skill_dir.len() + 1..].to_owned();
                 let parts = skills.entry(skill_dir).or_default();
-                if let Parsed::SkillMarkdown(markdown) = parsed {
+                let mut about = (None, None);
+                if let Parsed::SkillMarkdown(markdown, title, description, mentions) = parsed {
                     parts.markdown_files.push((found.path.clone(), markdown));
+                    let file_dir = rel.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+                    parts.mentions.push((found.path.clone(), file_dir, mentions));
+                    about = (title, description);
                 }
-                parts.files.push((rel, entry.size, at));
+                parts.files.push(PartFile {
+                    rel,
+                    size: entry.size,
+                    at,
+                    title: about.0,
+                    description: about.1,
+                });
             }
             (Kind::Settings, _) => unreachable!("settings were handled above"),
         }
@@ -232,38 +242,25 @@ fn gather(
     Gathered { settings: parsed_settings, framed, entries, bodies, small, out_docs, pending, skills }
 }
 
-/// Runs the per-skill rules (limits, reference manifests) and the unique-name rule, and returns
-/// each skill's reference ids by directory.
-fn check_skills(
-    skills: &BTreeMap<String, SkillParts>,
-    diags: &mut Vec<Diagnostic>,
-) -> BTreeMap<String, validate::RefIds> {
+/// Runs the per-skill rules (limits, mentioned files) and the unique-name rule.
+fn check_skills(skills: &BTreeMap<String, SkillParts>, diags: &mut Vec<Diagnostic>) {
     let mut names = Vec::new();
-    let mut ref_ids: BTreeMap<String, validate::RefIds> = BTreeMap::new();
     for (dir, parts) in skills {
         let Some((document, _)) = &parts.document else { continue };
-        let mut files: Vec<(&str, u64)> =
-            parts.files.iter().map(|(rel, size, _)| (rel.as_str(), *size)).collect();
+        let mut files: Vec<(&str, u64)> = parts.files.iter().map(|f| (f.rel.as_str(), f.size)).collect();
         files.push(("SKILL.md", parts.document_size));
         files.sort();
-        let shape = validate::SkillShape {
-            document,
-            dir,
-            files,
-            document_lines: parts.document_lines,
-            references: parts
-                .meta
-                .as_ref()
-                .and_then(|m| m.references.as_ref())
-                .map(|(d, l, c)| (d.as_slice(), *l, *c)),
-        };
-        ref_ids.insert(dir.clone(), validate::skill(&shape, diags));
+        let rels: Vec<&str> = files.iter().map(|(rel, _)| *rel).collect();
+        for (path, file_dir, mentions) in &parts.mentions {
+            super::mentions::check(path, dir, file_dir, &rels, mentions, diags);
+        }
+        let shape = validate::SkillShape { document, dir, files, document_lines: parts.document_lines };
+        validate::skill(&shape, diags);
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
             names.push((document.as_str(), name));
         }
     }
     validate::skill_names(&names, diags);
-    ref_ids
 }
 
 /// Sorts the entries (and their search terms) by URI, and returns each old position's new one.
@@ -287,36 +284,26 @@ fn sort_by_uri(
 }
 
 /// The skill records, without their links, for every skill whose frontmatter parsed; sets each
-/// one's position in `records` and applies declared MIME types to the entries.
+/// one's position in `records`. A file's `ref_id` is its path in the skill.
 fn skill_records_of(
     skill_list: &mut [(String, SkillParts)],
     records: &mut [Option<usize>],
     rank: &[u32],
-    ref_ids: &mut BTreeMap<String, validate::RefIds>,
-    entries: &mut [Entry],
 ) -> Vec<Skill> {
     let mut out_skills = Vec::new();
-    let mut mimes: BTreeMap<u32, String> = BTreeMap::new();
     for ((dir, parts), record) in skill_list.iter_mut().zip(records.iter_mut()) {
         let Some(meta) = parts.meta.take() else { continue };
         let document = parts.document.as_ref().map_or(0, |(_, at)| rank[*at]);
-        let declared = ref_ids.remove(dir.as_str()).unwrap_or_default();
-        let decls = meta.references.as_ref().map(|(d, ..)| d.as_slice()).unwrap_or_default();
-        let mut skill_files = Vec::with_capacity(parts.files.len());
-        for (rel, _, at) in std::mem::take(&mut parts.files) {
-            let entry = rank[at];
-            let decl = declared.declared.get(&rel).map(|&i| &decls[i]);
-            if let Some(mime) = decl.and_then(|d| d.mime_type.clone()) {
-                mimes.insert(entry, mime);
-            }
-            skill_files.push(SkillFile {
-                ref_id: decl.map_or_else(|| rel.clone(), |d| d.id.value.clone()),
-                rel_path: rel,
-                entry,
-                title: decl.and_then(|d| d.title.clone()),
-                description: decl.and_then(|d| d.description.clone()),
-            });
-        }
+        let mut skill_files: Vec<SkillFile> = std::mem::take(&mut parts.files)
+            .into_iter()
+            .map(|f| SkillFile {
+                ref_id: f.rel.clone(),
+                rel_path: f.rel,
+                entry: rank[f.at],
+                title: f.title,
+                description: f.description,
+            })
+            .collect();
         skill_files.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
         // The title and sections move into the record; link resolution reads the section
         // anchors from its outline.
@@ -324,9 +311,6 @@ fn skill_records_of(
         let sections = std::mem::take(&mut parts.markdown.sections);
         *record = Some(out_skills.len());
         out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
-    }
-    for (entry, mime) in mimes {
-        entries[entry as usize].mime = mime;
     }
     out_skills
 }
@@ -602,11 +586,26 @@ struct SkillParts {
     document_size: u64,
     meta: Option<Box<SkillMeta>>,
     markdown: Markdown,
-    /// (path relative to the skill dir, size, position of the entry in path order) of every
-    /// other file.
-    files: Vec<(String, u64, usize)>,
+    /// Every other file.
+    files: Vec<PartFile>,
     /// Content-relative path and analysis of every other markdown file (link checking only).
     markdown_files: Vec<(String, Markdown)>,
+    /// Per markdown file (SKILL.md first): its content path, its directory in the skill, and the
+    /// file names its text mentions.
+    mentions: Vec<(String, String, Vec<super::mentions::Mention>)>,
+}
+
+/// A skill file other than SKILL.md, as gathered.
+struct PartFile {
+    /// Path relative to the skill directory.
+    rel: String,
+    size: u64,
+    /// Position of its entry in path order.
+    at: usize,
+    /// A markdown file's title and description (its frontmatter's, else its first heading and
+    /// paragraph).
+    title: Option<String>,
+    description: Option<String>,
 }
 
 /// `docs/guides/install.md` → `guides/install.md`.

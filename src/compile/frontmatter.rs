@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Diagnostic, Severity};
 use crate::lookup::LookupMap;
 
 #[path = "frontmatter/date.rs"]
@@ -29,8 +29,8 @@ mod yaml;
 
 pub use date::parse_date;
 pub use skill::{
-    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, RefDecl, SKILL_KEYS, SkillMeta,
-    is_valid_name, parse_skill,
+    FOLIO_METADATA_KEYS, HOST_KEYS, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
+    SKILL_KEYS, SkillMeta, is_valid_name, parse_skill,
 };
 #[cfg(test)]
 use yaml::parse_events;
@@ -177,11 +177,14 @@ fn parse_block<'a>(
     }
 }
 
-/// Keeps the last value of each key and reports the earlier ones (`frontmatter-ambiguous`: YAML
-/// forbids duplicate keys and parsers disagree on which one wins).
+/// Keeps the last value of each key and reports the later ones: YAML forbids duplicate keys
+/// and parsers disagree on which one wins. In a doc that is a `frontmatter-ambiguous` warning;
+/// in a SKILL.md (`Severity::Error`) a `duplicate-key` error, as hosts and the official validator
+/// refuse such a file.
 fn dedup_keys(
     path: &str,
     entries: Vec<(Node, Node)>,
+    severity: Severity,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Node, Node)> {
     let mut seen: LookupMap<String, usize> = LookupMap::default();
@@ -189,19 +192,7 @@ fn dedup_keys(
     for (k, v) in entries {
         let key = k.key_text();
         if let Some(&i) = seen.get(&key) {
-            diags.push(
-                Diagnostic::warning(
-                    "frontmatter-ambiguous",
-                    path,
-                    k.line,
-                    k.column,
-                    format!(
-                        "key `{key}` appears twice (first on line {}); YAML parsers disagree on which wins",
-                        out[i].1.line
-                    ),
-                )
-                .with_help("keep one of them"),
-            );
+            diags.push(skill::duplicate_key(path, &key, &k, out[i].1.line, severity));
             out[i] = (key, k, v);
         } else {
             seen.insert(key.clone(), out.len());
@@ -297,7 +288,7 @@ pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> 
     let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();
     let mut last_updated = None;
-    for (key, _k, v) in dedup_keys(path, entries, diags) {
+    for (key, _k, v) in dedup_keys(path, entries, Severity::Warning, diags) {
         match key.as_str() {
             "title" => meta.title = text_of(path, &key, &v, diags),
             "description" => meta.description = text_of(path, &key, &v, diags),

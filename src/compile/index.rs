@@ -262,7 +262,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
             .map(|(i, (fields, bodies))| scope.spawn(move || doc_terms_of(fields, bodies, (base + i) as u32)))
             .collect();
         // A panic in a worker is a bug in this module; re-raise it on this thread.
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        workers.into_iter().map(crate::parallel::join).collect()
     });
     drop(taken);
     drop(fields);

@@ -212,10 +212,7 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        workers.into_iter().flat_map(crate::parallel::join).collect()
     });
     done.sort_unstable_by_key(|(i, _)| *i);
     let chunks = done.into_iter().map(|(_, chunk)| chunk);

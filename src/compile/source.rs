@@ -2,7 +2,9 @@
 //! reads their exact bytes. This is the only module of the compiler that touches the file system.
 //!
 //! The walk is sorted by file name (so output never depends on directory order) and skips hidden
-//! files and directories. It never follows a symlink blindly: each link is resolved to its
+//! files and directories; under `skills/` it reports each one it skips inside a skill
+//! (`hidden-file`), since SEP-2640 wants a skill's manifest complete, and it reports a directory
+//! that holds markdown but no `SKILL.md` (`missing-skill-md`). It never follows a symlink blindly: each link is resolved to its
 //! canonical path first, and one that leaves the root is refused (`path-escape`) without being
 //! opened, listed or read; a link to a directory inside the root is walked as that directory
 //! (`symlink-loop` when it contains the link). Only regular files are read: a FIFO, socket or
@@ -108,8 +110,12 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
             Target::Refused(d) => out.diagnostics.push(d),
         }
     }
-    let mut walker =
-        Walker { canonical_root: &canonical_root, diags: &mut out.diagnostics, links: Vec::new() };
+    let mut walker = Walker {
+        canonical_root: &canonical_root,
+        diags: &mut out.diagnostics,
+        links: Vec::new(),
+        hidden: Vec::new(),
+    };
     walker.top("docs", &mut |path, abs| {
         if super::is_markdown(&path) {
             doc(Found { path, abs, kind: Kind::Doc });
@@ -117,11 +123,13 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
             out.unserved.push(path);
         }
     });
+    walker.hidden.clear();
     walker.top("skills", &mut |path, abs| files.push((path, abs)));
+    let hidden = std::mem::take(&mut walker.hidden);
     // Pushed in walk order already; sorting states the order the compiler relies on.
     files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     out.unserved.sort();
-    out.files = classify(files);
+    out.files = classify(files, &hidden, &mut out.diagnostics);
     out
 }
 
@@ -254,6 +262,8 @@ struct Walker<'a> {
     /// canonical directory holding the link. The directories on the way from the first to the
     /// second are the link's ancestors; a link to one of them is a loop.
     links: Vec<(PathBuf, PathBuf)>,
+    /// Content-relative paths of the hidden files and directories skipped.
+    hidden: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -275,12 +285,19 @@ impl Walker<'_> {
 
     /// Walks the link-free directory `dir`, whose content-relative path is `path`.
     fn dir(&mut self, path: &str, dir: &Path, file: &mut dyn FnMut(String, PathBuf)) {
+        let skipped = std::cell::RefCell::new(Vec::new());
         let it = WalkDir::new(dir)
             .follow_links(false)
             .follow_root_links(false)
             .sort_by_file_name()
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+            .filter_entry(|e| {
+                let keep = e.depth() == 0 || !is_hidden(e.file_name());
+                if !keep {
+                    skipped.borrow_mut().push(e.path().to_path_buf());
+                }
+                keep
+            });
         for next in it {
             let entry = match next {
                 Ok(entry) if entry.depth() == 0 => continue,
@@ -351,6 +368,10 @@ impl Walker<'_> {
                 self.diags.push(not_regular(&rel, file_type));
             }
         }
+        for abs in skipped.into_inner() {
+            let (rel, _) = self.path_of(path, dir, &abs);
+            self.hidden.push(rel);
+        }
     }
 
     /// The content-relative path of `abs`, found under the directory `dir` whose
@@ -363,30 +384,60 @@ impl Walker<'_> {
 
 /// Decides what each walked file outside `docs/` is. Skill directories are the directories under
 /// `skills/` that hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill
-/// owns its files.
-fn classify(files: Vec<(String, PathBuf)>) -> Vec<Found> {
+/// owns its files. Reports the hidden entries skipped inside a skill (`hidden-file`) and the
+/// directories that hold markdown but no `SKILL.md` and no skill below (`missing-skill-md`).
+fn classify(files: Vec<(String, PathBuf)>, hidden: &[String], diags: &mut Vec<Diagnostic>) -> Vec<Found> {
     let skill_dirs: BTreeSet<String> = files
         .iter()
         .filter_map(|(p, ..)| p.strip_suffix("/SKILL.md"))
         .filter(|d| d.starts_with("skills/"))
         .map(str::to_owned)
         .collect();
+    let owner = |path: &str| {
+        let mut dir = path;
+        loop {
+            dir = &dir[..dir.rfind('/')?];
+            if skill_dirs.contains(dir) {
+                return Some(dir.to_owned());
+            }
+        }
+    };
+    for path in hidden {
+        if let Some(skill) = owner(path) {
+            diags.push(
+                Diagnostic::warning(
+                    "hidden-file",
+                    path,
+                    1,
+                    1,
+                    format!(
+                        "`{path}` is hidden, so it is not served and not in the manifest of skill `{skill}`"
+                    ),
+                )
+                .with_help("rename it without the leading dot to serve it, or delete it"),
+            );
+        }
+    }
+    // Directories holding markdown outside every skill, with a file named like `SKILL.md` in
+    // another case if they have one.
+    let mut outside: std::collections::BTreeMap<String, Option<String>> = std::collections::BTreeMap::new();
     let mut out = Vec::with_capacity(files.len());
     for (path, abs) in files {
         let kind = if path == "folio.toml" {
             Kind::Settings
         } else {
-            let mut dir = path.as_str();
-            let skill_dir = loop {
-                match dir.rfind('/') {
-                    Some(i) => dir = &dir[..i],
-                    None => break None,
+            let Some(skill_dir) = owner(&path) else {
+                if let Some((dir, name)) = path.rsplit_once('/')
+                    && dir != "skills"
+                    && super::is_markdown(&path)
+                {
+                    let lookalike = outside.entry(dir.to_owned()).or_default();
+                    if name.eq_ignore_ascii_case("SKILL.md") {
+                        *lookalike = Some(name.to_owned());
+                    }
                 }
-                if skill_dirs.contains(dir) {
-                    break Some(dir.to_owned());
-                }
+                continue;
             };
-            let Some(skill_dir) = skill_dir else { continue };
             if path.len() == skill_dir.len() + "/SKILL.md".len() && path.ends_with("/SKILL.md") {
                 Kind::SkillDocument { skill_dir }
             } else {
@@ -395,7 +446,32 @@ fn classify(files: Vec<(String, PathBuf)>) -> Vec<Found> {
         };
         out.push(Found { path, abs, kind });
     }
+    for (dir, lookalike) in outside {
+        // A folder that groups skills may hold a README of its own.
+        let prefix = format!("{dir}/");
+        if lookalike.is_none() && skill_dirs.iter().any(|d| d.starts_with(&prefix)) {
+            continue;
+        }
+        diags.push(missing_skill_md(&dir, lookalike.as_deref()));
+    }
     out
+}
+
+/// `missing-skill-md` for a directory under `skills/` that holds markdown but no `SKILL.md`: an
+/// error when it holds `SKILL.md` in another case (it was meant to be a skill, and SEP-2640 URIs
+/// end in `/SKILL.md`), else a warning.
+fn missing_skill_md(dir: &str, lookalike: Option<&str>) -> Diagnostic {
+    let message = format!(
+        "`{dir}` holds markdown but no `SKILL.md`, so it is not a skill and none of its files is served"
+    );
+    match lookalike {
+        Some(name) => Diagnostic::error("missing-skill-md", &format!("{dir}/{name}"), 1, 1, message)
+            .with_help(format!(
+                "did you mean `SKILL.md`? rename `{name}` to `SKILL.md` (the name is case-sensitive)"
+            )),
+        None => Diagnostic::warning("missing-skill-md", dir, 1, 1, message)
+            .with_help("add a `SKILL.md` to make it a skill, or move the files under `docs/`"),
+    }
 }
 
 fn too_large(path: &str, size: u64) -> Diagnostic {

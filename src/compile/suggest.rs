@@ -1,5 +1,5 @@
 //! "Did you mean": the candidate closest to what was written, when it is close enough to be a
-//! typo. Used for frontmatter keys and reference paths.
+//! typo. Used for frontmatter keys.
 //!
 //! Pure: strings in, a borrowed candidate out.
 

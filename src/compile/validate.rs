@@ -1,5 +1,5 @@
-//! Pure rules over the parsed tree: skill limits, reference manifests, unique URIs and skill
-//! names, portable file names, UTF-8.
+//! Pure rules over the parsed tree: skill limits, unique URIs and skill names, portable file
+//! names, UTF-8.
 //!
 //! No IO, no parsing: every function takes what the earlier stages found and returns diagnostics.
 
@@ -10,8 +10,7 @@ use std::collections::btree_map::Entry;
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::diagnostic::Diagnostic;
-use super::frontmatter::{Located, RefDecl};
-use super::suggest::closest;
+use super::frontmatter::Located;
 
 /// Most files one skill may hold, SKILL.md included (SEP-2640).
 pub const MAX_SKILL_FILES: usize = 512;
@@ -57,21 +56,10 @@ pub struct SkillShape<'a> {
     pub files: Vec<(&'a str, u64)>,
     /// Lines of SKILL.md.
     pub document_lines: u32,
-    /// The explicit reference manifest and the position of its `references` key.
-    pub references: Option<(&'a [RefDecl], u32, u32)>,
 }
 
-/// The outcome of checking a skill's manifest: each file's `ref_id` and manifest record.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RefIds {
-    /// Declaration index by skill-relative path of each declared file.
-    pub declared: BTreeMap<String, usize>,
-}
-
-/// Skill limits and the reference manifest: `skill-too-many-files`, `skill-too-large`,
-/// `skill-md-too-long`, `reference-missing`, `reference-outside-skill`, `duplicate-ref-id`,
-/// `unlisted-reference`. Returns which declaration covers each file.
-pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) -> RefIds {
+/// Skill limits: `skill-too-many-files`, `skill-too-large`, `skill-md-too-long`.
+pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
     let doc = shape.document;
     if shape.files.len() > MAX_SKILL_FILES {
         diags.push(
@@ -114,115 +102,6 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) -> RefIds {
             .with_help("move detail into reference files and link them from SKILL.md"),
         );
     }
-    let mut out = RefIds::default();
-    let Some((decls, ref_line, ref_column)) = shape.references else { return out };
-    let by_path: BTreeMap<&str, ()> = shape.files.iter().map(|(p, _)| (*p, ())).collect();
-    let mut ids: BTreeMap<&str, &Located<String>> = BTreeMap::new();
-    for (i, decl) in decls.iter().enumerate() {
-        if let Some(first) = ids.get(decl.id.value.as_str()) {
-            diags.push(
-                Diagnostic::error(
-                    "duplicate-ref-id",
-                    doc,
-                    decl.id.line,
-                    decl.id.column,
-                    format!("reference id `{}` is already declared on line {}", decl.id.value, first.line),
-                )
-                .with_help("give each reference a unique id"),
-            );
-        } else {
-            ids.insert(&decl.id.value, &decl.id);
-        }
-        let Some(rel) = normalize(&decl.path.value) else {
-            diags.push(
-                Diagnostic::error(
-                    "reference-outside-skill",
-                    doc,
-                    decl.path.line,
-                    decl.path.column,
-                    format!("reference path `{}` leaves the skill directory", decl.path.value),
-                )
-                .with_help("references must be files inside the skill directory; copy the file in"),
-            );
-            continue;
-        };
-        if by_path.contains_key(rel.as_str()) {
-            if let Some(&first) = out.declared.get(&rel) {
-                diags.push(Diagnostic::error(
-                    "duplicate-ref-id",
-                    doc,
-                    decl.path.line,
-                    decl.path.column,
-                    format!("`{rel}` is already declared as reference `{}`", decls[first].id.value),
-                ));
-            } else {
-                out.declared.insert(rel, i);
-            }
-            continue;
-        }
-        let mut d = Diagnostic::error(
-            "reference-missing",
-            doc,
-            decl.path.line,
-            decl.path.column,
-            format!(
-                "reference `{}` names `{}`, which is not a file of skill `{}`",
-                decl.id.value, rel, shape.dir
-            ),
-        );
-        let case_twin = shape.files.iter().find(|(p, _)| p.to_lowercase() == rel.to_lowercase());
-        if let Some((p, _)) = case_twin {
-            d = d.with_help(format!("did you mean `{p}`? paths are case-sensitive"));
-        } else if let Some(p) = closest(&rel, shape.files.iter().map(|(p, _)| *p)) {
-            d = d.with_help(format!("did you mean `{p}`?"));
-        }
-        diags.push(d);
-    }
-    // Files without a declaration keep their path as ref_id; that must not shadow a declared id.
-    for (rel, _) in &shape.files {
-        if *rel == "SKILL.md" || out.declared.contains_key(*rel) {
-            continue;
-        }
-        if let Some(id) = ids.get(rel) {
-            diags.push(Diagnostic::error(
-                "duplicate-ref-id",
-                doc,
-                id.line,
-                id.column,
-                format!("reference id `{rel}` is also the path of another, undeclared file of the skill"),
-            ));
-        }
-        diags.push(
-            Diagnostic::warning(
-                "unlisted-reference",
-                doc,
-                ref_line,
-                ref_column,
-                format!("`{rel}` is in the skill directory but not in its `references` manifest"),
-            )
-            .with_help(format!("declare it (`- id: …` / `  path: {rel}`) or remove the file")),
-        );
-    }
-    out
-}
-
-/// Normalises a declared reference path relative to the skill directory: strips `./`, resolves
-/// `..`; `None` when it is absolute or leaves the directory.
-fn normalize(path: &str) -> Option<String> {
-    if path.starts_with('/') || path.contains('\\') || path.contains(':') && path.contains("://") {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in path.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// `duplicate-skill-name`: skills (by SKILL.md path, sorted) with their located names.
@@ -542,13 +421,5 @@ mod tests {
         let found =
             codes(&["docs/A/x.md", "docs/b.md", "docs/A/y.md", "docs/a/z.md", "docs/É/1.md", "docs/é/2.md"]);
         assert_eq!(found, [("docs/a".to_owned(), "case-collision"), ("docs/é".to_owned(), "case-collision")]);
-    }
-
-    #[test]
-    fn reference_paths_normalise_inside_the_skill() {
-        assert_eq!(normalize("./references/a.md").as_deref(), Some("references/a.md"));
-        assert_eq!(normalize("x/../a.md").as_deref(), Some("a.md"));
-        assert_eq!(normalize("../other/a.md"), None);
-        assert_eq!(normalize("/etc/passwd"), None);
     }
 }

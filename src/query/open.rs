@@ -191,8 +191,8 @@ fn pipeline(
             hasher.finalize()
         });
         let catalog = codec::decode_planned_meta(&end[..plan.meta.len()]);
-        reader.join().expect("reading does not panic")?;
-        let hash = hasher.join().expect("hashing does not panic");
+        crate::parallel::join(reader)?;
+        let hash = crate::parallel::join(hasher);
         Ok((hash, catalog))
     })
 }

@@ -227,6 +227,14 @@ pub(super) fn not_found_doc(query: &Query, path: &str) -> QueryError {
     QueryError::NotFound { uri: uri::doc(path), what: format!("doc `{path}`"), suggestions }
 }
 
+impl Query {
+    /// The skill names nearest `name` by edit distance, best first (at most 5): the "did you
+    /// mean" of a prompt or skill named by its name alone.
+    pub fn nearest_skill_names(&self, name: &str) -> Vec<String> {
+        nearest(self.catalog.skills.iter().map(|s| s.name.as_str()), name)
+    }
+}
+
 /// Longest id, path or URI "did you mean" suggestions are computed for, in bytes.
 const MAX_SUGGESTION_INPUT: usize = 1024;
 

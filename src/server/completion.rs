@@ -10,12 +10,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CompleteRequestParams, CompletionInfo};
 
-use super::{State, errors, templates};
+use super::{State, errors, prompts, templates};
 
 /// Answers one completion request.
 pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result<CompletionInfo, McpError> {
+    if let Some(prompt) = request.r#ref.as_prompt_name() {
+        return prompts::complete(state, prompt, &request.argument.name);
+    }
     let Some(template) = request.r#ref.as_resource_uri() else {
-        return Err(errors::bad_completion("this server has no prompts; complete a resource template"));
+        return Err(errors::bad_completion("complete a resource template or a prompt argument"));
     };
     let Some(family) = templates::family(template) else {
         return Err(errors::bad_completion(&format!(

@@ -184,6 +184,7 @@ pub(crate) fn malformed_params(method: &str) -> McpError {
         "resources/read" => json!({ "uri": "resource://catalog/about" }),
         "tools/call" => json!({ "name": "search_patterns", "arguments": { "query": "install" } }),
         "skills/get" => json!({ "uri": "skill://<skill-path>/SKILL.md" }),
+        "prompts/get" => json!({ "name": "<skill-name>", "arguments": { "task": "…" } }),
         "resources/directory/read" => json!({ "uri": "skill://<skill-path>" }),
         "completion/complete" => json!({
             "ref": { "type": "ref/resource", "uri": "resource://docs/{+path}" },

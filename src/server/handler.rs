@@ -7,18 +7,19 @@
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    CustomRequest, CustomResult, DiscoverResult, GetSkillRequestParams, GetSkillResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
-use super::{FolioServer, completion, content, errors, notify, params, skills, tools};
+use super::{FolioServer, completion, content, errors, notify, params, prompts, skills, tools};
 use crate::query::{ListParams, QueryError};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
@@ -36,6 +37,8 @@ const KNOWN_METHODS: &[&str] = &[
     "completion/complete",
     "skills/list",
     "skills/get",
+    "prompts/list",
+    "prompts/get",
     "subscriptions/listen",
 ];
 
@@ -202,6 +205,24 @@ impl ServerHandler for FolioServer {
         let mut out = tools::call(&st, &request.name, request.arguments.unwrap_or_default())?;
         out.meta = st.meta();
         Ok(out.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        params::check(&ctx, "prompts/list")?;
+        let cursor = request.and_then(|r| r.cursor);
+        prompts::list(&self.state(), cursor.as_deref())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Ok(prompts::get(&self.state(), &request.name, request.arguments.as_ref())?.into())
     }
 
     async fn list_skills(

@@ -32,7 +32,7 @@ fn check(tree: &Tree) -> Vec<String> {
 
 /// Builds a tree of `(path, bytes)` files under `content/` and checks it.
 #[track_caller]
-fn case(files: &[(&str, &[u8])], expected: &[&str]) -> Tree {
+pub(crate) fn case(files: &[(&str, &[u8])], expected: &[&str]) -> Tree {
     let tree = Tree::new();
     for (path, bytes) in files {
         tree.file(Path::new("content").join(path), bytes);
@@ -41,9 +41,9 @@ fn case(files: &[(&str, &[u8])], expected: &[&str]) -> Tree {
     tree
 }
 
-const SKILL: &[u8] = b"---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n";
+pub(crate) const SKILL: &[u8] = b"---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n";
 
-fn skill_md(frontmatter: &str) -> Vec<u8> {
+pub(crate) fn skill_md(frontmatter: &str) -> Vec<u8> {
     format!("---\n{frontmatter}---\n# PDF\n").into_bytes()
 }
 
@@ -63,8 +63,8 @@ fn frontmatter_type_points_at_the_value() {
 }
 
 #[test]
-fn frontmatter_ambiguous_warns_on_unquoted_versions_and_aliases() {
-    let md = skill_md("name: pdf\ndescription: &d Fill PDF forms.\nversion: 1.10\nmetadata:\n  about: *d\n");
+fn frontmatter_ambiguous_flags_unquoted_yaml11_values_and_aliases() {
+    let md = skill_md("name: pdf\ndescription: &d Fill PDF forms.\nlicense: no\nmetadata:\n  about: *d\n");
     case(
         &[("skills/pdf/SKILL.md", &md)],
         &[
@@ -76,9 +76,18 @@ fn frontmatter_ambiguous_warns_on_unquoted_versions_and_aliases() {
 }
 
 #[test]
-fn unknown_field_warns_at_the_key() {
-    let md = skill_md("name: pdf\ndescription: Fill PDF forms.\nauthor: me\n");
-    case(&[("skills/pdf/SKILL.md", &md)], &["unknown-field skills/pdf/SKILL.md:4:1"]);
+fn unknown_field_is_an_error_at_the_key_and_host_fields_warn() {
+    let md = skill_md("name: pdf\ndescription: Fill PDF forms.\nauthor: me\nuser-invocable: false\n");
+    case(
+        &[("skills/pdf/SKILL.md", &md)],
+        &["unknown-field skills/pdf/SKILL.md:4:1", "host-field skills/pdf/SKILL.md:5:1"],
+    );
+}
+
+#[test]
+fn a_typed_scalar_name_is_refused() {
+    let md = skill_md("name: 123\ndescription: Fill PDF forms.\n");
+    case(&[("skills/123/SKILL.md", &md)], &["frontmatter-type skills/123/SKILL.md:2:7"]);
 }
 
 #[test]
@@ -141,49 +150,6 @@ fn skill_limits_count_files_bytes_and_lines() {
     let mut long = SKILL.to_vec();
     long.extend("line\n".repeat(500).bytes());
     case(&[("skills/pdf/SKILL.md", &long)], &["skill-md-too-long skills/pdf/SKILL.md:501:1"]);
-}
-
-#[test]
-fn reference_manifest_problems_point_at_the_manifest() {
-    let md = skill_md(
-        "name: pdf\ndescription: Fill PDF forms.\nreferences:\n  - id: api\n    path: references/API.md\n  \
-         - id: api\n    path: forms.md\n  - id: out\n    path: ../other/x.md\n",
-    );
-    let files: &[(&str, &[u8])] = &[
-        ("skills/pdf/SKILL.md", &md),
-        ("skills/pdf/references/api.md", b"# API\n"),
-        ("skills/pdf/forms.md", b"# Forms\n"),
-        ("skills/pdf/extra.txt", b"x\n"),
-        ("skills/other/x.md", b"x\n"),
-    ];
-    let tree = case(
-        files,
-        &[
-            "unlisted-reference skills/pdf/SKILL.md:4:1",
-            "unlisted-reference skills/pdf/SKILL.md:4:1",
-            "reference-missing skills/pdf/SKILL.md:6:11",
-            "duplicate-ref-id skills/pdf/SKILL.md:7:9",
-            "reference-outside-skill skills/pdf/SKILL.md:10:11",
-        ],
-    );
-    let out = folio(tree.path(), &["check", "content"]);
-    assert!(out.stdout.contains("did you mean `references/api.md`?"), "{}", out.stdout);
-}
-
-#[test]
-fn declared_references_give_ref_ids_titles_and_mime_types() {
-    let md = skill_md(
-        "name: pdf\ndescription: Fill PDF forms.\nreferences:\n  - id: api\n    path: ./references/api.md\n    \
-         title: API guide\n    mime_type: text/x-api\n",
-    );
-    let tree = case(&[("skills/pdf/SKILL.md", &md), ("skills/pdf/references/api.md", b"# API\n")], &[]);
-    let out = folio(tree.path(), &["build", "content", "--out", "out"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
-    let skill = &catalog.skills[0];
-    assert_eq!(skill.files[0].ref_id, "api");
-    assert_eq!(skill.files[0].title.as_deref(), Some("API guide"));
-    assert_eq!(catalog.entries[skill.files[0].entry as usize].mime, "text/x-api");
 }
 
 #[test]
@@ -416,7 +382,7 @@ fn deny_warnings_fails_on_warnings_from_the_flag_or_folio_toml() {
     let tree = Tree::new();
     tree.file(
         "content/skills/pdf/SKILL.md",
-        skill_md("name: pdf\ndescription: Fill PDF forms.\nauthor: me\n"),
+        skill_md("name: pdf\ndescription: Fill PDF forms.\nwhen_to_use: forms\n"),
     );
     assert_eq!(folio(tree.path(), &["check", "content"]).code, Some(0));
     assert_eq!(folio(tree.path(), &["check", "content", "--deny-warnings"]).code, Some(1));

@@ -100,6 +100,7 @@ async fn a_watched_catalog_declares_change_notifications_and_a_fixed_one_does_no
     let mut w = Wire::start_with(live_server(&t));
     let discover = w.ok("server/discover", json!({})).await;
     assert_eq!(discover["capabilities"]["resources"], json!({ "listChanged": true, "subscribe": true }));
+    assert_eq!(discover["capabilities"]["prompts"], json!({ "listChanged": true }));
     assert_eq!(discover["ttlMs"], json!(folio::server::WATCH_TTL_MS), "a short ttlMs while watching");
 }
 
@@ -324,4 +325,21 @@ async fn an_http_listen_stream_gets_the_notifications_too() {
     let read = rpc(srv.addr, "resources/read", json!({ "uri": "resource://docs/c.md" }), &[]).await;
     assert!(read.body.contains(r"# C\n\n[a](a.md)\n"), "{}", read.body);
     srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn prompts_list_changed_follows_the_set_of_skills() {
+    let t = tree();
+    let server = live_server(&t);
+    let mut w = Wire::start_with(server.clone());
+    listen(&mut w, json!({ "promptsListChanged": true, "resourceSubscriptions": [SENTINEL] })).await;
+    // A skill's bytes change: the set of skills does not.
+    t.file("skills/demo/references/guide.md", "# Guide\n\nMore steps.\n");
+    swap(&server, &t);
+    expect_quiet(&mut w, &server, &t, 1, true).await;
+    // A new skill.
+    t.file("skills/other/SKILL.md", "---\nname: other\ndescription: Another skill.\n---\n# Other\n");
+    swap(&server, &t);
+    assert_eq!(next_note(&mut w, true).await, ("notifications/prompts/list_changed".to_owned(), None));
+    expect_quiet(&mut w, &server, &t, 2, true).await;
 }

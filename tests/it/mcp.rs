@@ -198,7 +198,7 @@ impl Wire {
     }
 
     /// Every item of a paginated method, and every page.
-    async fn walk(&mut self, method: &str, key: &str, params: Value) -> (Vec<Value>, Vec<Value>) {
+    pub(crate) async fn walk(&mut self, method: &str, key: &str, params: Value) -> (Vec<Value>, Vec<Value>) {
         let mut items = Vec::new();
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
@@ -234,7 +234,7 @@ pub(crate) fn error_of(res: &Value) -> (i64, String, Value) {
 
 /// Every error must carry `data.repair` naming a real next step.
 #[track_caller]
-fn assert_repair(res: &Value) {
+pub(crate) fn assert_repair(res: &Value) {
     let (_, message, data) = error_of(res);
     let repair = &data["repair"];
     assert!(repair.is_object(), "error `{message}` has data.repair: {res}");
@@ -252,6 +252,8 @@ fn assert_repair(res: &Value) {
             "completion/complete",
             "subscriptions/listen",
             "resources/directory/read",
+            "prompts/list",
+            "prompts/get",
         ]
         .contains(&method),
         "repair names a method this server answers: {method}"
@@ -259,7 +261,7 @@ fn assert_repair(res: &Value) {
 }
 
 #[track_caller]
-fn assert_server_info(result: &Value) {
+pub(crate) fn assert_server_info(result: &Value) {
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         json!("folio"),
@@ -372,7 +374,8 @@ async fn discover_announces_identity_capabilities_instructions_and_cache_hints()
     let caps = &r["capabilities"];
     assert!(caps["resources"].is_object() && caps["tools"].is_object() && caps["completions"].is_object());
     assert_eq!(caps["extensions"]["io.modelcontextprotocol/skills"], json!({ "directoryRead": true }));
-    assert!(caps.get("prompts").is_none() && caps.get("logging").is_none());
+    assert_eq!(caps["prompts"], json!({}), "prompts, with no listChanged: the catalog never changes");
+    assert!(caps.get("logging").is_none());
     assert!(caps["resources"].get("listChanged").is_none() && caps["resources"].get("subscribe").is_none());
     assert_eq!(r["ttlMs"], json!(300_000));
     assert_eq!(r["cacheScope"], "public");
@@ -1410,8 +1413,8 @@ async fn bad_input_is_answered_or_ignored_and_the_server_keeps_serving() {
     assert_repair(&res);
     let res = w.call("logging/setLevel", json!({ "level": "debug" })).await;
     assert_eq!(error_of(&res).0, -32601, "logging is not declared");
-    let res = w.call("prompts/list", json!({})).await;
-    assert_eq!(error_of(&res).0, -32601, "prompts are not declared");
+    let res = w.call("sampling/createMessage", json!({})).await;
+    assert_eq!(error_of(&res).0, -32601, "a client method");
     // Still serving.
     let res = w.ok("resources/read", json!({ "uri": "resource://catalog/about" })).await;
     assert!(res["contents"][0]["text"].as_str().unwrap().starts_with("# "));

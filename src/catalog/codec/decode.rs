@@ -136,7 +136,7 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
                 Err(DecodeError::Body("the body's tail is missing or its lengths overflow it".to_owned()))
             }
         };
-        (hashing.join().expect("hashing does not panic"), meta)
+        (crate::parallel::join(hashing), meta)
     });
     let actual = actual.to_hex().to_string();
     if actual != envelope.catalog_hash {
@@ -194,7 +194,7 @@ pub fn hash(bytes: &[u8]) -> blake3::Hash {
         let left = scope.spawn(|| blake3::Hasher::new().update(left).finalize_non_root());
         let right_cv =
             blake3::Hasher::new().set_input_offset(left_len as u64).update(right).finalize_non_root();
-        (left.join().expect("hashing does not panic"), right_cv)
+        (crate::parallel::join(left), right_cv)
     });
     merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
 }

@@ -65,9 +65,7 @@ pub(super) fn encode(catalog: &Catalog, offsets: &[u64]) -> Vec<Vec<u8>> {
             catalog.docs.chunks(per_part).map(|chunk| scope.spawn(move || encode_seq(chunk))).collect();
         let head = vec![rmp_serde::to_vec(&head).expect("catalog types always serialize")];
         // Encoding does not panic; if it ever did, re-raise it here.
-        std::iter::once(head)
-            .chain(docs.into_iter().map(|d| d.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
-            .collect()
+        std::iter::once(head).chain(docs.into_iter().map(crate::parallel::join)).collect()
     });
     let mut header = Vec::with_capacity(4 + 8 * parts.len());
     header.extend_from_slice(&(parts.len() as u32).to_le_bytes());
@@ -138,7 +136,7 @@ pub(super) fn decode(meta: &[u8]) -> Result<Meta, DecodeError> {
         let head: HeadOwned = from_slice_bounded(&meta[ranges[0].clone()], META_DEPTH).map_err(body_error)?;
         let mut all_docs = Vec::new();
         for part in docs {
-            all_docs.extend(part.join().expect("decoding does not panic").map_err(body_error)?);
+            all_docs.extend(crate::parallel::join(part).map_err(body_error)?);
         }
         if head.offsets.len() != head.entries.len() {
             return Err(bad("has an offset count that differs from the entry count"));

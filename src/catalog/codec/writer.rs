@@ -167,7 +167,7 @@ impl<W: Write + Seek> Writer<W> {
             let wrote = self.out.write_all(search);
             self.hasher.update(search);
             // Encoding does not panic; if it ever did, re-raise it here.
-            let meta = meta.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            let meta = crate::parallel::join(meta);
             wrote.and(meta)
         })?;
         let mut tail = [0u8; TAIL];
@@ -207,7 +207,7 @@ impl<W: Write + Seek> Writer<W> {
             });
             let wrote = pieces.into_iter().try_for_each(|piece| out.write_all(piece));
             // Hashing does not panic; if it ever did, re-raise it here.
-            (hashed.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), wrote)
+            (crate::parallel::join(hashed), wrote)
         });
         self.hasher = hasher;
         wrote

@@ -1,7 +1,7 @@
 //! A fast path for the frontmatter nearly every doc has: a mapping, one `key: value` per line,
 //! where each value is a one-line quoted or plain string or a one-line list of them
 //! (`tags: ["a", "b"]`); and, as SKILL.md files have, a key whose value is an indented block
-//! of such lines (`metadata:`) or a list of such blocks (`references:` with `- id: …` items).
+//! of such lines (`metadata:`) or a list of such blocks (`- id: …` items).
 //! yaml-rust2 spends about 50,000 instructions on a doc's block and 150,000 on a skill's (its
 //! scanner and parser are general, and allocate per token); reading them here costs about a
 //! fifth of that, allocations included. Parsing frontmatter was a twentieth of a large build.
@@ -123,7 +123,8 @@ fn block(lines: &mut Lines<'_>) -> Option<Node> {
         value: NodeValue::Seq(items),
         line: seq_line,
         column: seq_column,
-        tagged: false,
+        tag: None,
+        flow: false,
         anchored: false,
         aliased: false,
         size,
@@ -138,7 +139,8 @@ fn mapping(entries: Vec<(Node, Node)>) -> Option<Node> {
         value: NodeValue::Map(entries),
         line,
         column,
-        tagged: false,
+        tag: None,
+        flow: false,
         anchored: false,
         aliased: false,
         size,
@@ -218,7 +220,8 @@ fn list(line: &str, start: usize, line_no: u32) -> Option<Node> {
         value: NodeValue::Seq(items),
         line: line_no,
         column: column(start),
-        tagged: false,
+        tag: None,
+        flow: true,
         anchored: false,
         aliased: false,
         size,
@@ -249,7 +252,8 @@ fn scalar(text: &str, style: Style, line: u32, at: usize) -> Node {
         value: NodeValue::Scalar(text.to_owned(), style),
         line,
         column: column(at),
-        tagged: false,
+        tag: None,
+        flow: false,
         anchored: false,
         aliased: false,
         size: 1,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::compile::diagnostic::Severity;
 
 fn doc(text: &str) -> (DocMeta, Vec<Diagnostic>) {
     let mut diags = Vec::new();
@@ -65,12 +66,14 @@ fn dates_normalise_to_rfc3339() {
 
 #[test]
 fn skill_fields_are_checked() {
-    let (meta, diags) = skill("---\nname: pdf\ndescription: Fill PDF forms.\nversion: \"1.0\"\n---\n# PDF\n");
+    let (meta, diags) =
+        skill("---\nname: pdf\ndescription: Fill PDF forms.\nmetadata:\n  version: \"1.0\"\n---\n# PDF\n");
     check(&diags, &[]);
     assert_eq!(meta.name.unwrap().value, "pdf");
+    assert_eq!(meta.version.as_deref(), Some("1.0"));
     assert_eq!(
         meta.frontmatter,
-        serde_json::json!({"name": "pdf", "description": "Fill PDF forms.", "version": "1.0"})
+        serde_json::json!({"name": "pdf", "description": "Fill PDF forms.", "metadata": {"version": "1.0"}})
     );
     check(&skill("---\ndescription: d\n---\n").1, &["missing-name 1:1"]);
     check(&skill("---\nname: pdf\n---\n").1, &["missing-description 1:1"]);
@@ -83,25 +86,160 @@ fn skill_fields_are_checked() {
         "c".repeat(501)
     );
     check(&skill(&long).1, &["compatibility-too-long 4:16", "description-too-long 3:14"]);
-    check(&skill("---\nname: pdf\ndescription: d\nauthor: me\n---\n").1, &["unknown-field 4:1"]);
+    check(
+        &skill("---\nname: pdf\ndescription: d\ncompatibility: \"\"\n---\n").1,
+        &["compatibility-too-long 4:16"],
+    );
+    check(&skill("---\nname: pdf\ndescription: d\ncompatibility:\n---\n").1, &[]);
 }
 
 #[test]
-fn ambiguous_yaml_warns_in_skills() {
-    let text = "---\nname: pdf\ndescription: d\nversion: 1.0\nlicense: no\ntags: [2026-01-01, x]\nmetadata:\n  a: &x yes\n  b: *x\n---\n";
+fn extra_top_level_fields_are_refused_or_named_after_their_host() {
+    let (meta, diags) =
+        skill("---\nname: pdf\ndescription: d\nauthor: me\nwhen_to_use: forms\nversion: 2\n---\n");
+    check(&diags, &["host-field 5:1", "unknown-field 4:1", "unknown-field 6:1"]);
+    let unknown = diags.iter().find(|d| d.code == "unknown-field").unwrap();
+    assert_eq!(
+        unknown.message,
+        "`author` is not an Agent Skills field; the specification allows only name, description, license, compatibility, metadata, allowed-tools"
+    );
+    assert!(unknown.help.as_deref().unwrap().contains("move it under `metadata:`"), "{unknown:?}");
+    let host = diags.iter().find(|d| d.code == "host-field").unwrap();
+    assert!(
+        host.message.starts_with("`when_to_use` is read by Claude Code; other hosts ignore it"),
+        "{host:?}"
+    );
+    // Extra fields pass through, unchanged, in the served frontmatter.
+    assert_eq!(meta.frontmatter["author"], "me");
+    assert_eq!(meta.frontmatter["version"], 2);
+    // A typo of a spec field is named.
+    let diags = skill("---\nname: pdf\ndescription: d\nlicence: MIT\n---\n").1;
+    assert_eq!(diags[0].help.as_deref(), Some("did you mean `license`? otherwise move it under `metadata:`"));
+}
+
+#[test]
+fn folio_fields_come_from_metadata_strings() {
+    let text = "---\nname: pdf\ndescription: d\nmetadata:\n  tags: \"forms, pdf ,,\"\n  capabilities: fill-forms\n  version: \"2.1\"\n  updated: \"2026-01-31\"\n---\n";
+    let (meta, diags) = skill(text);
+    check(&diags, &[]);
+    assert_eq!(meta.tags, ["forms", "pdf"]);
+    assert_eq!(meta.capabilities, ["fill-forms"]);
+    assert_eq!((meta.version.as_deref(), meta.updated.as_deref()), (Some("2.1"), Some("2026-01-31")));
     check(
-        &skill(text).1,
+        &skill("---\nname: pdf\ndescription: d\nmetadata:\n  updated: \"soon\"\n---\n").1,
+        &["invalid-date 5:12"],
+    );
+}
+
+#[test]
+fn spec_fields_are_typed_with_the_core_schema() {
+    // A plain scalar YAML reads as a number or a boolean is not a string.
+    for (value, kind) in
+        [("123", "a number"), ("true", "a boolean"), ("1.5", "a number"), ("0x1F", "a number")]
+    {
+        let diags = skill(&format!("---\nname: {value}\ndescription: d\n---\n")).1;
+        check(&diags, &["frontmatter-type 2:7"]);
+        assert_eq!(diags[0].message, format!("`name` must be a string, but YAML reads `{value}` as {kind}"));
+    }
+    check(&skill("---\nname: pdf\ndescription: 42\n---\n").1, &["frontmatter-type 3:14"]);
+    check(
+        &skill("---\nname: pdf\ndescription: d\nmetadata:\n  version: 1.0\n---\n").1,
+        &["frontmatter-type 5:12"],
+    );
+    check(
+        &skill("---\nname: pdf\ndescription: d\nmetadata:\n  a:\n    b: c\n---\n").1,
+        &["frontmatter-type 6:5"],
+    );
+    check(&skill("---\nname: pdf\ndescription: d\nmetadata: x\n---\n").1, &["frontmatter-type 4:11"]);
+    check(
+        &skill("---\nname: pdf\ndescription: d\nlicense: [MIT]\n---\n").1,
+        &["frontmatter-ambiguous 4:10", "frontmatter-type 4:10"],
+    );
+    // Quoted, or a block scalar: a string.
+    check(&skill("---\nname: pdf\ndescription: |\n  42\nlicense: \"2\"\n---\n").1, &[]);
+}
+
+#[test]
+fn served_frontmatter_is_the_core_schema_value() {
+    let text = "---\nname: pdf\ndescription: d\nn: 123\ns: !!str 123\ni: !!int \"7\"\nb: !!bool \"true\"\nf: 1.5e3\nq: '0x10'\nz: ~\nh: 0x10\no: 0o17\nl:\n  - yes\n---\n";
+    let (meta, _) = skill(text);
+    assert_eq!(
+        meta.frontmatter,
+        serde_json::json!({
+            "name": "pdf", "description": "d", "n": 123, "s": "123", "i": 7, "b": true, "f": 1500.0,
+            "q": "0x10", "z": null, "h": 16, "o": 15, "l": ["yes"],
+        })
+    );
+    // The non-specific tag makes a string.
+    assert_eq!(skill("---\nn: ! 123\n---\n").0.frontmatter["n"], "123");
+}
+
+#[test]
+fn ambiguous_yaml_in_skills() {
+    // YAML 1.1 readings of plain strings: warnings.
+    let text = "---\nname: pdf\ndescription: d\nlicense: no\nmetadata:\n  a: off\n---\n";
+    check(&skill(text).1, &["frontmatter-ambiguous 4:10", "frontmatter-ambiguous 6:6"]);
+    // Anchors, aliases, tags and flow collections, which the official validator refuses: errors.
+    let text = "---\nname: pdf\ndescription: d\nmetadata:\n  a: &x yes\n  b: *x\n  c: !!str 1\n---\n";
+    let diags = skill(text).1;
+    check(
+        &diags,
         &[
-            "frontmatter-ambiguous 4:10",
-            "frontmatter-ambiguous 5:10",
-            "frontmatter-ambiguous 6:8",
-            "frontmatter-ambiguous 8:9",
-            "frontmatter-ambiguous 8:9",
-            "frontmatter-ambiguous 9:6",
-            "frontmatter-ambiguous 9:6",
+            "frontmatter-ambiguous 5:9",
+            "frontmatter-ambiguous 5:9",
+            "frontmatter-ambiguous 6:6",
+            "frontmatter-ambiguous 6:6",
+            "frontmatter-ambiguous 7:12",
         ],
     );
-    check(&skill("---\nname: pdf\ndescription: d\nname: pdf\n---\n").1, &["frontmatter-ambiguous 4:1"]);
+    assert!(diags.iter().filter(|d| d.message.contains("uses")).all(|d| d.severity == Severity::Error));
+    check(
+        &skill("---\nname: pdf\ndescription: d\nmetadata: {a: b}\n---\n").1,
+        &["frontmatter-ambiguous 4:11"],
+    );
+}
+
+#[test]
+fn duplicate_keys_are_errors_in_skills() {
+    check(&skill("---\nname: pdf\ndescription: d\nname: pdf\n---\n").1, &["duplicate-key 4:1"]);
+    check(
+        &skill("---\nname: pdf\ndescription: d\nmetadata:\n  a: \"1\"\n  a: \"2\"\n---\n").1,
+        &["duplicate-key 6:3"],
+    );
+}
+
+#[test]
+fn names_follow_the_spec_after_nfkc() {
+    let named = |name: &str, dir: &str| {
+        let mut diags = Vec::new();
+        parse_skill(
+            "skills/x/SKILL.md",
+            dir,
+            &format!("---\nname: {name}\ndescription: d\n---\n"),
+            &mut diags,
+        );
+        diags.iter().map(|d| format!("{} {:?}", d.code, d.severity)).collect::<Vec<_>>()
+    };
+    assert!(named("données", "données").is_empty(), "lowercase non-ASCII letters are allowed");
+    assert!(named("技能", "技能").is_empty(), "caseless letters are lowercase");
+    assert_eq!(named("ｐｄｆ", "ｐｄｆ"), ["invalid-name Warning"]);
+    assert_eq!(named("ｐｄｆ", "pdf"), ["invalid-name Warning"]);
+    assert_eq!(named("Données", "Données"), ["invalid-name Error"]);
+    assert_eq!(named("-pdf", "-pdf"), ["invalid-name Error"]);
+    assert_eq!(named("pdf--x", "pdf--x"), ["invalid-name Error"]);
+    assert_eq!(named("pdf_x", "pdf_x"), ["invalid-name Error"]);
+    assert_eq!(named(&"é".repeat(65), &"é".repeat(65)), ["invalid-name Error"]);
+    assert!(named(&"é".repeat(64), &"é".repeat(64)).is_empty());
+    // Combining vowel signs are marks, not letters (Python's isalnum agrees).
+    assert_eq!(named("नमस्ते", "नमस्ते"), ["invalid-name Error"]);
+    assert_eq!(named("ⅻ", "ⅻ"), ["invalid-name Warning"], "NFKC makes it `xii`");
+}
+
+#[test]
+fn a_byte_order_mark_before_the_fence_is_a_warning() {
+    let (meta, diags) = skill("\u{feff}---\nname: pdf\ndescription: d\n---\n");
+    check(&diags, &["byte-order-mark 1:1"]);
+    assert_eq!(meta.name.unwrap().value, "pdf");
 }
 
 #[test]
@@ -149,17 +287,6 @@ fn alias_bombs_are_refused_quickly() {
 fn deep_nesting_is_refused() {
     let text = format!("---\nx: {}{}\n---\n", "[".repeat(200), "]".repeat(200));
     check(&doc(&text).1, &["frontmatter-syntax 2:67"]);
-}
-
-#[test]
-fn references_manifest_is_parsed() {
-    let text = "---\nname: pdf\ndescription: d\nreferences:\n  - id: api\n    path: references/api.md\n    title: API\n  - path: x.md\n---\n";
-    let (meta, diags) = skill(text);
-    check(&diags, &["frontmatter-type 8:5"]);
-    let (decls, line, column) = meta.references.unwrap();
-    assert_eq!((line, column), (4, 1));
-    assert_eq!(decls[0].id.value, "api");
-    assert_eq!((decls[0].path.line, decls[0].path.column), (6, 11));
 }
 
 #[test]
@@ -411,6 +538,38 @@ mod split_properties {
                 prop_assert_eq!(head.matches('\n').count() + 1, s.body_line as usize);
                 prop_assert_eq!(s.body_line as usize - 1 + lines(s.body), lines(whole));
             }
+        }
+    }
+}
+
+mod core_schema {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Integers and floats typed by their form; quoted and `!!str`-tagged, the same text is
+        /// a string; `!!int` on a quoted integer is the number again.
+        #[test]
+        fn numbers_are_typed_and_tags_decide(n in any::<i64>(), f in -1.0e6f64..1.0e6) {
+            let text = format!("---\nn: {n}\nq: \"{n}\"\ns: !!str {n}\ni: !!int \"{n}\"\nf: {f:?}\n---\n");
+            let (meta, _) = skill(&text);
+            let fm = &meta.frontmatter;
+            prop_assert_eq!(&fm["n"], &serde_json::json!(n));
+            prop_assert_eq!(&fm["q"], &serde_json::json!(n.to_string()));
+            prop_assert_eq!(&fm["s"], &serde_json::json!(n.to_string()));
+            prop_assert_eq!(&fm["i"], &serde_json::json!(n));
+            prop_assert_eq!(fm["f"].as_f64(), Some(f));
+        }
+
+        /// A name of the wrong core-schema type is refused, never served as text.
+        #[test]
+        fn a_numeric_name_is_a_type_error(n in any::<i64>()) {
+            let (meta, diags) = skill(&format!("---\nname: {n}\ndescription: d\n---\n"));
+            prop_assert!(meta.name.is_none());
+            prop_assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["frontmatter-type"]);
         }
     }
 }

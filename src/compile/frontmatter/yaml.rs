@@ -33,8 +33,11 @@ pub struct Node {
     pub line: u32,
     /// 1-based column in the file, in characters.
     pub column: u32,
-    /// Carries an explicit tag (`!!str`, `!custom`).
-    pub tagged: bool,
+    /// The explicit tag, resolved (`tag:yaml.org,2002:str` for `!!str`, `!custom`, `!` for the
+    /// non-specific tag).
+    pub tag: Option<String>,
+    /// A flow collection (`[a, b]`, `{a: b}`) rather than a block one.
+    pub flow: bool,
     /// Defines an anchor (`&name`).
     pub anchored: bool,
     /// Is an alias (`*name`), expanded in place.
@@ -68,11 +71,11 @@ impl Node {
         matches!(&self.value, NodeValue::Scalar(s, Style::Plain) if matches!(s.as_str(), "" | "~" | "null" | "Null" | "NULL"))
     }
 
-    /// The value as JSON, resolved with the YAML 1.2 core schema; mapping keys are sorted.
+    /// The value as JSON, resolved with the YAML 1.2 core schema (explicit core tags such as
+    /// `!!str` and `!!int` honoured); mapping keys are sorted.
     pub fn to_json(&self) -> Value {
         match &self.value {
-            NodeValue::Scalar(s, Style::Quoted) => Value::String(s.clone()),
-            NodeValue::Scalar(s, Style::Plain) => resolve_plain(s),
+            NodeValue::Scalar(s, style) => resolve_scalar(s, *style, self.tag.as_deref()),
             NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             NodeValue::Map(entries) => {
                 // Later duplicates win, as in yaml-rust2's loader; BTreeMap sorts the keys so the
@@ -104,6 +107,27 @@ impl Node {
             NodeValue::Seq(_) => "a list",
             NodeValue::Map(_) => "a mapping",
         }
+    }
+}
+
+/// The tag prefix `!!` stands for.
+const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
+
+/// Resolves a scalar as a YAML 1.2 core-schema loader does. An explicit core tag decides the
+/// type (`!!str 123` is the string "123", `!!int "7"` the number 7; a value the tag's type cannot
+/// hold stays text); the non-specific tag `!` makes a string; a quoted or block scalar is a
+/// string; a plain one is typed by its form. Other (local) tags do not change the value.
+fn resolve_scalar(s: &str, style: Style, tag: Option<&str>) -> Value {
+    let typed = resolve_plain(s);
+    match tag.and_then(|t| t.strip_prefix(CORE_TAG_PREFIX)).or(tag.filter(|t| *t == "!")) {
+        Some("str" | "!") => Value::String(s.to_owned()),
+        Some("int") if typed.is_i64() => typed,
+        Some("float") if typed.is_number() => typed,
+        Some("bool") if typed.is_boolean() => typed,
+        Some("null") if typed.is_null() => typed,
+        Some("int" | "float" | "bool" | "null") => Value::String(s.to_owned()),
+        _ if style == Style::Quoted => Value::String(s.to_owned()),
+        _ => typed,
     }
 }
 
@@ -239,8 +263,16 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
         let (line, column) = at(mark.line(), mark.col());
         let fail = |message: String| YamlError { line, column, message };
         let is_seq = matches!(event, Event::SequenceStart(..));
-        let blank =
-            |value| Node { value, line, column, tagged: false, anchored: false, aliased: false, size: 1 };
+        let blank = |value| Node {
+            value,
+            line,
+            column,
+            tag: None,
+            flow: false,
+            anchored: false,
+            aliased: false,
+            size: 1,
+        };
         let (done, anchor) = match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
@@ -254,7 +286,7 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
             Event::Scalar(text, style, anchor, tag) => {
                 let style = if style == TScalarStyle::Plain { Style::Plain } else { Style::Quoted };
                 let mut node = blank(NodeValue::Scalar(text, style));
-                node.tagged = tag.is_some();
+                node.tag = tag.map(tag_text);
                 (node, anchor)
             }
             Event::Alias(id) => {
@@ -281,7 +313,9 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
                     return Err(fail(format!("frontmatter holds more than {MAX_YAML_NODES} YAML nodes")));
                 }
                 let mut node = blank(NodeValue::Seq(Vec::new()));
-                node.tagged = tag.is_some();
+                node.tag = tag.map(tag_text);
+                // A flow collection's start mark is at its `[` or `{`; a block one's is not.
+                node.flow = matches!(yaml.chars().nth(mark.index()), Some('[' | '{'));
                 stack.push(if is_seq {
                     Frame::Seq { node, anchor, items: Vec::new() }
                 } else {
@@ -334,11 +368,17 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
         value: NodeValue::Map(Vec::new()),
         line: first_line,
         column: 1,
-        tagged: false,
+        tag: None,
+        flow: false,
         anchored: false,
         aliased: false,
         size: 1,
     }))
+}
+
+/// A resolved tag as one string: `tag:yaml.org,2002:str`, `!custom`, `!` (non-specific).
+fn tag_text(tag: yaml_rust2::parser::Tag) -> String {
+    if tag.handle.is_empty() && tag.suffix == "!" { "!".to_owned() } else { tag.handle + &tag.suffix }
 }
 
 /// [`parse_yaml`], retried once with flow closers at column 1 indented by a space when the first

@@ -73,10 +73,7 @@ pub(super) fn fill_runs(
             .collect();
         let first = runs.first().map(|run| fill_postings(&docs[run.clone()], 0, remap, n_terms));
         // A panic in a worker is a bug in this module; re-raise it on this thread.
-        first
-            .into_iter()
-            .chain(workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
-            .collect()
+        first.into_iter().chain(workers.into_iter().map(crate::parallel::join)).collect()
     })
 }
 

@@ -1,0 +1,262 @@
+//! The mention lint (`mentioned-file`): a file name or relative path written in a skill's
+//! SKILL.md or markdown reference files, in plain text or a code span, that names no file of
+//! the skill but names one ignoring case, or one edit away, is reported with "did you mean".
+//! An agent follows the text: "see REFERENCE.md" fails on a case-sensitive file system when the
+//! file is `reference.md`.
+//!
+//! Quiet by design, so it can run on every skill: only words with a known file extension are
+//! mentions (not every dotted word), fenced and indented code blocks and link targets are left
+//! out (links are `links`'s), and a near-miss counts only when exactly one file of the skill is
+//! that near (the same name ignoring case, or a stem one edit away with the same extension and
+//! at least four characters). Names of files outside the skill (`package.json` of the user's
+//! project) match nothing and are never reported.
+//!
+//! [`find`] runs on the parallel stage, on each markdown file's text; [`check`] runs once the
+//! skill's files are known. Pure: no IO.
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use super::diagnostic::Diagnostic;
+
+/// A file name or path written in a skill's markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// As written (`references/Forms.md`).
+    pub text: String,
+    /// 1-based line and column in the file.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+/// Extensions that make a word a file mention.
+const EXTENSIONS: &[&str] = &[
+    "md", "mdx", "markdown", "txt", "py", "sh", "bash", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json",
+    "yaml", "yml", "toml", "xml", "xsd", "html", "htm", "css", "csv", "sql", "rs", "go", "java", "rb",
+    "ipynb", "ini", "cfg", "svg", "png", "jpg", "jpeg", "gif", "pdf", "docx", "xlsx", "pptx", "zip", "ttf",
+    "otf",
+];
+
+/// The file mentions in a markdown body (`body_line` is the file line of its first line).
+pub fn find(body: &str, body_line: u32) -> Vec<Mention> {
+    let mut out = Vec::new();
+    let mut in_code_block = 0usize;
+    let mut link_depth = 0usize;
+    for (event, range) in Parser::new_ext(body, Options::ENABLE_TABLES).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code_block += 1,
+            Event::End(TagEnd::CodeBlock) => in_code_block = in_code_block.saturating_sub(1),
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => link_depth += 1,
+            Event::End(TagEnd::Link | TagEnd::Image) => link_depth = link_depth.saturating_sub(1),
+            // Link text is not followed (its target is, and `links` checks that).
+            Event::Text(text) | Event::Code(text) if in_code_block == 0 && link_depth == 0 => {
+                let source = &body[range.clone()];
+                for word in words(&text) {
+                    if !is_mention(word) {
+                        continue;
+                    }
+                    // The word's place in the source (text may differ from it by escapes).
+                    let at = range.start + source.find(word).unwrap_or(0);
+                    let (line, column) = locate(body, at, body_line);
+                    out.push(Mention { text: word.to_owned(), line, column });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The words of a text run: split at whitespace and the punctuation that surrounds a name in a
+/// sentence, with trailing sentence punctuation removed.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(c, '(' | ')' | '[' | ']' | '<' | '>' | '"' | '\'' | '`' | ',' | ';' | '|' | '=' | '*')
+    })
+    .map(|w| w.trim_end_matches(['.', ':', '!', '?']))
+    .filter(|w| !w.is_empty())
+}
+
+/// True for a relative file name or path with a known extension: no URL, no absolute or
+/// parent path, no glob or placeholder.
+fn is_mention(word: &str) -> bool {
+    if word.contains("://")
+        || word.starts_with(['/', '~', '-', '.', '@', '#'])
+        || word.contains("..")
+        || word.contains(['*', '{', '}', '$', '%', '\\', ':', '?', '&'])
+    {
+        return false;
+    }
+    let name = word.rsplit('/').next().unwrap_or(word);
+    let Some((stem, ext)) = name.rsplit_once('.') else { return false };
+    !stem.is_empty() && EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
+}
+
+fn locate(body: &str, offset: usize, body_line: u32) -> (u32, u32) {
+    let before = &body[..offset.min(body.len())];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (
+        body_line + u32::try_from(line).unwrap_or(u32::MAX - body_line),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
+}
+
+/// Checks the mentions of one markdown file of a skill: `path` is the file's content path,
+/// `file_dir` its directory relative to the skill (`""` for SKILL.md, `references`), `files` the
+/// paths of every file of the skill relative to its directory.
+pub fn check(
+    path: &str,
+    skill_dir: &str,
+    file_dir: &str,
+    files: &[&str],
+    mentions: &[Mention],
+    diags: &mut Vec<Diagnostic>,
+) {
+    for m in mentions {
+        let mention = m.text.strip_prefix("./").unwrap_or(&m.text);
+        let from_dir = if file_dir.is_empty() { mention.to_owned() } else { format!("{file_dir}/{mention}") };
+        let bare = !mention.contains('/');
+        let exact =
+            |f: &&str| *f == mention || *f == from_dir || bare && f.rsplit('/').next() == Some(mention);
+        if files.iter().any(exact) {
+            continue;
+        }
+        let Some((near, case_only)) = nearest(mention, &from_dir, bare, files) else { continue };
+        let d = Diagnostic::warning(
+            "mentioned-file",
+            path,
+            m.line,
+            m.column,
+            format!("`{}` names no file of skill `{skill_dir}`; did you mean `{near}`?", m.text),
+        );
+        diags.push(d.with_help(if case_only {
+            format!("write `{near}`: file names are case-sensitive, and an agent that follows the text fails to open `{}`", m.text)
+        } else {
+            format!("write `{near}`, or add the file `{}`", m.text)
+        }));
+    }
+}
+
+/// The one file of the skill near a mention: the same path ignoring case (`true`), else a name
+/// one edit away in the stem with the same extension (`false`). `None` when none or several are.
+fn nearest<'a>(mention: &str, from_dir: &str, bare: bool, files: &[&'a str]) -> Option<(&'a str, bool)> {
+    let base = |f: &'a str| if bare { f.rsplit('/').next().unwrap_or(f) } else { f };
+    let (mention_lower, from_dir_lower) = (mention.to_lowercase(), from_dir.to_lowercase());
+    let same_case =
+        |f: &&'a str| base(f).to_lowercase() == mention_lower || !bare && f.to_lowercase() == from_dir_lower;
+    let by_case: Vec<&str> = files.iter().copied().filter(|f| same_case(f)).collect();
+    if let [one] = by_case[..] {
+        return Some((one, true));
+    }
+    if !by_case.is_empty() {
+        return None;
+    }
+    let (stem, ext) = mention.rsplit_once('.')?;
+    if stem.rsplit('/').next().unwrap_or(stem).chars().count() < 4 {
+        return None;
+    }
+    let close: Vec<&str> = files
+        .iter()
+        .copied()
+        .filter(|f| {
+            let Some((f_stem, f_ext)) = base(f).rsplit_once('.') else { return false };
+            f_ext == ext && one_edit(stem, f_stem)
+        })
+        .collect();
+    match close[..] {
+        [one] => Some((one, false)),
+        _ => None,
+    }
+}
+
+/// True when `a` and `b` differ by exactly one insertion, deletion or substitution.
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let prefix = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
+    if short.len() == long.len() {
+        short[prefix + 1..] == long[prefix + 1..]
+    } else {
+        short[prefix..] == long[prefix + 1..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(files: &[&str], text: &str) -> Vec<String> {
+        let mut diags = Vec::new();
+        check("skills/pdf/SKILL.md", "skills/pdf", "", files, &find(text, 5), &mut diags);
+        diags.iter().map(|d| format!("{}:{} {}", d.line, d.column, d.message)).collect()
+    }
+
+    #[test]
+    fn case_and_typo_mentions_are_reported_with_did_you_mean() {
+        let files = ["SKILL.md", "reference.md", "forms.md", "scripts/fill_form.py"];
+        let text =
+            "# PDF\n\nFor details, see REFERENCE.md. Then read `FORMS.md`\nand run `scripts/fil_form.py`.\n";
+        assert_eq!(
+            report(&files, text),
+            [
+                "7:18 `REFERENCE.md` names no file of skill `skills/pdf`; did you mean `reference.md`?",
+                "7:43 `FORMS.md` names no file of skill `skills/pdf`; did you mean `forms.md`?",
+                "8:10 `scripts/fil_form.py` names no file of skill `skills/pdf`; did you mean `scripts/fill_form.py`?",
+            ]
+        );
+    }
+
+    #[test]
+    fn exact_names_outside_files_code_blocks_and_links_are_quiet() {
+        let files = ["SKILL.md", "reference.md", "config.yaml", "a.md", "b.md"];
+        let text = "See reference.md and [ref](REFERENCE.md).\n\n```sh\ncat REFERENCE.md\n```\n\n\
+                    Edit package.json, config.yml, c.md, https://x.org/REFERENCE.md, ../Reference.md, /tmp/a.md.\n";
+        assert_eq!(report(&files, text), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reference_files_resolve_against_their_directory_and_bare_names_anywhere() {
+        let files = ["SKILL.md", "references/api.md", "references/errors.md"];
+        let mut diags = Vec::new();
+        let mentions = find("See errors.md and api.md, and Errors.md.\n", 1);
+        check("skills/pdf/references/api.md", "skills/pdf", "references", &files, &mentions, &mut diags);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
+    }
+
+    fn levenshtein(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+
+    proptest::proptest! {
+        /// `one_edit` is exactly "Levenshtein distance 1", on a small alphabet where near misses
+        /// are common.
+        #[test]
+        fn one_edit_is_levenshtein_distance_one(a in "[abé_.]{0,7}", b in "[abé_.]{0,7}") {
+            proptest::prop_assert_eq!(one_edit(&a, &b), levenshtein(&a, &b) == 1, "{:?} {:?}", a, b);
+        }
+    }
+
+    #[test]
+    fn one_edit_is_one_insertion_deletion_or_substitution() {
+        assert!(one_edit("form", "forms") && one_edit("forms", "form") && one_edit("fill", "fall"));
+        assert!(!one_edit("form", "form") && !one_edit("form", "farms") && !one_edit("ab", "ba"));
+    }
+}
