@@ -51,7 +51,7 @@ fn main() {
         std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("cannot create {}: {e}", empty.display()));
         empty
     };
-    let compilation = compile::compile(&compile::Config { root });
+    let compilation = compile::compile(&compile::Config::new(root));
     for d in compilation.diagnostics.iter().filter(|d| d.severity == compile::Severity::Warning) {
         println!(
             "cargo::warning=content/{}:{}:{}: warning[{}]: {}",

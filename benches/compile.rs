@@ -127,7 +127,7 @@ fn measure(size: Size) -> Row {
     let index_floor =
         median((0..runs).map(|_| timed(|| floor_with_parser(&content_files(&dir), true))).collect());
 
-    let config = Config { root: dir.clone() };
+    let config = Config::new(dir.clone());
     let mut compile_times = Vec::new();
     let mut encode_times = Vec::new();
     let (mut paired, mut paired_one) = (Vec::new(), Vec::new());
@@ -341,7 +341,7 @@ fn build_catalog(size: Size) -> Built {
     let mut out = std::io::BufWriter::with_capacity(codec::STAGE_BYTES, file);
     let t = Instant::now();
     let mut writer = codec::Writer::new(&mut out).unwrap_or_else(|e| fail(e));
-    let compilation = compile_streaming(&Config { root }, &mut |path, bytes| {
+    let compilation = compile_streaming(&Config::new(root), &mut |path, bytes| {
         writer.body(path, bytes).unwrap_or_else(|e| fail(e))
     });
     let compiled = t.elapsed();

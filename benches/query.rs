@@ -50,7 +50,7 @@ fn catalog_file(size: Size) -> (PathBuf, corpus::Stats) {
     let fresh = std::fs::read(&file).ok().is_some_and(|bytes| Query::open(bytes).is_ok());
     if !fresh {
         let started = Instant::now();
-        let compilation = compile(&Config { root: dir.clone() });
+        let compilation = compile(&Config::new(dir.clone()));
         let catalog = compilation.catalog.unwrap_or_else(|| panic!("corpus {} has errors", dir.display()));
         std::fs::write(&file, codec::encode(&catalog).msgpack).expect("write the catalog");
         eprintln!("compiled {} in {:.1?}", size.name(), started.elapsed());

@@ -257,7 +257,7 @@ fn full_vs_incremental(size: Size, runs: usize) -> Result<String, String> {
     // Files modified in the two seconds before a compile are hashed, not trusted by their time:
     // let the copy age first, as a tree being edited has.
     std::thread::sleep(Duration::from_secs(3));
-    let config = Config { root: root.clone() };
+    let config = Config::new(root.clone());
     let median = |mut v: Vec<Duration>| {
         v.sort();
         v[v.len() / 2]

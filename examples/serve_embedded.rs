@@ -4,7 +4,7 @@
 //! into `OUT_DIR` (the way this package's `build.rs` does):
 //!
 //! ```ignore
-//! let compilation = folio::compile::compile(&folio::compile::Config { root: "content".into() });
+//! let compilation = folio::compile::compile(&folio::compile::Config::new("content"));
 //! let catalog = compilation.catalog.expect("content/ has no errors");
 //! let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
 //! std::fs::write(out.join("catalog.msgpack"), folio::catalog::codec::encode(&catalog).msgpack).unwrap();
@@ -26,8 +26,8 @@ static CATALOG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/catalog.msgpac
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let res = match args.iter().position(|a| a == "--http") {
-        // stdio: the whole server is one call.
-        None => folio::server::serve_stdio(CATALOG),
+        // stdio: the whole server is one call. Clients see this crate's name and version.
+        None => folio::server::serve_stdio_as(CATALOG, folio::crate_identity!()),
         Some(i) => serve_http(args.get(i + 1).map_or("127.0.0.1:8090", String::as_str)),
     };
     match res {
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
 
 /// Streamable HTTP at `/mcp`, stopped by Ctrl-C or SIGTERM.
 fn serve_http(addr: &str) -> Result<(), folio::server::ServeError> {
-    let server = folio::server::FolioServer::from_static(CATALOG)?;
+    let server = folio::server::FolioServer::from_static(CATALOG)?.with_identity(folio::crate_identity!());
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -22,7 +22,7 @@ pub use codec::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
 pub const DEFAULT_TTL_MS: u64 = 300_000;
@@ -62,6 +62,20 @@ pub struct Settings {
     pub ttl_ms: u64,
     /// Bound on one text read (`[server] max_read_bytes`).
     pub max_read_bytes: u64,
+    /// The project's version (`[catalog] version`), which a server reports as its own.
+    pub version: Option<String>,
+    /// Entries `folio serve --content` left out because their own content has errors, sorted by
+    /// path (empty in any catalog `folio build` writes).
+    pub left_out: Vec<LeftOut>,
+}
+
+/// An entry left out of a leniently compiled catalog, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// Content-relative path: a skill's directory (`skills/pdf`) or a doc (`docs/a.md`).
+    pub path: String,
+    /// Each error that left it out: `file:line:column: code: message`.
+    pub reasons: Vec<String>,
 }
 
 impl Default for Settings {
@@ -73,6 +87,8 @@ impl Default for Settings {
             instructions: None,
             ttl_ms: DEFAULT_TTL_MS,
             max_read_bytes: DEFAULT_MAX_READ_BYTES,
+            version: None,
+            left_out: Vec::new(),
         }
     }
 }
@@ -201,6 +217,9 @@ pub struct Doc {
     pub updated: Option<String>,
     /// Frontmatter `aliases`.
     pub aliases: Vec<String>,
+    /// Its locale, a lowercase BCP 47 tag (`en`, `zh-cn`): the `docs/<locale>/` folder it is in,
+    /// else the tree's default locale (`[docs] default_locale`, `en` unless set).
+    pub locale: String,
     /// Every other frontmatter key, as JSON.
     pub extra: Lazy<BTreeMap<String, serde_json::Value>>,
     /// Headings with ids and line ranges.

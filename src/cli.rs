@@ -64,6 +64,49 @@ pub(crate) struct BuildArgs {
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+}
+
+/// Lint levels on the command line; they win over `folio.toml` `[lints]`. A code named by more
+/// than one flag takes the strictest (`--deny` over `--warn` over `--allow`).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct LintArgs {
+    /// Do not report this diagnostic code (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) allow: Vec<String>,
+    /// Report this diagnostic code as a warning (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) warn: Vec<String>,
+    /// Report this diagnostic code as an error (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) deny: Vec<String>,
+}
+
+impl LintArgs {
+    /// The requests, checked: an unknown code, or one that cannot be lowered, is a usage error.
+    pub(crate) fn requests(&self) -> anyhow::Result<Vec<crate::compile::lints::Request>> {
+        use crate::compile::lints::{Level, Request, SetBy, refusal};
+        let mut out = Vec::new();
+        for (flag, level, codes) in [
+            ("--allow", Level::Allow, &self.allow),
+            ("--warn", Level::Warn, &self.warn),
+            ("--deny", Level::Error, &self.deny),
+        ] {
+            for code in codes {
+                let request = Request {
+                    code: code.clone(),
+                    level,
+                    set_by: SetBy::CommandLine(format!("{flag} {code}")),
+                };
+                if let Some(why) = refusal(&request) {
+                    anyhow::bail!("{flag} {code}: {why}");
+                }
+                out.push(request);
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -77,6 +120,8 @@ pub(crate) struct CheckArgs {
     /// Exit 1 when there are warnings, not only errors.
     #[arg(long)]
     pub(crate) deny_warnings: bool,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
 }
 
 /// How diagnostics are printed.
@@ -101,6 +146,18 @@ pub(crate) struct SourceArgs {
     pub(crate) content: Option<PathBuf>,
 }
 
+/// How `serve --content` treats content errors.
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub(crate) struct ContentArgs {
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+    /// Refuse to serve a tree with any error, as `folio build` does, instead of leaving out the
+    /// entries whose own content has errors.
+    #[arg(long, requires = "content")]
+    pub(crate) strict: bool,
+}
+
 #[cfg(feature = "server")]
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
@@ -110,6 +167,8 @@ pub(crate) struct ServeArgs {
     /// `--catalog FILE` when it is replaced; clients are notified of what changed.
     #[arg(long)]
     pub(crate) watch: bool,
+    #[command(flatten)]
+    pub(crate) content_args: ContentArgs,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
@@ -167,6 +226,9 @@ pub(crate) struct ListArgs {
     /// Only entries with this tag.
     #[arg(long)]
     pub(crate) tag: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
     /// Only entries whose path starts with this prefix.
     #[arg(long)]
     pub(crate) prefix: Option<String>,
@@ -201,6 +263,9 @@ pub(crate) struct SearchArgs {
     /// Only entries of this kind.
     #[arg(long, value_enum)]
     pub(crate) kind: Option<KindArg>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
     /// At most this many hits.
     #[arg(long, default_value_t = 10)]
     pub(crate) limit: usize,

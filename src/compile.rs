@@ -17,8 +17,14 @@ pub mod diagnostic;
 pub mod frontmatter;
 #[path = "compile/index.rs"]
 pub mod index;
+#[path = "compile/lenient.rs"]
+pub mod lenient;
 #[path = "compile/links.rs"]
 pub mod links;
+#[path = "compile/lints.rs"]
+pub mod lints;
+#[path = "compile/locales.rs"]
+pub mod locales;
 #[path = "compile/markdown.rs"]
 pub mod markdown;
 #[path = "compile/mentions.rs"]
@@ -37,16 +43,40 @@ use std::path::PathBuf;
 use crate::catalog::{Catalog, Doc, Entry, search};
 pub use diagnostic::{Diagnostic, Severity};
 use frontmatter::{DocMeta, SkillMeta};
+pub use lenient::{Lenient, lenient, lenient_incremental};
 use markdown::Markdown;
 use source::{Found, Kind};
 
 pub use cache::Cache;
 
 /// What to compile.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     /// The content root (the directory holding `docs/`, `skills/`, `folio.toml`).
     pub root: PathBuf,
+    /// Lint levels from the command line (`--allow/--warn/--deny CODE`); they win over
+    /// `folio.toml` `[lints]`. Refused ones (see [`lints::refusal`]) are ignored: check them
+    /// first.
+    pub lints: Vec<lints::Request>,
+    /// Which errors keep the catalog from being made.
+    pub gate: lints::Gate,
+    /// Content-relative paths left out of the catalog: a file, or a directory ending in `/`.
+    /// They stay valid link targets, without a URI (see [`lenient()`]).
+    pub exclude: Vec<String>,
+}
+
+impl Config {
+    /// Compiles `root` with the default levels, refusing every error.
+    pub fn new(root: impl Into<PathBuf>) -> Config {
+        Config { root: root.into(), ..Config::default() }
+    }
+
+    fn excludes(&self, path: &str) -> bool {
+        self.exclude.iter().any(|e| match e.strip_suffix('/') {
+            Some(dir) => path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')),
+            None => path == e,
+        })
+    }
 }
 
 /// The result of a compile: the catalog when there were no errors, and every diagnostic.
@@ -58,6 +88,9 @@ pub struct Compilation {
     pub diagnostics: Vec<Diagnostic>,
     /// `[check] deny_warnings` from `folio.toml`.
     pub deny_warnings: bool,
+    /// The lint levels in force (`folio.toml` and the command line), already applied to
+    /// `diagnostics`.
+    pub levels: lints::Levels,
 }
 
 impl Compilation {
@@ -136,7 +169,12 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
             // below re-raises it.
             let mut seq = 0;
             let mut paths = Vec::new();
+            let mut excluded = Vec::new();
             let mut send = |file: Found| {
+                if config.excludes(&file.path) {
+                    excluded.push(file.path);
+                    return;
+                }
                 paths.push(file.path.clone());
                 let _ = to_workers.send((seq, file));
                 seq += 1;
@@ -144,6 +182,11 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
             let mut walk = source::walk(&config.root, &mut send);
             for file in std::mem::take(&mut walk.files) {
                 send(file);
+            }
+            // Left-out files are still in the tree: valid link targets without a URI.
+            if !excluded.is_empty() {
+                walk.unserved.append(&mut excluded);
+                walk.unserved.sort();
             }
             // The names are checked, and each file's place in path order worked out, here while
             // the files are processed rather than once they all are (serial stretches of the
@@ -185,10 +228,11 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     let files = places.into_iter().map(move |(worker, i)| {
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
-    let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, &mut diagnostics);
+    let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, config, &mut diagnostics);
+    built.levels.apply(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
-    let catalog = if diagnostics.iter().any(Diagnostic::is_error) { None } else { built.catalog };
-    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings }
+    let catalog = if diagnostics.iter().any(|d| config.gate.blocks(d)) { None } else { built.catalog };
+    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings, levels: built.levels }
 }
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.
@@ -420,7 +464,7 @@ fn process_bytes(
     // while the bytes are in cache and before parsing fills the cache with its own data.
     let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
-            Some(indexer.body(search::strip_frontmatter(text)))
+            Some(indexer.body(search::body_of(&found.path, text)))
         }
         (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
         _ => None,
@@ -432,7 +476,15 @@ fn process_bytes(
         }
         (Kind::Doc, Some(text)) => {
             let p = frontmatter::parse_doc(&found.path, text, diags);
-            let mut md = markdown::analyze(p.body, p.body_line);
+            // MDX module statements at the top are code, not prose: not the description, no links.
+            let (body, body_line) = if search::is_mdx(&found.path) {
+                let body = search::skip_esm(p.body);
+                let skipped = &p.body[..p.body.len() - body.len()];
+                (body, p.body_line.saturating_add(count_newlines(skipped.as_bytes()) as u32))
+            } else {
+                (p.body, p.body_line)
+            };
+            let mut md = markdown::analyze(body, body_line);
             let doc = assemble::doc_record(&found.path, p.meta, &mut md);
             Parsed::Doc(Box::new(doc), md)
         }

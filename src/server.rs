@@ -40,17 +40,55 @@ pub use live::{LiveMode, WATCH_TTL_MS};
 pub use notify::Swapped;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
-    shutdown_signal,
+    serve_stdio_as, shutdown_signal,
 };
 
 /// The `_meta` key of the server identity the 2026-07-28 spec asks for on every result. rmcp keeps
 /// its constant private, so the literal lives here once.
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-/// The server's name on the wire: our crate name, never rmcp's.
+/// Folio's own name: the server's name on the wire when the catalog names no project (never
+/// rmcp's), and always under [`FOLIO_META_KEY`] for diagnosis.
 pub const SERVER_NAME: &str = env!("CARGO_PKG_NAME");
-/// The server's version on the wire.
+/// Folio's own version, reported like [`SERVER_NAME`].
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The `_meta` key naming the Folio build that serves, whatever project the server is.
+pub const FOLIO_META_KEY: &str = "dev.folio/server";
+
+/// The project a server is to its clients: `serverInfo.name` and `version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+}
+
+impl Identity {
+    /// The identity a catalog gives: `[catalog] name` and `version` of its `folio.toml`. A catalog
+    /// that names no project (`name` left at `folio`) is Folio's own; without a `version`, Folio's
+    /// version is reported.
+    pub fn of_catalog(catalog: &Catalog) -> Identity {
+        let settings = &catalog.settings;
+        Identity {
+            name: settings.name.clone(),
+            version: settings.version.clone().unwrap_or_else(|| SERVER_VERSION.to_owned()),
+        }
+    }
+}
+
+/// The identity of the crate this macro is written in: its Cargo package name and version. For a
+/// project that embeds its catalog in its own binary:
+/// `FolioServer::from_static(CATALOG)?.with_identity(folio::crate_identity!())`.
+#[macro_export]
+macro_rules! crate_identity {
+    () => {
+        $crate::server::Identity {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    };
+}
 
 /// An MCP server over one opened catalog, which [`FolioServer::replace`] can swap for another
 /// while it serves. Cloning is cheap (an `Arc`), which matters because the Streamable HTTP
@@ -138,20 +176,37 @@ impl FolioServer {
     ///
     /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
-        let state = State::build(Arc::new(query), LiveMode::Fixed)?;
-        Ok(FolioServer { live: Arc::new(live::Live::new(state, LiveMode::Fixed)), session: None })
+        let state = State::build(Arc::new(query), LiveMode::Fixed, None)?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, LiveMode::Fixed, None)), session: None })
     }
 
     /// The same catalog, served in `mode`: a catalog that can change declares
-    /// `resources.listChanged` and `resources.subscribe` (and `prompts.listChanged` when prompts
-    /// are served), and a watched one carries a short `ttlMs`. Call it before serving: clones
-    /// made earlier keep the old mode.
+    /// `resources.listChanged`, `resources.subscribe` and `prompts.listChanged`, and a watched
+    /// one carries a short `ttlMs`. Call it before serving: clones made earlier keep the old mode.
     ///
     /// Fails like [`FolioServer::from_query`] (it cannot, for a catalog that opened).
     pub fn with_live_mode(self, mode: LiveMode) -> Result<Self, OpenError> {
-        let query = Arc::clone(self.live.load().content.shared());
-        let state = State::build(query, mode)?;
-        Ok(FolioServer { live: Arc::new(live::Live::new(state, mode)), session: None })
+        let identity = self.live.identity().cloned();
+        let query = Arc::clone(self.live.load().content.shared_query());
+        let state = State::build(query, mode, identity.as_ref())?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, mode, identity)), session: None })
+    }
+
+    /// The same server, telling clients it is `identity` (`serverInfo.name` and `version`) rather
+    /// than what the catalog's `[catalog]` says: for a project that serves its docs from its own
+    /// binary (`with_identity(folio::crate_identity!())`). Folio's own name and version stay in
+    /// every result's `_meta` under [`FOLIO_META_KEY`]. Kept across reloads.
+    #[must_use]
+    pub fn with_identity(self, identity: Identity) -> Self {
+        let mode = self.live.mode();
+        let query = Arc::clone(self.live.load().content.shared_query());
+        match State::build(query, mode, Some(&identity)) {
+            Ok(state) => {
+                FolioServer { live: Arc::new(live::Live::new(state, mode, Some(identity))), session: None }
+            }
+            // The catalog opened once, so it opens again; keep the server as it was otherwise.
+            Err(_) => self,
+        }
     }
 
     /// How this server's catalog can change.
@@ -176,7 +231,7 @@ impl FolioServer {
         if current.content.query().catalog_hash() == query.catalog_hash() {
             return Ok(Swapped::unchanged(&current));
         }
-        let state = State::build(Arc::new(query), self.live.mode())?;
+        let state = State::build(Arc::new(query), self.live.mode(), self.live.identity())?;
         let swapped = Swapped::between(&current, &state);
         drop(current);
         // Freed here (the reload thread) unless a request in flight still holds it.
@@ -186,7 +241,7 @@ impl FolioServer {
 
     /// The catalog new requests answer from (a snapshot: a later swap does not change it).
     pub fn query(&self) -> Arc<Query> {
-        Arc::clone(self.live.load().content.shared())
+        Arc::clone(self.live.load().content.shared_query())
     }
 
     /// The snapshot one request answers from.
@@ -202,8 +257,8 @@ impl FolioServer {
 }
 
 impl State {
-    /// Precomputes everything a request needs from `query`.
-    fn build(query: Arc<Query>, mode: LiveMode) -> Result<State, OpenError> {
+    /// Precomputes everything a request needs from `query`, as `identity` (else the catalog's).
+    fn build(query: Arc<Query>, mode: LiveMode, identity: Option<&Identity>) -> Result<State, OpenError> {
         let started = std::time::Instant::now();
         let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
@@ -217,18 +272,8 @@ impl State {
             LiveMode::Watched => catalog.settings.ttl_ms.min(WATCH_TTL_MS),
             LiveMode::Fixed | LiveMode::Reloadable => catalog.settings.ttl_ms,
         };
-        let identity = implementation(catalog);
-        let mut meta = MetaObject::new();
-        // The same identity discover reports, on every other result too.
-        meta.insert(
-            SERVER_INFO_KEY.to_owned(),
-            serde_json::to_value(&identity)
-                .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
-        );
-        let mut info = ServerConfig::new(capabilities(mode))
-            .with_server_info(identity)
-            .with_instructions(instructions(catalog));
-        info.meta = Some(meta.clone());
+        let identity = identity.cloned().unwrap_or_else(|| Identity::of_catalog(catalog));
+        let (info, meta) = info_and_meta(catalog, &identity, mode);
         let versions = notify::SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         Ok(State {
@@ -267,8 +312,27 @@ fn capabilities(mode: LiveMode) -> ServerCapabilities {
     caps
 }
 
-fn implementation(catalog: &Catalog) -> Implementation {
-    let mut imp = Implementation::new(SERVER_NAME, SERVER_VERSION);
+/// What `initialize`/`discover` answer and the `_meta` every result carries: the project's
+/// identity under `serverInfo`, Folio's own under [`FOLIO_META_KEY`].
+fn info_and_meta(catalog: &Catalog, identity: &Identity, mode: LiveMode) -> (ServerConfig, MetaObject) {
+    let identity = implementation(catalog, identity);
+    let mut meta = MetaObject::new();
+    // The same identity discover reports, on every other result too.
+    meta.insert(
+        SERVER_INFO_KEY.to_owned(),
+        serde_json::to_value(&identity)
+            .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
+    );
+    meta.insert(FOLIO_META_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
+    let mut info = ServerConfig::new(capabilities(mode))
+        .with_server_info(identity)
+        .with_instructions(instructions(catalog));
+    info.meta = Some(meta.clone());
+    (info, meta)
+}
+
+fn implementation(catalog: &Catalog, identity: &Identity) -> Implementation {
+    let mut imp = Implementation::new(identity.name.clone(), identity.version.clone());
     if !catalog.settings.title.is_empty() {
         imp = imp.with_title(catalog.settings.title.clone());
     }

@@ -223,7 +223,7 @@ pub enum Target {
     About,
     /// `resource://catalog/skills_index{?q,tag,capability,cursor,limit}`.
     SkillsIndex(Params),
-    /// `resource://catalog/docs_index{?q,tag,category,prefix,updated_since,cursor,limit}`.
+    /// `resource://catalog/docs_index{?q,tag,category,lang,prefix,updated_since,cursor,limit}`.
     DocsIndex(Params),
     /// `resource://catalog/skills/{skill_id}`.
     SkillDetail {
@@ -307,7 +307,10 @@ pub fn parse(uri: &str) -> Result<Target, UriError> {
         return Ok(Target::SkillsIndex(params));
     }
     if base == DOCS_INDEX {
-        allow_params(&params, &["q", "tag", "category", "prefix", "updated_since", "cursor", "limit"])?;
+        allow_params(
+            &params,
+            &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"],
+        )?;
         return Ok(Target::DocsIndex(params));
     }
     if let Some(raw) = base.strip_prefix(SKILL_DETAIL_PREFIX) {

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use anyhow::{Context as _, anyhow};
 
 use super::{Format, KindArg, ListArgs, SearchArgs, ShowArgs, SourceArgs};
-use crate::compile::Severity;
 use crate::compile::diagnostic::render::printable;
 use crate::query::{
     Detail, Kind, ListParams, Query, QueryError, ReadContent, ReadResult, Record, SearchParams, Selection,
@@ -24,17 +23,23 @@ fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
         return Ok(Ok(Query::open_file(path)?));
     }
     if let Some(root) = &source.content {
-        let compilation = super::build::run_compiler(root)?;
+        // What `serve --content` would serve: entries with errors of their own are left out
+        // (and named), link errors do not stop the listing.
+        let lenient = super::build::run_lenient(root)?;
+        let compilation = lenient.compilation;
         let stderr = std::io::stderr();
         let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        let errors: Vec<_> =
-            compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
         let Some(catalog) = compilation.catalog else {
+            let gate = crate::compile::lints::Gate::Lenient;
+            let errors: Vec<_> = compilation.diagnostics.iter().filter(|d| gate.blocks(d)).cloned().collect();
             let text = super::build::render(Format::Human, &errors, root, color);
             stderr.lock().write_all(text.as_bytes()).context("cannot write to stderr")?;
             eprintln!("error: `{}` has errors; fix them or browse a built catalog", root.display());
             return Ok(Err(ExitCode::from(1)));
         };
+        for entry in &lenient.left_out {
+            eprintln!("note: left out `{}`: {}", entry.path, entry.reasons.join("; "));
+        }
         return Ok(Ok(Query::from_catalog(catalog)));
     }
     Ok(Ok(Query::embedded().map_err(|e| anyhow!("the embedded catalog: {e}"))?))
@@ -164,6 +169,7 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         kind: kind_filter(args.kind),
         prefix: args.prefix.clone(),
         tag: args.tag.clone(),
+        lang: args.lang.clone(),
         limit: Some(crate::query::MAX_LIMIT),
         ..ListParams::default()
     };
@@ -342,6 +348,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let params = SearchParams {
         query: args.query.clone(),
         kind: kind_filter(args.kind),
+        lang: args.lang.clone(),
         limit: Some(args.limit),
         ..SearchParams::default()
     };

@@ -12,12 +12,14 @@ use anyhow::{Context as _, bail};
 
 use super::{BuildArgs, CheckArgs, Format};
 use crate::catalog::codec;
+use crate::compile::lints::Level;
 use crate::compile::{self, Compilation, Config, Diagnostic, diagnostic};
 use crate::error;
 
 /// `folio build [CONTENT] [--out DIR]`.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
+    let config = Config { lints: args.lints.requests()?, ..Config::new(args.content.clone()) };
     let msgpack = args.out.join("catalog.msgpack");
     let manifest = args.out.join("manifest.json");
     // Each body goes to the catalog file as the compiler reads it (a large tree is never held
@@ -28,17 +30,16 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let in_tmp = |e| anyhow::Error::from(error::Error::io(&tmp, e));
     let mut writer = Some(codec::Writer::new(staged.out()).map_err(in_tmp)?);
     let mut failed = None;
-    let compilation =
-        compile::compile_streaming(&Config { root: args.content.clone() }, &mut |path, bytes| {
-            // After a failed write the rest of the compile still runs (its diagnostics are worth
-            // reporting), but nothing more is written.
-            if let Some(w) = &mut writer
-                && let Err(e) = w.body(path, bytes)
-            {
-                failed = Some(e);
-                writer = None;
-            }
-        });
+    let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
+        // After a failed write the rest of the compile still runs (its diagnostics are worth
+        // reporting), but nothing more is written.
+        if let Some(w) = &mut writer
+            && let Err(e) = w.body(path, bytes)
+        {
+            failed = Some(e);
+            writer = None;
+        }
+    });
     // Diagnostics of a build go to stderr, like a compiler's; stdout stays free for scripts.
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -75,29 +76,57 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
 
 /// `folio check [CONTENT] [--format …] [--deny-warnings]`.
 pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let compilation = run_checker(&args.content)?;
+    check_root(&args.content)?;
+    let config = Config { lints: args.lints.requests()?, ..Config::new(args.content.clone()) };
+    let compilation = compile::check(&config);
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).
     let stdout = std::io::stdout();
     let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = render(args.format, &compilation.diagnostics, &args.content, color);
+    let mut text = render(args.format, &compilation.diagnostics, &args.content, color);
+    if args.format == Format::Human {
+        text.push_str(&levels_report(&compilation));
+    }
     stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     let (errors, warnings) = diagnostic::counts(&compilation.diagnostics);
     let deny = args.deny_warnings || compilation.deny_warnings;
     Ok(if errors > 0 || (deny && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Compiles `content`, after checking it is a directory (a missing root is a usage error, exit 2,
-/// not a content problem).
-pub(super) fn run_compiler(content: &Path) -> anyhow::Result<Compilation> {
+/// Compiles `content` leniently, as `serve --content` does ([`compile::lenient`]), after checking
+/// it is a directory (a missing root is a usage error, exit 2, not a content problem).
+pub(super) fn run_lenient(content: &Path) -> anyhow::Result<compile::Lenient> {
     check_root(content)?;
-    Ok(compile::compile(&Config { root: content.to_path_buf() }))
+    Ok(compile::lenient(&Config::new(content.to_path_buf())))
 }
 
-/// Checks `content` like [`run_compiler`] compiles it, without assembling a catalog.
-fn run_checker(content: &Path) -> anyhow::Result<Compilation> {
-    check_root(content)?;
-    Ok(compile::check(&Config { root: content.to_path_buf() }))
+/// When the project set any level (`folio.toml` `[lints]` or a flag), the level of every code
+/// reported, and of every code set to `allow`, and where each was set: one line each after the
+/// summary. Empty otherwise (every severity shown is then the code's default).
+fn levels_report(compilation: &Compilation) -> String {
+    let levels = &compilation.levels;
+    if levels.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<(&str, Level, String)> = Vec::new();
+    for d in &compilation.diagnostics {
+        if !rows.iter().any(|(code, ..)| *code == d.code) {
+            let (level, set_by) = levels.level_of(d);
+            rows.push((d.code, level, set_by.to_string()));
+        }
+    }
+    for (code, (level, set_by)) in levels.iter() {
+        if *level == Level::Allow {
+            rows.push((code, *level, set_by.to_string()));
+        }
+    }
+    rows.sort();
+    let width = rows.iter().map(|(c, ..)| c.len()).max().unwrap_or(0);
+    let mut out = String::from("lint levels:\n");
+    for (code, level, set_by) in rows {
+        out.push_str(&format!("  {code:width$}  {:5}  {set_by}\n", level.as_str()));
+    }
+    out
 }
 
 fn check_root(content: &Path) -> anyhow::Result<()> {

@@ -17,7 +17,7 @@ use anyhow::Context as _;
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer_opt};
 
-use crate::compile::{self, Severity};
+use crate::compile;
 use crate::query::Query;
 use crate::server::FolioServer;
 
@@ -31,14 +31,16 @@ pub(crate) const DEBOUNCE: Duration = Duration::from_millis(50);
 pub(crate) enum Source {
     /// A `catalog.msgpack` file, verified on every load.
     Catalog(PathBuf),
-    /// A content tree, compiled on every load.
-    Content(PathBuf),
+    /// A content tree, compiled on every load: leaving out the entries with errors of their
+    /// own, or with `strict`, refusing the tree on any error (as `serve --content` does).
+    Content { config: compile::Config, strict: bool },
 }
 
 impl Source {
     fn describe(&self) -> String {
         match self {
-            Source::Catalog(path) | Source::Content(path) => path.display().to_string(),
+            Source::Catalog(path) => path.display().to_string(),
+            Source::Content { config, .. } => config.root.display().to_string(),
         }
     }
 }
@@ -51,22 +53,39 @@ struct Failure(Vec<String>);
 fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Failure> {
     match source {
         Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("folio: {e}")])),
-        Source::Content(root) => {
+        Source::Content { config, strict } => {
+            let root = &config.root;
             if !root.is_dir() {
                 return Err(Failure(vec![format!(
                     "folio: {}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
                     root.display()
                 )]));
             }
-            let compilation = compile::compile_incremental(&compile::Config { root: root.clone() }, cache);
+            let (compilation, left_out) = if *strict {
+                (compile::compile_incremental(config, cache), Vec::new())
+            } else {
+                let lenient = compile::lenient_incremental(config, cache);
+                (lenient.compilation, lenient.left_out)
+            };
+            let gate = if *strict { compile::lints::Gate::Strict } else { compile::lints::Gate::Lenient };
             let errors: Vec<String> = compilation
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity == Severity::Error)
+                .filter(|d| gate.blocks(d))
                 .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
                 .collect();
-            match compilation.catalog.filter(|_| errors.is_empty()) {
-                Some(catalog) => Ok(Query::from_catalog(catalog)),
+            match compilation.catalog {
+                Some(catalog) => {
+                    for entry in &left_out {
+                        eprintln!(
+                            "folio: {}: left out {} ({})",
+                            root.display(),
+                            entry.path,
+                            entry.reasons.join("; ")
+                        );
+                    }
+                    Ok(Query::from_catalog(catalog))
+                }
                 None => {
                     let mut lines = errors;
                     let n = lines.len();
@@ -143,7 +162,7 @@ fn run(server: &FolioServer, source: &Source, mut cache: compile::Cache, queue: 
                 let recovered = last_failure.take().is_some();
                 if swapped.swapped || recovered || why == Trigger::Signal {
                     let files = match source {
-                        Source::Content(_) => {
+                        Source::Content { .. } => {
                             let (reused, compiled) = cache.counts();
                             format!("; {compiled} files compiled, {reused} reused")
                         }
@@ -185,7 +204,7 @@ fn watch_source(
     triggers: mpsc::Sender<Trigger>,
 ) -> anyhow::Result<Debouncer<RecommendedWatcher>> {
     let (target, mode, only) = match source {
-        Source::Content(root) => (root.clone(), RecursiveMode::Recursive, None),
+        Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
         Source::Catalog(file) => {
             let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             (dir.to_path_buf(), RecursiveMode::NonRecursive, file.file_name().map(ToOwned::to_owned))

@@ -12,7 +12,7 @@ use anyhow::{Context as _, anyhow, bail};
 
 use super::ServeArgs;
 use super::reload::{Reloader, Source, Trigger};
-use crate::compile::{self, Severity};
+use crate::compile;
 use crate::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
 use tracing_subscriber::filter::Targets;
 
@@ -22,7 +22,13 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let source = match (&args.source.catalog, &args.source.content) {
         (Some(file), _) => Some(Source::Catalog(file.clone())),
-        (None, Some(root)) => Some(Source::Content(root.clone())),
+        (None, Some(root)) => Some(Source::Content {
+            config: compile::Config {
+                lints: args.content_args.lints.requests()?,
+                ..compile::Config::new(root.clone())
+            },
+            strict: args.content_args.strict,
+        }),
         (None, None) => None,
     };
     if args.watch && source.is_none() {
@@ -91,25 +97,61 @@ fn open(args: &ServeArgs, cache: &mut compile::Cache) -> anyhow::Result<Result<F
                 root.display()
             );
         }
-        let compilation = compile::compile_incremental(&compile::Config { root: root.clone() }, cache);
-        let errors: Vec<_> =
-            compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
-        let Some(catalog) = compilation.catalog.filter(|_| errors.is_empty()) else {
+        let config = compile::Config {
+            lints: args.content_args.lints.requests()?,
+            ..compile::Config::new(root.clone())
+        };
+        let (compilation, left_out) = if args.content_args.strict {
+            (compile::compile_incremental(&config, cache), Vec::new())
+        } else {
+            let lenient = compile::lenient_incremental(&config, cache);
+            (lenient.compilation, lenient.left_out)
+        };
+        let Some(catalog) = compilation.catalog else {
+            let gate = if args.content_args.strict {
+                compile::lints::Gate::Strict
+            } else {
+                compile::lints::Gate::Lenient
+            };
+            let errors: Vec<_> = compilation.diagnostics.iter().filter(|d| gate.blocks(d)).collect();
             for d in &errors {
                 eprintln!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message);
             }
             eprintln!(
-                "folio: {} has {} errors; not serving it (run `folio check` for details)",
+                "folio: {} has {} errors{}; not serving it (run `folio check` for details)",
                 root.display(),
-                errors.len()
+                errors.len(),
+                if args.content_args.strict { "" } else { " that no left-out entry explains" }
             );
             return Ok(Err(ExitCode::from(1)));
         };
+        report_left_out(root, &left_out);
         let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
         return Ok(Ok(server));
     }
     let server = FolioServer::embedded().map_err(|e| anyhow!("<embedded>: {e}"))?;
     Ok(Ok(server))
+}
+
+/// Names, once, every entry `serve --content` left out and the errors that left it out.
+fn report_left_out(root: &std::path::Path, left_out: &[crate::catalog::LeftOut]) {
+    if left_out.is_empty() {
+        return;
+    }
+    let mut text = format!(
+        "folio: {}: left out {} {} with errors of {} own (serving the rest; --strict refuses instead):\n",
+        root.display(),
+        left_out.len(),
+        if left_out.len() == 1 { "entry" } else { "entries" },
+        if left_out.len() == 1 { "its" } else { "their" },
+    );
+    for entry in left_out {
+        text.push_str(&format!("  {}\n", entry.path));
+        for reason in &entry.reasons {
+            text.push_str(&format!("    {reason}\n"));
+        }
+    }
+    eprint!("{text}");
 }
 
 async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow::Result<()> {

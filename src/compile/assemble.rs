@@ -16,7 +16,7 @@ use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
 use super::source::{Found, Kind};
-use super::{Parsed, Processed, settings, validate};
+use super::{Config, Parsed, Processed, lints, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, EntryKind, Link, Skill, SkillFile, uri};
 
 /// What [`build`] produced.
@@ -26,6 +26,8 @@ pub struct Built {
     pub catalog: Option<Catalog>,
     /// `[check] deny_warnings` from `folio.toml`.
     pub deny_warnings: bool,
+    /// The lint levels in force.
+    pub levels: lints::Levels,
 }
 
 /// A doc's analysis still needed for link resolution once its [`Doc`] is made.
@@ -48,6 +50,7 @@ pub fn build(
     dicts: Vec<super::index::TermDict>,
     unserved: &[String],
     assemble: bool,
+    config: &Config,
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
     let Gathered { settings, framed, mut entries, mut bodies, mut small, mut out_docs, pending, skills } =
@@ -58,6 +61,21 @@ pub fn build(
     validate::unique_uris(&uris, diags);
     drop(uris);
     check_skills(&skills, diags);
+    // Every per-file and per-skill problem is known: the project's levels apply from here, so
+    // an error it lowers does not stop the catalog.
+    let levels = lints::Levels::new(settings.lints.iter().chain(&config.lints));
+    levels.apply(diags);
+    let gate = config.gate;
+
+    // Every doc's locale: its `docs/<locale>/` folder, else the tree's default locale.
+    let locales = super::locales::Locales::new(
+        out_docs.iter().map(|d| d.path.as_str()),
+        settings.locales.as_deref(),
+        settings.default_locale.as_deref(),
+    );
+    for doc in &mut out_docs {
+        doc.locale = locales.locale_of(&doc.path);
+    }
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
@@ -69,7 +87,7 @@ pub fn build(
 
     // Entries are sorted by URI and docs and skill records assembled (without their links) only
     // when no error is known yet.
-    let assemble = assemble && !diags.iter().any(Diagnostic::is_error);
+    let assemble = assemble && !diags.iter().any(|d| gate.blocks(d));
     let mut out_skills = Vec::new();
     // Per item of `skill_list`: its position in `out_skills`.
     let mut skill_records: Vec<Option<usize>> = vec![None; skill_list.len()];
@@ -97,8 +115,10 @@ pub fn build(
                 None
             };
             let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-            let linked = resolve_links(&entries, &out_docs, pending, skills, ignore, unserved, assemble);
-            let clean = !diags.iter().chain(&linked.diagnostics).any(Diagnostic::is_error);
+            let mut linked =
+                resolve_links(&entries, &out_docs, pending, skills, (ignore, &locales), unserved, assemble);
+            levels.apply(&mut linked.diagnostics);
+            let clean = !diags.iter().chain(&linked.diagnostics).any(|d| gate.blocks(d));
             let backlinks = (assemble && clean)
                 .then(|| backlinks(&entries, &out_docs, &linked.doc_served, skills, &linked.skill_served));
             // A panic in the index thread is a bug; re-raise it here.
@@ -112,7 +132,7 @@ pub fn build(
         // CPU on the 20,000-doc corpus (5 paired runs), after the last diagnostic was known.
         let garbage = (entries, out_docs, out_skills, skill_list, doc_links, skill_links);
         let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(garbage));
-        return Built { catalog: None, deny_warnings: settings.deny_warnings };
+        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels };
     };
 
     for (doc, links) in out_docs.iter_mut().zip(doc_links) {
@@ -138,7 +158,7 @@ pub fn build(
         skills: out_skills,
         search,
     };
-    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings }
+    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels }
 }
 
 /// Every processed file sorted into what the later phases need, in path order.
@@ -368,6 +388,8 @@ pub(super) fn doc_record(file_path: &str, meta: super::DocMeta, markdown: &mut M
         category: meta.category,
         updated: meta.updated,
         aliases: meta.aliases,
+        // Set once every doc is known (`locales`).
+        locale: String::new(),
         extra: meta.extra.into(),
         // Moved, not cloned: link resolution reads the anchors from the outline.
         outline: std::mem::take(&mut markdown.sections).into(),
@@ -406,12 +428,26 @@ fn outline_of(outline: &catalog::Lazy<Vec<catalog::Section>>) -> &[catalog::Sect
 
 /// Resolves the links of every doc and SKILL.md against every served file and heading. Without
 /// `keep_links` (no catalog will hold them), only the diagnostics are made.
+/// Every skill's name and directory name: what a `/name` host command reference may name.
+fn skill_names<'a>(skills: SkillsView<'a>) -> std::collections::BTreeSet<&'a str> {
+    let mut names = std::collections::BTreeSet::new();
+    for ((dir, parts), record) in skills.list.iter().zip(skills.records) {
+        names.insert(dir.rsplit('/').next().unwrap_or(dir));
+        let name = match record {
+            Some(i) => Some(skills.out[*i].name.as_str()),
+            None => parts.meta.as_ref().and_then(|m| m.name.as_ref()).map(|n| n.value.as_str()),
+        };
+        names.extend(name);
+    }
+    names
+}
+
 fn resolve_links(
     entries: &[Entry],
     docs: &[Doc],
     pending: Vec<Pending>,
     skills: SkillsView<'_>,
-    ignore: Vec<String>,
+    (ignore, locales): (Vec<String>, &super::locales::Locales),
     unserved: &[String],
     keep_links: bool,
 ) -> Linked {
@@ -441,6 +477,10 @@ fn resolve_links(
         other_files: unserved.iter().map(String::as_str).collect(),
         ignore,
         aliases: BTreeMap::new(),
+        skill_dirs: skills.list.iter().map(|(dir, _)| dir.as_str()).collect(),
+        skill_names: skill_names(skills),
+        locale_folders: locales.folders.iter().map(String::as_str).collect(),
+        default_locale: (!locales.folders.is_empty()).then_some(locales.default.as_str()),
     };
     // The first doc to claim an alias keeps it: the first in path order.
     let mut claims: Vec<(&Doc, &Pending)> =

@@ -12,7 +12,7 @@
 //! Performs no IO. Build-time only: nothing here is needed to answer a query.
 
 use crate::catalog::search::{
-    DOC_ROW, FIELDS, HEADER, INLINE_TF_BITS, MAGIC, SearchIndex, TERM_ROW, strip_frontmatter,
+    DOC_ROW, FIELDS, HEADER, INLINE_TF_BITS, MAGIC, SearchIndex, TERM_ROW, body_of,
 };
 use crate::catalog::{Doc, Entry, Lazy, Section, Skill};
 
@@ -86,9 +86,12 @@ fn collect_fields<'a>(
         Some(e) => e.text(),
         None => None,
     };
-    let body_of = |idx: u32| text_of(idx).map(strip_frontmatter);
+    let body_at = |idx: u32| {
+        let path = entries.get(idx as usize).map_or("", |e| e.path.as_str());
+        text_of(idx).map(|text| body_of(path, text))
+    };
     for doc in docs {
-        let Some(body) = body_of(doc.entry) else { continue };
+        let Some(body) = body_at(doc.entry) else { continue };
         if small_ready(doc.entry) && has_body(doc.entry) {
             ready.push(doc.entry);
             continue;
@@ -97,7 +100,7 @@ fn collect_fields<'a>(
         out.push(Fields { entry: doc.entry, parts: [title, description, keywords, headings, vec![body]] });
     }
     for skill in skills {
-        if let Some(body) = body_of(skill.document) {
+        if let Some(body) = body_at(skill.document) {
             let mut keywords: Vec<&str> = vec![&skill.name];
             keywords.extend(skill.tags.iter().map(String::as_str));
             keywords.extend(skill.capabilities.iter().map(String::as_str));

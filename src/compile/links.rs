@@ -23,11 +23,22 @@
 //!   the file name alone. Several matches are a `broken-link` naming the candidates.
 //! - Matching is case-sensitive everywhere (servers and unpacked skills are): a path that exists
 //!   only in another case is a `case-mismatch` with the right spelling as help.
-//! - Hugo trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read
-//!   them, through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase
-//!   URLs), and a relative page link that fails against the doc's directory is tried against
-//!   `docs/` (`[x](methods/page/date/)` from any page).
-//! - A skill's markdown must not link outside its directory: skills are installed on their own.
+//! - How a site maps routes to files is one model (`site.rs`) whose rules the tree selects. Hugo
+//!   trees (`docs/` holds an `_index.md`) are read the way Hugo's link render hooks read them,
+//!   through `GetPage`: a doc's page links match ignoring case (Hugo serves lowercase URLs), and
+//!   a relative page link that fails against the doc's directory is tried against `docs/`
+//!   (`[x](methods/page/date/)` from any page). Trees with locale folders fall back to the
+//!   default locale (below).
+//! - A doc link into a locale folder that lacks the page (`/ja/guides/x/` where only
+//!   `docs/en/guides/x.md` exists) resolves to the default locale's page, as Starlight, Docusaurus
+//!   and Hugo render it, with a `locale-fallback` diagnostic (`allow` unless a level turns it on).
+//! - A skill's markdown should not link outside its directory: skills are installed on their own.
+//!   A relative link into another skill of the catalog resolves to that skill's file and is a
+//!   `cross-skill-link` warning (the skill is not self-contained); a link that leaves every skill
+//!   is a `broken-link`.
+//! - A host command reference written as a link, `/plugin:skill` (Claude Code's plugin commands)
+//!   or `/name` where `name` is a skill of the catalog and no file matches, is not a file link:
+//!   it is recorded and left alone.
 //! - An anchor must be a heading id (or definition-term or HTML id) of the target, or of a file
 //!   the target includes with a Hugo include shortcode: else `broken-anchor` (a warning: the
 //!   page still opens). `#top` always works in browsers.
@@ -36,7 +47,8 @@
 //!   might serve it from elsewhere (Hugo's `static/`): Folio can only vouch for what it serves.
 //!
 //! `orphan-doc` (warning): a doc that no other doc or skill links to. Exempt are pages a reader
-//! reaches without a link: `index.md`, `_index.md` and `README.md` at the root of `docs/`,
+//! reaches without a link: `index.md`, `_index.md` and `README.md` at the root of `docs/` (and of
+//! each locale folder),
 //! every `README.md` (hosts show it for its directory), every `_index.md` (a Hugo section page,
 //! reached from the generated navigation), and every page of a directory that has an `_index.md`
 //! (Hugo lists a section's pages on its section page; for a page bundle `x/index.md`, the section
@@ -52,6 +64,8 @@ use crate::catalog::Link;
 mod forms;
 #[path = "links/index.rs"]
 mod index;
+#[path = "links/site.rs"]
+mod site;
 
 use forms::alias_key;
 #[cfg(test)]
@@ -115,6 +129,15 @@ pub struct Targets<'a> {
     /// Old site paths that redirect to a doc (frontmatter `aliases`, as Hugo serves them), by
     /// [`Targets::add_alias`]'s key, to the doc's content-relative path.
     pub aliases: BTreeMap<String, &'a str>,
+    /// Every skill directory (content-relative, `skills/acme/billing`), sorted: where a link out
+    /// of one skill may land in another.
+    pub skill_dirs: Vec<&'a str>,
+    /// Skill names and skill directory names, for `/name` command references.
+    pub skill_names: BTreeSet<&'a str>,
+    /// The locale folders of `docs/` (`en`, `ja`), empty for a single-language tree.
+    pub locale_folders: Vec<&'a str>,
+    /// The default locale's folder, when there are locale folders.
+    pub default_locale: Option<&'a str>,
 }
 
 impl<'a> Targets<'a> {
@@ -248,10 +271,11 @@ struct Problem {
 }
 
 impl Problem {
-    /// The diagnostic at a link's target. `broken-anchor` is a warning (the page still opens);
-    /// every other link problem is an error.
+    /// The diagnostic at a link's target. `broken-anchor` (the page still opens) and
+    /// `cross-skill-link` (the target is served) are warnings; every other link problem is an
+    /// error.
     fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
-        let diagnostic = if self.code == "broken-anchor" {
+        let diagnostic = if matches!(self.code, "broken-anchor" | "cross-skill-link" | "locale-fallback") {
             Diagnostic::warning(self.code, path, line, column, self.message)
         } else {
             Diagnostic::error(self.code, path, line, column, self.message)
@@ -272,6 +296,8 @@ enum Outcome<'t> {
     Unchecked,
     /// The content-relative path of the target.
     Found(&'t str),
+    /// Found, with a warning about how (`cross-skill-link`).
+    FoundWith(&'t str, Problem),
     Problem(Problem),
 }
 

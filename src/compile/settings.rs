@@ -1,12 +1,16 @@
-//! `folio.toml`: catalog settings (`[catalog]`, `[server]`) and check settings (`[check]`).
+//! `folio.toml`: catalog settings (`[catalog]`, `[server]`), check settings (`[check]`) and lint
+//! levels (`[lints]`, checked by `lints`).
 //!
 //! Pure: parses bytes the walk read. A malformed file is an `invalid-config` diagnostic at the
 //! line and column the TOML parser names; unknown keys are refused so typos do not pass silently.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
+use toml::Spanned;
 
 use super::diagnostic::Diagnostic;
-use super::validate;
+use super::{lints, validate};
 use crate::catalog::Settings;
 
 #[derive(Debug, Default, Deserialize)]
@@ -18,12 +22,24 @@ struct File {
     server: ServerTable,
     #[serde(default)]
     check: CheckTable,
+    #[serde(default)]
+    lints: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    docs: DocsTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocsTable {
+    locales: Option<Spanned<Vec<String>>>,
+    default_locale: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogTable {
     name: Option<String>,
+    version: Option<String>,
     title: Option<String>,
     description: Option<String>,
     instructions: Option<String>,
@@ -52,6 +68,12 @@ pub struct Parsed {
     pub deny_warnings: bool,
     /// `[check] ignore_links`: link targets the resolver leaves alone (exact, or `prefix*`).
     pub ignore_links: Vec<String>,
+    /// `[lints]`: the levels asked for, in file order, refused ones left out (and reported).
+    pub lints: Vec<lints::Request>,
+    /// `[docs] locales`: the locale folders of `docs/`, instead of detecting them.
+    pub locales: Option<Vec<String>>,
+    /// `[docs] default_locale`.
+    pub default_locale: Option<String>,
 }
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
@@ -77,8 +99,8 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
                     format!("invalid `folio.toml`: {message}"),
                 )
                 .with_help(
-                    "known keys: [catalog] name, title, description, instructions; [server] ttl_ms, \
-                         max_read_bytes; [check] deny_warnings, ignore_links",
+                    "known keys: [catalog] name, version, title, description, instructions; [server] ttl_ms, \
+                         max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] locales, default_locale",
                 ),
             );
             return out;
@@ -88,6 +110,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
     if let Some(v) = file.catalog.name {
         s.name = v;
     }
+    s.version = file.catalog.version;
     if let Some(v) = file.catalog.title {
         s.title = v;
     }
@@ -103,6 +126,100 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Parsed {
     }
     out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
     out.ignore_links = file.check.ignore_links.unwrap_or_default();
+    out.lints = lint_requests(path, text, file.lints, diags);
+    (out.locales, out.default_locale) = docs_locales(path, text, file.docs, diags);
+    out
+}
+
+/// `[docs] locales` and `default_locale`, checked: each a BCP 47 tag, the default one of the
+/// locales when both are set. What fails is an `invalid-config` error and is not used.
+fn docs_locales(
+    path: &str,
+    text: &str,
+    docs: DocsTable,
+    diags: &mut Vec<Diagnostic>,
+) -> (Option<Vec<String>>, Option<String>) {
+    let mut bad = |span: std::ops::Range<usize>, message: String| {
+        let (line, column) = line_column(text, span.start);
+        diags.push(
+            Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml` [docs]: {message}"))
+                .with_help("locales are folder names under docs/ that are BCP 47 tags, such as `en`, `ja`, `zh-cn`, `pt-br`"),
+        );
+    };
+    let locales = docs.locales.and_then(|list| {
+        let span = list.span();
+        let list = list.into_inner();
+        match list.iter().find(|l| !super::locales::is_tag(l)) {
+            Some(l) => {
+                bad(span, format!("`{l}` is not a BCP 47 language tag"));
+                None
+            }
+            None => Some(list),
+        }
+    });
+    let default = docs.default_locale.and_then(|d| {
+        let span = d.span();
+        let d = d.into_inner();
+        if !super::locales::is_tag(&d) {
+            bad(span, format!("`default_locale` `{d}` is not a BCP 47 language tag"));
+            return None;
+        }
+        if let Some(list) = &locales
+            && !list.contains(&d)
+        {
+            bad(span, format!("`default_locale` `{d}` is not one of `locales`"));
+            return None;
+        }
+        Some(d)
+    });
+    (locales, default)
+}
+
+/// The `[lints]` table's requests, in file order; an unknown code or level, or a code that
+/// cannot be lowered, is an `invalid-config` error at its key or value.
+fn lint_requests(
+    path: &str,
+    text: &str,
+    table: BTreeMap<Spanned<String>, Spanned<String>>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<lints::Request> {
+    let mut entries: Vec<_> = table.into_iter().collect();
+    entries.sort_by_key(|(key, _)| key.span().start);
+    let mut out = Vec::new();
+    for (key, value) in entries {
+        let (line, column) = line_column(text, key.span().start);
+        let Some(level) = lints::Level::parse(value.get_ref()) else {
+            let (line, column) = line_column(text, value.span().start);
+            diags.push(
+                Diagnostic::error(
+                    "invalid-config",
+                    path,
+                    line,
+                    column,
+                    format!(
+                        "invalid `folio.toml`: unknown lint level `{}` for `{}`",
+                        value.get_ref(),
+                        key.get_ref()
+                    ),
+                )
+                .with_help("a lint level is \"error\", \"warn\" or \"allow\""),
+            );
+            continue;
+        };
+        let request = lints::Request {
+            code: key.get_ref().clone(),
+            level,
+            set_by: lints::SetBy::Config { line, column },
+        };
+        if let Some(why) = lints::refusal(&request) {
+            diags.push(
+                Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml` [lints]: {why}"))
+                    .with_help("every code is listed in the diagnostics reference (`folio show docs/diagnostics/index.md`)"),
+            );
+            continue;
+        }
+        out.push(request);
+    }
     out
 }
 
@@ -146,5 +263,28 @@ mod tests {
         diags.clear();
         parse("folio.toml", b"[catalog\n", &mut diags);
         assert_eq!(diags[0].line, 1);
+    }
+
+    #[test]
+    fn lints_are_read_in_file_order_and_checked() {
+        let mut diags = Vec::new();
+        let text = "[lints]\norphan-doc = \"allow\"\nbroken-link = \"warn\"\nduplicate-uri = \"warn\"\n\
+                    broken-anchor = \"loud\"\nbroken-lnk = \"warn\"\n";
+        let parsed = parse("folio.toml", text.as_bytes(), &mut diags);
+        let got: Vec<_> =
+            parsed.lints.iter().map(|r| (r.code.as_str(), r.level, r.set_by.to_string())).collect();
+        assert_eq!(
+            got,
+            [
+                ("orphan-doc", lints::Level::Allow, "folio.toml:2:1".to_owned()),
+                ("broken-link", lints::Level::Warn, "folio.toml:3:1".to_owned())
+            ]
+        );
+        let found: Vec<_> = diags.iter().map(|d| (d.line, d.column, d.message.as_str())).collect();
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!((found[0].0, found[0].1), (4, 1));
+        assert!(found[0].2.contains("`duplicate-uri` cannot be lowered to `warn`"));
+        assert_eq!((found[1].0, found[1].1), (5, 17));
+        assert!(found[2].2.contains("did you mean `broken-link`?"));
     }
 }

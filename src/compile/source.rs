@@ -133,6 +133,23 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     out
 }
 
+/// The skill directory a content-relative path under `skills/` belongs to: the deepest directory
+/// above it that holds a `SKILL.md` (as the walk decides it), content-relative. `None` when none
+/// does.
+pub fn skill_dir_of(root: &Path, path: &str) -> Option<String> {
+    let mut dir = path;
+    while let Some((parent, _)) = dir.rsplit_once('/') {
+        if parent == "skills" {
+            return None;
+        }
+        if std::fs::symlink_metadata(root.join(parent).join("SKILL.md")).is_ok() {
+            return Some(parent.to_owned());
+        }
+        dir = parent;
+    }
+    None
+}
+
 fn escape(path: &str) -> Diagnostic {
     Diagnostic::error("path-escape", path, 1, 1, format!("symlink `{path}` points outside the content root"))
         .with_help("copy the file into the content tree, or point the link at a file inside it")

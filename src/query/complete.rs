@@ -19,8 +19,8 @@ pub struct Completion {
 }
 
 /// Every variable name the templates use.
-pub const ARGUMENTS: [&str; 9] =
-    ["skill_id", "skill_path", "file", "ref_id", "path", "section", "tag", "capability", "category"];
+pub const ARGUMENTS: [&str; 10] =
+    ["skill_id", "skill_path", "file", "ref_id", "path", "section", "tag", "capability", "category", "lang"];
 
 pub(super) fn complete(
     query: &Query,
@@ -65,6 +65,13 @@ pub(super) fn complete(
         "tag" => query.vocabulary().tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
         "capability" => query.vocabulary().capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
         "category" => query.vocabulary().categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+        "lang" => {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for doc in &catalog.docs {
+                *counts.entry(doc.locale.as_str()).or_default() += 1;
+            }
+            counts.into_iter().map(|(l, n)| (l.to_owned(), n)).collect()
+        }
         other => {
             return Err(QueryError::invalid(
                 "argument",

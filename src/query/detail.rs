@@ -144,6 +144,8 @@ pub struct DocDetail {
     /// Frontmatter category.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// Its locale (`en`, `zh-cn`).
+    pub locale: String,
     /// Frontmatter date.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
@@ -299,6 +301,7 @@ pub(super) fn doc_detail(query: &Query, path: &str) -> Result<DocDetail, QueryEr
         description: doc.description.clone(),
         tags: doc.tags.clone(),
         category: doc.category.clone(),
+        locale: doc.locale.clone(),
         updated: doc.updated.clone(),
         aliases: doc.aliases.clone(),
         extra: decoded(&doc.extra, &entry.uri, "frontmatter")?.clone(),

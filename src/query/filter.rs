@@ -1,5 +1,5 @@
 //! The one filter behind every listing and search: which entries a `kind`, `tag`, `category`,
-//! `capability` and `updated_since` keep, and the fingerprint of those choices that a cursor
+//! `capability`, `lang` and `updated_since` keep, and the fingerprint of those choices that a cursor
 //! carries, so a cursor is only ever replayed on the query that issued it.
 //!
 //! What an entry offers to filter on is its owner's ([`Facets`]): a doc's tags, category and date;
@@ -18,6 +18,8 @@ pub(super) struct Facets<'c> {
     pub(super) category: Option<&'c str>,
     pub(super) capabilities: &'c [String],
     pub(super) updated: Option<&'c str>,
+    /// A doc's locale; skills have none.
+    pub(super) lang: Option<&'c str>,
 }
 
 impl<'c> Facets<'c> {
@@ -32,6 +34,7 @@ impl<'c> Facets<'c> {
                     category: doc.category.as_deref(),
                     capabilities: &[],
                     updated: doc.updated.as_deref(),
+                    lang: Some(&doc.locale),
                 }
             }
             Owner::Skill(s, file) => {
@@ -42,6 +45,7 @@ impl<'c> Facets<'c> {
                     category: None,
                     capabilities: if document { &skill.capabilities } else { &[] },
                     updated: skill.updated.as_deref(),
+                    lang: None,
                 }
             }
         }
@@ -57,12 +61,18 @@ pub(super) struct Filter<'p> {
     pub(super) capability: Option<&'p str>,
     /// `updated_since`, checked by [`check_date`].
     pub(super) since: Option<&'p str>,
+    /// A locale (`ja`, `zh-CN`): only docs in it.
+    pub(super) lang: Option<&'p str>,
 }
 
 impl Filter<'_> {
     /// True when no filter is set beyond the entry kind.
     pub(super) fn keeps_every_owner(&self) -> bool {
-        self.tag.is_none() && self.category.is_none() && self.capability.is_none() && self.since.is_none()
+        self.tag.is_none()
+            && self.category.is_none()
+            && self.capability.is_none()
+            && self.since.is_none()
+            && self.lang.is_none()
     }
 
     /// True when an entry of `kind` with these facets passes every filter.
@@ -72,6 +82,7 @@ impl Filter<'_> {
             && self.category.is_none_or(|c| facets.category.is_some_and(|x| same(x, c)))
             && self.capability.is_none_or(|c| facets.capabilities.iter().any(|x| same(x, c)))
             && self.since.is_none_or(|s| facets.updated.is_some_and(|u| u >= s))
+            && self.lang.is_none_or(|l| facets.lang.is_some_and(|x| same_locale(x, l)))
     }
 
     /// What a cursor carries of this filter, with `rest` (a query's other choices: its terms, a
@@ -84,6 +95,15 @@ impl Filter<'_> {
 /// Case-insensitive equality (Unicode lowercase), for tag, category and capability filters.
 pub(super) fn same(a: &str, b: &str) -> bool {
     a == b || a.to_lowercase() == b.to_lowercase()
+}
+
+/// Locale tags compare without regard to case or `_` for `-` (`zh-CN`, `zh_cn`, `zh-cn`).
+fn same_locale(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(x, y)| {
+            let norm = |c: u8| if c == b'_' { b'-' } else { c.to_ascii_lowercase() };
+            norm(x) == norm(y)
+        })
 }
 
 /// Checks an `updated_since` value: `YYYY-MM-DD`, optionally followed by an RFC 3339 time.

@@ -42,6 +42,8 @@ pub struct ListParams {
     pub tag: Option<String>,
     /// Only docs of this category (case-insensitive).
     pub category: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`; case-insensitive).
+    pub lang: Option<String>,
     /// Only skills declaring this capability (case-insensitive).
     pub capability: Option<String>,
     /// Only entries updated on or after this date (`YYYY-MM-DD` or RFC 3339).
@@ -143,6 +145,8 @@ pub struct DocSummary {
     /// Frontmatter category.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// Its locale (`en`, `zh-cn`).
+    pub locale: String,
     /// Frontmatter date.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
@@ -164,7 +168,7 @@ pub(super) const SINGLETONS: [(&str, &str, &str, &str); 3] = [
         uri::DOCS_INDEX,
         "docs_index",
         "Docs index",
-        "One summary record per doc, filterable with q, tag, category, prefix and updated_since.",
+        "One summary record per doc, filterable with q, tag, category, lang, prefix and updated_since.",
     ),
     (
         uri::SKILLS_INDEX,
@@ -270,6 +274,7 @@ pub(super) fn list(query: &Query, params: &ListParams) -> Result<Page<Record>, Q
         category: params.category.as_deref(),
         capability: params.capability.as_deref(),
         since,
+        lang: params.lang.as_deref(),
     };
 
     let singletons = (0..SINGLETONS.len()).filter(|&i| {
@@ -429,12 +434,13 @@ fn skill_summary(query: &Query, skill_idx: usize) -> SkillSummary {
 }
 
 pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
-    reject_unknown(params, &["q", "tag", "category", "prefix", "updated_since", "cursor", "limit"])?;
+    reject_unknown(params, &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"])?;
     let limit = page_limit(limit_param(params)?)?;
     let filter = Filter {
         kind: Some(Kind::Doc),
         tag: param(params, "tag"),
         category: param(params, "category"),
+        lang: param(params, "lang"),
         since: param(params, "updated_since").map(check_date).transpose()?,
         ..Filter::default()
     };
@@ -479,6 +485,7 @@ fn doc_summary(query: &Query, doc_idx: usize) -> DocSummary {
         description: three_sentences(&doc.description),
         tags: doc.tags.clone(),
         category: doc.category.clone(),
+        locale: doc.locale.clone(),
         updated: doc.updated.clone(),
         size: entry.size,
         total_lines: entry.total_lines,

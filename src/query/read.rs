@@ -502,6 +502,23 @@ pub(super) fn about(query: &Query) -> String {
     if let Some(instructions) = &settings.instructions {
         let _ = writeln!(out, "\n## Notes from the authors\n\n{instructions}");
     }
+    if !settings.left_out.is_empty() {
+        let n = settings.left_out.len();
+        let _ = writeln!(
+            out,
+            "\n## Left out\n\n{n} {} of the content tree {} not served: {} own content has errors \
+             (`folio check` reports them).\n",
+            if n == 1 { "entry" } else { "entries" },
+            if n == 1 { "is" } else { "are" },
+            if n == 1 { "its" } else { "their" },
+        );
+        for entry in &settings.left_out {
+            let _ = writeln!(out, "- `{}`", entry.path);
+            for reason in &entry.reasons {
+                let _ = writeln!(out, "  - {reason}");
+            }
+        }
+    }
     out
 }
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::filter::{Facets, Filter};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
-use crate::catalog::search::{query_terms, strip_frontmatter, tokenize, tokenize_until};
+use crate::catalog::search::{body_of, query_terms, tokenize, tokenize_until};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -30,6 +30,8 @@ pub struct SearchParams {
     pub capability: Option<String>,
     /// Only docs of this category.
     pub category: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`; case-insensitive).
+    pub lang: Option<String>,
     /// Page size (default 10, clamped to [`super::MAX_LIMIT`]).
     pub limit: Option<usize>,
     /// Cursor from a previous page.
@@ -45,6 +47,7 @@ impl SearchParams {
             category: self.category.as_deref(),
             capability: self.capability.as_deref(),
             since: None,
+            lang: self.lang.as_deref(),
         }
     }
 }
@@ -187,7 +190,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         None => (entry.path.clone(), String::new(), &[], None),
     };
     let text = entry.text().unwrap_or("");
-    let body = strip_frontmatter(text);
+    let body = body_of(&entry.path, text);
     let body_offset = text.len() - body.len();
     let (snippet, section_uri) = match snippet(body, terms) {
         Some((snippet, at)) => {

@@ -90,6 +90,7 @@ pub(super) fn fixture() -> Catalog {
         category: None,
         updated: None,
         aliases: Vec::new(),
+        locale: "en".to_owned(),
         extra: BTreeMap::new().into(),
         outline: outline.into(),
         links: Vec::new().into(),
@@ -718,7 +719,7 @@ fn complete_line(q: &Query, argument: &str, value: &str, context: &[(&str, &str)
 fn completion_is_ranked_and_scoped() {
     let q = query();
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a str);
-    let cases: [Case<'_>; 12] = [
+    let cases: [Case<'_>; 13] = [
         ("skill_id", "", &[], "billing,pdf total=2 more=false"),
         ("skill_id", "p", &[], "pdf total=1 more=false"),
         ("skill_path", "acme", &[], "acme/billing total=1 more=false"),
@@ -740,11 +741,12 @@ fn completion_is_ranked_and_scoped() {
         ("path", "install", &[], "guides/install.md total=1 more=false"),
         ("section", "", &[("path", "guides/install.md")], "install-folio,linux,macos total=3 more=false"),
         ("tag", "", &[], "billing-tag,pdf-tag,setup total=3 more=false"),
+        ("lang", "", &[], "en total=1 more=false"),
         (
             "colour",
             "",
             &[],
-            "error: invalid `argument`: no template variable `colour` (known: skill_id, skill_path, file, ref_id, path, section, tag, capability, category)",
+            "error: invalid `argument`: no template variable `colour` (known: skill_id, skill_path, file, ref_id, path, section, tag, capability, category, lang)",
         ),
     ];
     for (argument, value, context, expected) in cases {

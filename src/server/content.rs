@@ -32,8 +32,8 @@ impl Content {
         &self.query
     }
 
-    /// The query layer, shared (a server built again from the same catalog).
-    pub(crate) fn shared(&self) -> &Arc<Query> {
+    /// The shared handle of the query layer.
+    pub(crate) fn shared_query(&self) -> &Arc<Query> {
         &self.query
     }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::State;
+use super::{Identity, State};
 
 /// Whether, and how, the served catalog can change. Capabilities and cache hints follow it: a
 /// server whose catalog never changes declares no `listChanged` or `subscribe`, because it could
@@ -52,13 +52,25 @@ const RETIRED_TAGS: usize = 64;
 pub(crate) struct Live {
     current: watch::Sender<Arc<State>>,
     mode: LiveMode,
+    /// The identity the server was given instead of its catalog's, kept across swaps.
+    identity: Option<Identity>,
     /// Cursor tags of the catalogs replaced so far, oldest first.
     retired: Mutex<VecDeque<String>>,
 }
 
 impl Live {
-    pub(crate) fn new(state: State, mode: LiveMode) -> Live {
-        Live { current: watch::Sender::new(Arc::new(state)), mode, retired: Mutex::new(VecDeque::new()) }
+    pub(crate) fn new(state: State, mode: LiveMode, identity: Option<Identity>) -> Live {
+        Live {
+            current: watch::Sender::new(Arc::new(state)),
+            mode,
+            identity,
+            retired: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The identity given with `with_identity`, if any.
+    pub(crate) fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
     }
 
     pub(crate) fn mode(&self) -> LiveMode {

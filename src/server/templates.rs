@@ -39,12 +39,12 @@ pub(crate) const FAMILIES: &[Family] = &[
         variables: &["skill_id"],
     },
     Family {
-        template: "resource://catalog/docs_index{?q,tag,category,prefix,updated_since,cursor,limit}",
+        template: "resource://catalog/docs_index{?q,tag,category,lang,prefix,updated_since,cursor,limit}",
         name: "docs_index_query",
         title: "Docs index (filtered)",
-        description: "Doc summary records filtered by query, tag, category, path prefix or update date; paginated.",
+        description: "Doc summary records filtered by query, tag, category, locale, path prefix or update date; paginated.",
         mime: Some("application/json"),
-        variables: &["q", "tag", "category", "prefix", "updated_since", "cursor", "limit"],
+        variables: &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"],
     },
     Family {
         template: "resource://catalog/docs/{+path}",

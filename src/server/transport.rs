@@ -28,7 +28,19 @@ pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
 ///
 /// Fails when the bytes are not a valid catalog or stdio cannot be used.
 pub fn serve_stdio(catalog_bytes: &'static [u8]) -> Result<(), ServeError> {
-    let server = FolioServer::from_static(catalog_bytes)?;
+    run_stdio_blocking(FolioServer::from_static(catalog_bytes)?)
+}
+
+/// [`serve_stdio`], telling clients the server is `identity` (`serverInfo`): what a project that
+/// embeds its own catalog passes `folio::crate_identity!()` for, so clients see its name and
+/// version rather than Folio's.
+///
+/// Fails like [`serve_stdio`].
+pub fn serve_stdio_as(catalog_bytes: &'static [u8], identity: super::Identity) -> Result<(), ServeError> {
+    run_stdio_blocking(FolioServer::from_static(catalog_bytes)?.with_identity(identity))
+}
+
+fn run_stdio_blocking(server: FolioServer) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let res = runtime.block_on(run_stdio(server));
     // A read on a terminal stdin cannot be cancelled; don't let it hold the process open.

@@ -181,9 +181,20 @@ fn search_ranks_and_marks_matches() {
 #[test]
 fn content_errors_and_bad_catalogs_are_reported() {
     let tree = fixture("bad-skills");
+    // Like `serve --content`: skills with errors of their own are left out, and named.
+    let out = run(&tree, &["list", "--content", "content", "--kind", "skill"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("note: left out `skills/pdf`: skills/pdf/SKILL.md:2:7: name-mismatch"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.contains("skill://pdf"), "{}", out.stdout);
+    // An error no left-out entry explains still refuses the tree.
+    tree.file("content/folio.toml", "[catalog\n");
     let out = run(&tree, &["list", "--content", "content"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains("error["), "diagnostics are printed: {}", out.stderr);
+    assert!(out.stderr.contains("error[invalid-config]"), "diagnostics are printed: {}", out.stderr);
     assert!(out.stdout.is_empty());
 
     tree.file("broken.msgpack", b"not a catalog");

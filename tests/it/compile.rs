@@ -543,7 +543,7 @@ fn committed_catalog_is_fresh() {
 #[test]
 fn check_reports_exactly_what_compile_reports_without_a_catalog() {
     for name in ["basic", "bad-skills"] {
-        let config = folio::compile::Config { root: fixture(name) };
+        let config = folio::compile::Config::new(fixture(name));
         let checked = folio::compile::check(&config);
         let compiled = folio::compile::compile(&config);
         assert_eq!(checked.diagnostics, compiled.diagnostics, "{name}");
@@ -559,7 +559,7 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
     // catalog file must be the bytes `encode` returns.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("content");
     let catalog =
-        folio::compile::compile(&folio::compile::Config { root }).catalog.expect("content/ compiles");
+        folio::compile::compile(&folio::compile::Config::new(root)).catalog.expect("content/ compiles");
     let single = folio::compile::index::build(&catalog.entries, &catalog.docs, &catalog.skills);
     assert!(single.data.len() > 10_000, "the manual has a real index");
     assert!(single.data == catalog.search.data, "index bytes differ from a single-threaded build");
@@ -588,7 +588,7 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
     tree.file("small/skills/s-1/assets/logo.bin", [0u8, 159, 146, 150]);
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content"), &tree.join("manual"));
     for name in ["small", "manual"] {
-        let config = Config { root: tree.join(name) };
+        let config = Config::new(tree.join(name));
         let full = compile(&config).catalog.expect("the tree compiles");
         let mut streamed = std::io::Cursor::new(Vec::new());
         let mut writer = Some(codec::Writer::new(&mut streamed).unwrap());

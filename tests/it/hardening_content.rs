@@ -278,7 +278,7 @@ content/docs/e\\u{1b}[31mred.md:1:1: error[non-portable-name]: `e\\u{1b}[31mred.
         format!(
             "{expected}content/docs/e\\u{{1b}}[31mred.md:1:1: warning[orphan-doc]: no other doc or skill links to \
              `docs/e\\u{{1b}}[31mred.md`\n  |\n1 | # E\n  | ^\n  = help: link to it from a related doc or an index \
-             page, or remove it\n\n1 error, 1 warning\n"
+             page, or remove it; if the site's navigation is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml\n\n1 error, 1 warning\n"
         )
     );
     let github = folio_bounded(tree.path(), &["check", "content", "--format", "github"]);

@@ -19,7 +19,7 @@ fn corpus_tree() -> Tree {
 /// Compiles `root` both ways and checks they agree; returns the cache's (reused, compiled).
 #[track_caller]
 fn same_as_full(root: &Path, cache: &mut Cache) -> (usize, usize) {
-    let config = Config { root: root.to_path_buf() };
+    let config = Config::new(root);
     let incremental = compile::compile_incremental(&config, cache);
     let full = compile::compile(&config);
     assert_eq!(incremental.diagnostics, full.diagnostics, "the same diagnostics");

@@ -61,7 +61,8 @@ fn every_link_code_points_at_the_link_target() {
              `docs/README.md` only when case is ignored; servers and unpacked skills compare case \
              (help: did you mean `../README.md`?)",
             "content/docs/lonely.md:1:1: warning[orphan-doc]: no other doc or skill links to `docs/lonely.md` \
-             (help: link to it from a related doc or an index page, or remove it)",
+             (help: link to it from a related doc or an index page, or remove it; if the site's navigation is \
+             generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml)",
             "content/skills/pdf/SKILL.md:7:21: error[case-mismatch]: link `Reference.md#api` matches \
              `skills/pdf/reference.md` only when case is ignored; servers and unpacked skills compare case \
              (help: did you mean `reference.md#api`?)",

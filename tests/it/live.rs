@@ -29,7 +29,7 @@ fn tree() -> Tree {
 }
 
 fn query_of(tree: &Tree) -> Query {
-    let compilation = folio::compile::compile(&folio::compile::Config { root: tree.path().to_path_buf() });
+    let compilation = folio::compile::compile(&folio::compile::Config::new(tree.path()));
     let errors: Vec<_> =
         compilation.diagnostics.iter().filter(|d| d.severity == folio::compile::Severity::Error).collect();
     assert!(errors.is_empty(), "the tree compiles: {errors:?}");

@@ -222,7 +222,8 @@ fn a_burst_of_edits_ends_on_the_last_one() {
 #[test]
 fn a_broken_tree_keeps_the_last_good_catalog_and_says_why_once() {
     let t = content();
-    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch"]);
+    // Strict: a broken link refuses the tree (lenient serving would serve it).
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch", "--strict"]);
     s.listen(json!({ "resourceSubscriptions": [A, SENTINEL] }));
 
     save(&t, "content/docs/a.md", "# A\n\nSee [nothing](missing.md).\n");

@@ -17,6 +17,7 @@ mod mcp_params;
 mod mcp_prompts;
 mod mcp_stdio;
 mod query;
+mod real_trees;
 mod skill_files;
 mod skills_spec;
 mod support;

@@ -64,7 +64,7 @@ pub(crate) fn fixture() -> &'static Fixture {
         std::fs::write(root.join("folio.toml"), FOLIO_TOML).unwrap();
         let mut removed = Vec::new();
         let catalog = loop {
-            let compilation = folio::compile::compile(&folio::compile::Config { root: root.clone() });
+            let compilation = folio::compile::compile(&folio::compile::Config::new(root.clone()));
             let errors: BTreeSet<String> = compilation
                 .diagnostics
                 .iter()
@@ -262,14 +262,21 @@ pub(crate) fn assert_repair(res: &Value) {
 
 #[track_caller]
 pub(crate) fn assert_server_info(result: &Value) {
+    // The fixture's folio.toml names the project `corpora` (and no version: Folio's is reported);
+    // Folio itself is named under `dev.folio/server`.
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        json!("folio"),
+        json!("corpora"),
         "result carries serverInfo _meta: {result}"
     );
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
         json!(env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(
+        result["_meta"]["dev.folio/server"],
+        json!({ "name": "folio", "version": env!("CARGO_PKG_VERSION") }),
+        "{result}"
     );
 }
 
@@ -435,7 +442,7 @@ async fn legacy_initialize_negotiates_a_handshake_version_and_drops_result_type(
             .await;
         let init = &res["result"];
         assert_eq!(init["protocolVersion"], answered, "initialize {asked}");
-        assert_eq!(init["serverInfo"]["name"], "folio");
+        assert_eq!(init["serverInfo"]["name"], "corpora", "the project the catalog names");
         assert_server_info(init);
         assert!(init["instructions"].as_str().unwrap().contains("Discovery order"));
         w.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
@@ -583,7 +590,7 @@ async fn every_template_expanded_with_completed_values_is_readable() {
     for expected in [
         "resource://catalog/skills_index{?q,tag,capability,cursor,limit}",
         "resource://catalog/skills/{skill_id}",
-        "resource://catalog/docs_index{?q,tag,category,prefix,updated_since,cursor,limit}",
+        "resource://catalog/docs_index{?q,tag,category,lang,prefix,updated_since,cursor,limit}",
         "resource://catalog/docs/{+path}",
         "resource://docs/{+path}",
         "resource://docs/{+path}{?section,lines}",
@@ -1478,7 +1485,7 @@ async fn rmcp_client_walks_reads_completes_and_calls_tools() {
     let fx = fixture();
     let client = rmcp_client().await;
     let info = client.peer_info().expect("discover result");
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("folio"));
+    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("corpora"));
     let resources = client.list_all_resources().await.unwrap();
     assert_eq!(resources.len(), listed_uris(&fx.catalog).len());
     let templates = client.list_all_resource_templates().await.unwrap();
@@ -1623,12 +1630,12 @@ async fn serve_from_a_content_tree_and_its_refusals() {
         run(&["serve", "--http", "0", "--bearer-token-env", "FOLIO_TEST_NO_SUCH_VAR"], &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("`FOLIO_TEST_NO_SUCH_VAR` is not set"), "{stderr}");
-    // A content tree with errors is not served: exit 1, diagnostics on stderr.
+    // With `--strict`, a content tree with errors is not served: exit 1, diagnostics on stderr.
     let bad = fx.root.with_extension("bad");
     let _ = std::fs::remove_dir_all(&bad);
     std::fs::create_dir_all(bad.join("skills/x")).unwrap();
     std::fs::write(bad.join("skills/x/SKILL.md"), "---\nname: y\n---\n# X\n").unwrap();
-    let (code, stderr, quiet) = run(&["serve", "--content", bad.to_str().unwrap()], &[]);
+    let (code, stderr, quiet) = run(&["serve", "--strict", "--content", bad.to_str().unwrap()], &[]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("skills/x/SKILL.md:"), "diagnostics name the file: {stderr}");
     assert!(quiet, "nothing on stdout");

@@ -155,7 +155,7 @@ async fn http_serves_modern_requests_statelessly_as_json() {
     assert!(r.header("content-type").unwrap().starts_with("application/json"));
     assert!(r.header("mcp-session-id").is_none(), "never a session id");
     let v = r.json();
-    assert_eq!(v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "folio");
+    assert_eq!(v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "corpora");
     assert_eq!(v["result"]["cacheScope"], "public");
     let r = rpc(srv.addr, "resources/read", json!({ "uri": "resource://catalog/about" }), &[]).await;
     assert_eq!(r.status, 200, "{r:?}");
@@ -318,7 +318,7 @@ async fn http_transport_rules_give_exact_statuses() {
     let h = exchange(a, "GET", "/healthz", &[], b"").await;
     assert_eq!(h.status, 200);
     assert_eq!(h.json()["status"], "ok");
-    assert_eq!(h.json()["name"], "folio");
+    assert_eq!(h.json()["name"], "corpora", "the project the catalog names");
     assert_eq!(rpc(a, "tools/list", json!({}), &[]).await.status, 200);
     srv.shutdown().await;
 }

@@ -31,7 +31,7 @@ fn big_tree() -> Tree {
 }
 
 fn big_server(tree: &Tree) -> FolioServer {
-    let compilation = folio::compile::compile(&folio::compile::Config { root: tree.path().to_path_buf() });
+    let compilation = folio::compile::compile(&folio::compile::Config::new(tree.path().to_path_buf()));
     FolioServer::from_catalog(compilation.catalog.expect("the big tree compiles")).unwrap()
 }
 

@@ -32,7 +32,7 @@ fn compile_fresh(name: &str) -> Catalog {
     copy_dir(&corpora().join(name), tree.path());
     let mut ignored: Vec<String> = Vec::new();
     for _ in 0..3 {
-        let compilation = compile(&Config { root: tree.path().to_owned() });
+        let compilation = compile(&Config::new(tree.path().to_owned()));
         if let Some(catalog) = compilation.catalog {
             return catalog;
         }

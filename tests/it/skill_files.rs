@@ -104,7 +104,7 @@ fn the_mention_lint_is_quiet_on_every_vendored_skill() {
         }
     }
     assert!(found >= 100, "the corpus mentions files: found {found}");
-    let checked = folio::compile::check(&folio::compile::Config { root: corpora().join("agent-skills") });
+    let checked = folio::compile::check(&folio::compile::Config::new(corpora().join("agent-skills")));
     let reported: Vec<_> = checked.diagnostics.iter().filter(|d| d.code == "mentioned-file").collect();
     assert!(reported.is_empty(), "{reported:#?}");
 }

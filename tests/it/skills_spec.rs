@@ -23,7 +23,7 @@ fn folio_verdict(case: &Path) -> (String, String) {
     for skill in std::fs::read_dir(case).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()) {
         copy_dir(&skill, &tree.join("content/skills").join(skill.file_name().unwrap()));
     }
-    let checked = folio::compile::check(&folio::compile::Config { root: tree.join("content") });
+    let checked = folio::compile::check(&folio::compile::Config::new(tree.join("content")));
     let codes: BTreeSet<&str> = checked.diagnostics.iter().map(|d| d.code).collect();
     let verdict = if checked.has_errors() { "invalid" } else { "valid" };
     (verdict.to_owned(), codes.into_iter().collect::<Vec<_>>().join(" "))

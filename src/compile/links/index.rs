@@ -13,6 +13,7 @@ use super::forms::{
     lowercase, page_stem, parent, percent_decode, rewrite_leaf, strip_page_ext, to_path, wiki_display,
     wiki_key,
 };
+use super::site::Site;
 use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
 use crate::catalog::{Link, LinkKind};
 use crate::compile::diagnostic::Diagnostic;
@@ -38,8 +39,8 @@ pub(super) struct Index<'t> {
     /// `wiki_full`'s keys with their first path, sorted, for did-you-mean: made on the first
     /// wiki link that matches nothing.
     wiki_sorted: std::sync::OnceLock<Vec<(Cow<'t, str>, &'t str)>>,
-    /// True for a Hugo tree (`docs/` holds an `_index.md`): page links follow `GetPage`.
-    hugo: bool,
+    /// How the tree's site maps routes to files (Hugo's rules, locale folders).
+    site: Site<'t>,
     /// Anchors of pages that include other files: their own plus the included files'.
     merged_anchors: BTreeMap<String, Anchors<'t>>,
 }
@@ -101,6 +102,32 @@ struct FileTarget<'t> {
     anchors: Option<&'t Anchors<'t>>,
 }
 
+/// The warning for a link from the skill at `skill_dir` into the skill at `other`.
+fn cross_skill(target: &str, skill_dir: &str, other: &str) -> Problem {
+    Problem {
+        code: "cross-skill-link",
+        message: format!(
+            "link `{target}` reaches into another skill, `{other}`: it resolves here, but a host that \
+             installs `{skill_dir}` alone loses the target"
+        ),
+        help: Some(format!(
+            "copy the file into `{skill_dir}` to make the skill self-contained, or set `cross-skill-link = \"allow\"` \
+             under [lints] in folio.toml if the skills are always installed together"
+        )),
+    }
+}
+
+/// True for a Claude Code plugin command written as a link: `/plugin:command`, each part made of
+/// letters, digits, `-`, `_` and `.`, with no other `/`.
+fn is_plugin_command(target: &str) -> bool {
+    let Some(rest) = target.strip_prefix('/') else { return false };
+    let Some((plugin, command)) = rest.split_once(':') else { return false };
+    let part = |s: &str| {
+        !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+    };
+    part(plugin) && !plugin.contains(':') && part(command)
+}
+
 impl<'t> Index<'t> {
     pub(super) fn new(targets: &'t Targets<'t>) -> Self {
         let mut files = LookupMap::with_capacity_and_hasher(
@@ -134,10 +161,7 @@ impl<'t> Index<'t> {
             wiki_name,
             wiki_sorted: std::sync::OnceLock::new(),
             merged_anchors: BTreeMap::new(),
-            hugo: targets
-                .uri_by_path
-                .keys()
-                .any(|p| p.starts_with("docs/") && (p.ends_with("/_index.md") || p.ends_with("/_index.mdx"))),
+            site: Site::of(targets),
         }
     }
 
@@ -167,6 +191,12 @@ impl<'t> Index<'t> {
                 let (resolved_path, problem) = match self.resolve_link(source, raw) {
                     Outcome::Unchecked => (None, None),
                     Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
+                    Outcome::FoundWith(path, note) => {
+                        if seen.insert((raw.line, raw.column, note.code)) {
+                            out.diagnostics.push(note.into_diagnostic(source.path, raw.line, raw.column));
+                        }
+                        (Some(path), self.check_anchor(source, raw, path))
+                    }
                     Outcome::Problem(problem) => (None, Some(problem)),
                 };
                 // A directory (or an alias) resolves to no file here.
@@ -212,7 +242,7 @@ impl<'t> Index<'t> {
         let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
-                if let Outcome::Found(path) = self.resolve_link(source, raw) {
+                if let Outcome::Found(path) | Outcome::FoundWith(path, _) = self.resolve_link(source, raw) {
                     included.entry(source.path).or_default().push(path.to_owned());
                 }
             }
@@ -255,7 +285,19 @@ impl<'t> Index<'t> {
                 if raw.target.trim_start().starts_with("{{") {
                     return Outcome::Unchecked;
                 }
-                self.resolve_path(source, raw)
+                if raw.kind == LinkKind::SiteAbsolute && is_plugin_command(&raw.target) {
+                    return Outcome::Unchecked;
+                }
+                match self.resolve_path(source, raw) {
+                    // `/name` that matches no file but names a skill is a host command.
+                    Outcome::Problem(_)
+                        if raw.kind == LinkKind::SiteAbsolute
+                            && self.targets.skill_names.contains(raw.target.trim_start_matches('/')) =>
+                    {
+                        Outcome::Unchecked
+                    }
+                    outcome => outcome,
+                }
             }
         }
     }
@@ -289,18 +331,12 @@ impl<'t> Index<'t> {
         absolute: bool,
     ) -> Outcome<'t> {
         let written: Vec<&str> = path.split('/').collect();
-        let hugo_page = self.hugo && source.origin == Origin::Doc;
-        let mut bases: Vec<Vec<&str>> = if absolute {
-            vec![vec!["docs"], vec![]]
-        } else {
-            vec![parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())]
-        };
-        if hugo_page && !absolute {
-            // Hugo's `GetPage` (which its link render hooks call) tries a relative path against
-            // the page's directory, then against the content root.
-            bases.push(vec!["docs"]);
-        }
+        let doc = source.origin == Origin::Doc;
+        let case_insensitive_page = doc && self.site.case_insensitive_routes;
+        let bases = self.site.bases(source.path, doc, absolute);
         let mut first_joined = None;
+        // The other skill a link out of this one lands in.
+        let mut other_skill = None;
         for base in &bases {
             let Some(joined) = join(base, &written) else {
                 if first_joined.is_none() {
@@ -315,21 +351,37 @@ impl<'t> Index<'t> {
             if let Some(skill_dir) = source.origin.skill_dir()
                 && !is_inside(&joined_path, skill_dir)
             {
-                return Outcome::Problem(Problem::broken(
-                    format!("link `{}` leaves the skill directory `{skill_dir}`", raw.target),
-                    Some(format!(
-                        "a skill is installed on its own: copy the file into `{skill_dir}` or link to it by URL"
-                    )),
-                ));
+                match self.skill_of(&joined_path) {
+                    Some(other) => other_skill = Some((skill_dir, other)),
+                    None => {
+                        return Outcome::Problem(Problem::broken(
+                            format!("link `{}` leaves the skill directory `{skill_dir}`", raw.target),
+                            Some(format!(
+                                "a skill is installed on its own: copy the file into `{skill_dir}` or link to it by URL"
+                            )),
+                        ));
+                    }
+                }
             }
             let candidates = candidates(&joined_path, path.ends_with('/'));
             if let Some(found) = candidates.iter().find_map(|c| self.existing(c)) {
+                if let Some((skill_dir, other)) = other_skill {
+                    return Outcome::FoundWith(found, cross_skill(&raw.target, skill_dir, other));
+                }
                 return Outcome::Found(found);
+            }
+            if doc && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/')) {
+                let message = format!(
+                    "link `{}` names a page locale `{lacking}` lacks; it resolves to the default locale's `{found}`, \
+                     as the site renders it",
+                    raw.target
+                );
+                return Outcome::FoundWith(found, Problem { code: "locale-fallback", message, help: None });
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
                     // Hugo looks pages up ignoring case and serves them at lowercase URLs.
-                    if hugo_page && is_page(actual) {
+                    if case_insensitive_page && is_page(actual) {
                         return Outcome::Found(actual);
                     }
                     let fixed = fix_case(&raw.target, base, &written, actual);
@@ -348,6 +400,9 @@ impl<'t> Index<'t> {
             if let Some((dir, _)) = self.misses().children.get_key_value(joined_path.as_str())
                 && !dir.is_empty()
             {
+                if let Some((skill_dir, other)) = other_skill {
+                    return Outcome::FoundWith(dir, cross_skill(&raw.target, skill_dir, other));
+                }
                 return Outcome::Found(dir);
             }
             first_joined.get_or_insert((joined, candidates));
@@ -410,6 +465,20 @@ impl<'t> Index<'t> {
             name.push_str(suffix);
             self.existing(&name)
         })
+    }
+
+    /// The default locale's page for a page path under a locale folder that lacks it
+    /// (`docs/ja/guides/x` → `docs/en/guides/x.md`), with the lacking locale.
+    fn locale_fallback(&self, joined: &str, dir_form: bool) -> Option<(&'t str, &'t str)> {
+        let (fallback, lacking) = self.site.locale_fallback(joined)?;
+        let found = candidates(&fallback, dir_form).iter().find_map(|c| self.existing(c))?;
+        Some((found, lacking))
+    }
+
+    /// The deepest skill directory `path` is, or is inside of.
+    fn skill_of(&self, path: &str) -> Option<&'t str> {
+        let skill = self.targets.skill_dirs.iter().copied();
+        skill.filter(|dir| path == *dir || is_inside(path, dir)).max_by_key(|dir| dir.len())
     }
 
     /// The existing path equal to `path` ignoring case, when `path` itself does not exist.
@@ -538,23 +607,17 @@ impl<'t> Index<'t> {
         docs.filter(|&(p, &linked)| !linked && !self.reached_without_link(p))
             .map(|(p, _)| {
                 Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
-                    .with_help("link to it from a related doc or an index page, or remove it")
+                    .with_help(
+                        "link to it from a related doc or an index page, or remove it; if the site's navigation \
+                         is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml",
+                    )
             })
             .collect()
     }
 
-    /// The `orphan-doc` exemptions (see the module docs).
+    /// The `orphan-doc` exemptions (see the module docs and [`Site::reached_without_link`]).
     fn reached_without_link(&self, path: &str) -> bool {
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-        let stem = page_stem(name);
-        if dir == "docs" && matches!(stem, "index" | "_index" | "README") {
-            return true;
-        }
-        if matches!(stem, "README" | "_index") {
-            return true;
-        }
-        let section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
-        ["_index.md", "_index.mdx"].iter().any(|index| self.exists(&format!("{section}/{index}")))
+        self.site.reached_without_link(path, |p| self.exists(p))
     }
 }
 

@@ -37,6 +37,12 @@ fn run_ignoring(fixture: &str, ignore: &[&str]) -> (Resolution, Vec<String>) {
     for (path, md) in &analysed {
         targets.anchors_by_path.insert(path, md.anchors().collect());
     }
+    for (path, _) in &files {
+        if let Some(dir) = path.strip_suffix("/SKILL.md") {
+            targets.skill_dirs.push(dir);
+            targets.skill_names.insert(dir.rsplit('/').next().unwrap_or(dir));
+        }
+    }
     let sources: Vec<LinkSource<'_>> = analysed
         .iter()
         .map(|(path, md)| {
@@ -306,14 +312,48 @@ img/Logo.png -> -
 }
 
 #[test]
+fn links_into_another_skill_resolve_with_a_warning() {
+    let tree = "//- skills/pdf/SKILL.md\n[a](../xlsx/references/api.md#limits) [b](../xlsx/references/gone.md) [c](../xlsx/)\n\
+                //- skills/xlsx/SKILL.md\n//- skills/xlsx/references/api.md\n# Limits\n";
+    check_resolved(
+        tree,
+        "../xlsx/references/api.md#limits -> uri:skills/xlsx/references/api.md\n../xlsx/references/gone.md -> -\n../xlsx/ -> -",
+    );
+    let (res, _) = run(tree);
+    let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.column, d.code, d.severity)).collect();
+    assert_eq!(
+        codes,
+        [
+            (5, "cross-skill-link", Severity::Warning),
+            (43, "broken-link", Severity::Error),
+            (75, "cross-skill-link", Severity::Warning)
+        ]
+    );
+}
+
+#[test]
+fn host_command_references_are_not_file_links() {
+    let tree = "//- skills/pdf/SKILL.md\n[a](/superpowers:writing-plans) [b](/xlsx) [c](/commit) [d](/docs:x/y)\n//- skills/xlsx/SKILL.md\n";
+    check_resolved(tree, "/superpowers:writing-plans -> -\n/xlsx -> -\n/commit -> -\n/docs:x/y -> -");
+    let (res, _) = run(tree);
+    let broken: Vec<_> = res.diagnostics.iter().map(|d| (d.column, d.code)).collect();
+    // `/commit` names no skill and `/docs:x/y` is a path: both stay file links, and miss.
+    assert_eq!(broken, [(48, "broken-link"), (61, "broken-link")]);
+}
+
+#[test]
 fn skill_links_must_stay_in_the_skill() {
     check_resolved(
         "//- skills/pdf/SKILL.md\n[1](reference.md) [2](./scripts/fill.py) [3](references/)\n//- skills/pdf/reference.md\n//- skills/pdf/scripts/fill.py\n//- skills/pdf/references/index.md",
         "reference.md -> uri:skills/pdf/reference.md\n./scripts/fill.py -> uri:skills/pdf/scripts/fill.py\nreferences/ -> uri:skills/pdf/references/index.md",
     );
     check(
-        "//- skills/pdf/SKILL.md\n[x](../xlsx/SKILL.md)\n//- skills/xlsx/SKILL.md",
-        "skills/pdf/SKILL.md:1:5: error[broken-link]: link `../xlsx/SKILL.md` leaves the skill directory `skills/pdf` (help: a skill is installed on its own: copy the file into `skills/pdf` or link to it by URL)",
+        "//- skills/pdf/SKILL.md\n[x](../xlsx/SKILL.md)\n//- skills/xlsx/SKILL.md\n//- skills/notes.md",
+        "skills/pdf/SKILL.md:1:5: warning[cross-skill-link]: link `../xlsx/SKILL.md` reaches into another skill, `skills/xlsx`: it resolves here, but a host that installs `skills/pdf` alone loses the target (help: copy the file into `skills/pdf` to make the skill self-contained, or set `cross-skill-link = \"allow\"` under [lints] in folio.toml if the skills are always installed together)",
+    );
+    check(
+        "//- skills/pdf/SKILL.md\n[x](../notes.md)\n//- skills/xlsx/SKILL.md\n//- skills/notes.md",
+        "skills/pdf/SKILL.md:1:5: error[broken-link]: link `../notes.md` leaves the skill directory `skills/pdf` (help: a skill is installed on its own: copy the file into `skills/pdf` or link to it by URL)",
     );
     check(
         "//- skills/pdf/SKILL.md\n[x](/guides/install/)\n//- docs/guides/install.md",

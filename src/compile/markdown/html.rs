@@ -54,6 +54,12 @@ pub(super) fn html_attributes(html: &str, mut f: impl FnMut(&str, &str, usize, &
             while at < bytes.len() && bytes[at].is_ascii_whitespace() {
                 at += 1;
             }
+            if bytes.get(at) == Some(&b'{') {
+                // A JSX attribute expression (`href={url}` in MDX) is code, not a link: skipped
+                // to its closing brace.
+                at = jsx_expression_end(bytes, at);
+                continue;
+            }
             let (value_start, value_end, next) = match bytes.get(at) {
                 Some(&q @ (b'"' | b'\'')) => match html[at + 1..].find(q as char) {
                     Some(len) => (at + 1, at + 1 + len, at + 2 + len),
@@ -71,6 +77,36 @@ pub(super) fn html_attributes(html: &str, mut f: impl FnMut(&str, &str, usize, &
             f(name, attribute, value_start, &html[value_start..value_end]);
         }
     }
+}
+
+/// The offset just after the JSX expression that opens at `bytes[start] == b'{'`: braces are
+/// counted, and skipped inside string and template literals. The end of the input when it
+/// never closes.
+fn jsx_expression_end(bytes: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut at = start;
+    while at < bytes.len() {
+        let b = bytes[at];
+        match quote {
+            Some(_) if b == b'\\' => at += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'"' | b'\'' | b'`' => quote = Some(b),
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return at + 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        at += 1;
+    }
+    bytes.len()
 }
 
 /// `raw` with HTML character references decoded: the named ones a URL holds in practice

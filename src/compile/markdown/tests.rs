@@ -277,6 +277,13 @@ fn raw_html_that_is_not_a_link_is_ignored() {
     check_links("x <!-- <a href=\"gone.md\"> --> y", "");
     check_links("<!--\n<img src=\"old.png\">\n-->", "");
     check_links("<a href=\"{{ .RelPermalink }}\">x</a>", "");
+    // JSX attribute expressions (MDX) are code; the attributes after them are still read.
+    check_links("<a href={url}>x</a> <a href={`/${lang}/x/`} class=\"a\">y</a>", "");
+    check_links(
+        "<a href={ {a: '}'}['a'] } title=\"t\"><img src={logo} /><img src=\"b.png\"></a>",
+        "1:65 rel b.png [b.png]",
+    );
+    check_links("<a href={unclosed>x</a>", "");
     check_links("<a data-href=\"x.md\" title=\"src=y.md\">x</a> <div src=\"z.md\"></div>", "");
     check_links("`<a href=\"x.md\">` and\n\n```html\n<img src=\"y.png\">\n```", "");
     // Not a complete tag, so not HTML for CommonMark: text.
@@ -498,4 +505,41 @@ fn line_index_locates_offsets_in_any_order() {
     assert_eq!(LineIndex::new("a\nb", 1).last_line(), 2);
     assert_eq!(LineIndex::new("", 3).last_line(), 3);
     assert_eq!(LineIndex::new("\n", 3).last_line(), 3);
+}
+
+mod jsx {
+    use proptest::prelude::*;
+
+    use super::super::analyze;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// However JSX expressions nest, close or fail to close, an attribute written as an
+        /// expression is never a link, and scanning never panics.
+        #[test]
+        fn jsx_attribute_expressions_are_never_links(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("<a href={".to_owned()),
+                    Just("<img src={".to_owned()),
+                    Just("}".to_owned()),
+                    Just("{".to_owned()),
+                    Just("'}'".to_owned()),
+                    Just("`${x}`".to_owned()),
+                    Just(">".to_owned()),
+                    Just(" />".to_owned()),
+                    Just("\n".to_owned()),
+                    "[a-z/.:]{0,6}",
+                ],
+                0..16,
+            )
+        ) {
+            let text = parts.concat();
+            let md = analyze(&text, 1);
+            for link in &md.links {
+                prop_assert!(!link.target.starts_with('{'), "{:?} from {:?}", link.target, text);
+            }
+        }
+    }
 }

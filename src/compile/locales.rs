@@ -1,0 +1,158 @@
+//! Locales of a docs tree: which `docs/<locale>/` folders are translations of one site (detected
+//! from their names, or listed in `folio.toml` `[docs] locales`), which locale is the default
+//! (`[docs] default_locale`), and each doc's locale.
+//!
+//! Pure: works on doc paths. Must not resolve links (that is `links`, whose site model renders
+//! a page a locale lacks from the default locale's folder).
+
+/// ISO 639-1 language codes: the first subtag of a folder name that is detected as a locale.
+/// (Three-letter languages are accepted when listed in `[docs] locales`.)
+const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr \
+    cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu \
+    hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo \
+    lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu \
+    rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt \
+    tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu";
+
+/// True when `name` has the shape of a BCP 47 language tag: a language (2-3 letters), then
+/// optional subtags of 2-8 letters or digits (`en`, `zh-cn`, `pt-BR`, `zh-Hant-TW`, `es-419`).
+pub fn is_tag(name: &str) -> bool {
+    let mut parts = name.split('-');
+    let language = parts.next().unwrap_or("");
+    (2..=3).contains(&language.len())
+        && language.bytes().all(|b| b.is_ascii_alphabetic())
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// True when `name` is detected as a locale folder: a BCP 47 tag whose language is an ISO 639-1
+/// code, with at most a script (4 letters) and a region (2 letters or 3 digits).
+fn is_detected_tag(name: &str) -> bool {
+    let mut parts = name.split('-');
+    let language = parts.next().unwrap_or("").to_ascii_lowercase();
+    if language.len() != 2 || !ISO_639_1.split(' ').any(|code| code == language) {
+        return false;
+    }
+    let rest: Vec<&str> = parts.collect();
+    let script = |p: &str| p.len() == 4 && p.bytes().all(|b| b.is_ascii_alphabetic());
+    let region = |p: &str| {
+        (p.len() == 2 && p.bytes().all(|b| b.is_ascii_alphabetic()))
+            || (p.len() == 3 && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match rest.as_slice() {
+        [] => true,
+        [a] => script(a) || region(a),
+        [a, b] => script(a) && region(b),
+        _ => false,
+    }
+}
+
+/// The locale used when a tree says nothing: docs are in English unless `[docs] default_locale`
+/// says otherwise.
+pub const FALLBACK_DEFAULT: &str = "en";
+
+/// The locales of a docs tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locales {
+    /// The locale folders under `docs/`, as named, sorted; empty for a single-language tree.
+    pub folders: Vec<String>,
+    /// The default locale: a member of `folders` when there are any.
+    pub default: String,
+}
+
+impl Locales {
+    /// Works out the locales from the doc paths (relative to `docs/`) and `folio.toml`'s
+    /// `[docs] locales` and `default_locale` (already checked). Without `locales`, the top
+    /// folders of `docs/` named like a locale are the locales, when there are at least two (one
+    /// folder named `ml/` is a topic, not a translation).
+    pub fn new<'a>(
+        doc_paths: impl Iterator<Item = &'a str>,
+        configured: Option<&[String]>,
+        default: Option<&str>,
+    ) -> Locales {
+        let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for path in doc_paths {
+            if let Some((top, _)) = path.split_once('/') {
+                *counts.entry(top).or_default() += 1;
+            }
+        }
+        let folders: Vec<String> = match configured {
+            Some(list) => {
+                let mut list = list.to_vec();
+                list.sort();
+                list.dedup();
+                list
+            }
+            None => {
+                let found: Vec<String> =
+                    counts.keys().filter(|name| is_detected_tag(name)).map(|s| (*s).to_owned()).collect();
+                if found.len() >= 2 { found } else { Vec::new() }
+            }
+        };
+        let default = match default {
+            Some(d) => d.to_owned(),
+            None if folders.is_empty() || folders.iter().any(|f| f == FALLBACK_DEFAULT) => {
+                FALLBACK_DEFAULT.to_owned()
+            }
+            // The locale with the most pages: the one the others translate.
+            None => folders
+                .iter()
+                .max_by_key(|f| (counts.get(f.as_str()).copied().unwrap_or(0), std::cmp::Reverse(f.as_str())))
+                .cloned()
+                .unwrap_or_else(|| FALLBACK_DEFAULT.to_owned()),
+        };
+        Locales { folders, default }
+    }
+
+    /// The locale folder a doc path (relative to `docs/`) is in, if any.
+    pub fn folder_of<'p>(&self, doc_path: &'p str) -> Option<&'p str> {
+        let (top, _) = doc_path.split_once('/')?;
+        self.folders.iter().any(|f| f == top).then_some(top)
+    }
+
+    /// A doc's locale, lowercase: its locale folder, else the default locale.
+    pub fn locale_of(&self, doc_path: &str) -> String {
+        self.folder_of(doc_path).unwrap_or(&self.default).to_ascii_lowercase()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_have_the_bcp_47_shape() {
+        for good in ["en", "ja", "zh-cn", "pt-BR", "zh-Hant-TW", "es-419", "fil"] {
+            assert!(is_tag(good), "{good}");
+        }
+        for bad in ["", "e", "english", "en_US", "en-", "en-x", "guides"] {
+            assert!(!is_tag(bad), "{bad}");
+        }
+        assert!(is_detected_tag("zh-cn") && is_detected_tag("pt-br") && is_detected_tag("zh-Hant-TW"));
+        assert!(!is_detected_tag("js") && !is_detected_tag("go") && !is_detected_tag("api"));
+        assert!(!is_detected_tag("en-guides"));
+    }
+
+    #[test]
+    fn locale_folders_are_detected_when_there_are_two() {
+        let paths = ["en/a.md", "en/b.md", "ja/a.md", "zh-cn/a.md", "guides/x.md", "index.md"];
+        let locales = Locales::new(paths.iter().copied(), None, None);
+        assert_eq!(locales.folders, ["en", "ja", "zh-cn"]);
+        assert_eq!(locales.default, "en");
+        assert_eq!(locales.locale_of("zh-cn/a.md"), "zh-cn");
+        assert_eq!(locales.locale_of("guides/x.md"), "en");
+        // One folder named like a language is a topic.
+        let one = Locales::new(["ml/intro.md", "guides/x.md"].iter().copied(), None, None);
+        assert_eq!((one.folders.len(), one.default.as_str()), (0, "en"));
+        assert_eq!(one.locale_of("ml/intro.md"), "en");
+        // Without `en`, the locale with the most pages is the default.
+        let fr = Locales::new(["fr/a.md", "fr/b.md", "de/a.md"].iter().copied(), None, None);
+        assert_eq!(fr.default, "fr");
+        // Configured: exactly those, with the default given.
+        let set = Locales::new(paths.iter().copied(), Some(&["ja".to_owned(), "en".to_owned()]), Some("ja"));
+        assert_eq!(
+            (set.folders.clone(), set.default.as_str()),
+            (vec!["en".to_owned(), "ja".to_owned()], "ja")
+        );
+        assert_eq!(set.locale_of("zh-cn/a.md"), "ja");
+    }
+}
