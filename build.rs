@@ -26,6 +26,8 @@ mod compile;
 mod lookup;
 #[path = "src/parallel.rs"]
 mod parallel;
+#[path = "src/suggest.rs"]
+mod suggest;
 
 use std::path::PathBuf;
 

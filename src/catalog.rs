@@ -9,6 +9,8 @@
 pub mod codec;
 #[path = "catalog/consistency.rs"]
 pub mod consistency;
+#[path = "catalog/fence.rs"]
+pub mod fence;
 #[path = "catalog/search.rs"]
 pub mod search;
 #[path = "catalog/uri.rs"]

@@ -33,8 +33,6 @@ pub mod mentions;
 pub mod settings;
 #[path = "compile/source.rs"]
 pub mod source;
-#[path = "compile/suggest.rs"]
-pub mod suggest;
 #[path = "compile/validate.rs"]
 pub mod validate;
 

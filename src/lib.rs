@@ -31,3 +31,4 @@ mod parallel;
 pub mod query;
 #[cfg(feature = "server")]
 pub mod server;
+mod suggest;

@@ -89,20 +89,10 @@ pub(crate) const INLINE_TF_MAX: u32 = (1 << INLINE_TF_BITS) - 1;
 /// Field mask of a body-only posting.
 pub(crate) const BODY_ONLY: u8 = 1 << (FIELDS - 1);
 
-/// The text of a markdown file without its leading frontmatter block.
+/// The text of a markdown file without its leading frontmatter block (the compiler's fence:
+/// [`super::fence`]).
 pub fn strip_frontmatter(text: &str) -> &str {
-    let rest = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(after) = rest.strip_prefix("---\n").or_else(|| rest.strip_prefix("---\r\n")) else {
-        return text;
-    };
-    let mut at = 0;
-    for line in after.split_inclusive('\n') {
-        at += line.len();
-        if line.trim_end() == "---" || line.trim_end() == "..." {
-            return &after[at..];
-        }
-    }
-    text
+    super::fence::body(text)
 }
 
 /// The body text of a markdown file as search reads it: without its frontmatter and, for MDX

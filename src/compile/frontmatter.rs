@@ -59,37 +59,18 @@ pub struct Split<'a> {
     pub unclosed: bool,
 }
 
-/// Splits a file into its frontmatter block and its body. A UTF-8 BOM is skipped; CRLF and LF
-/// line endings are both accepted; the closing fence is `---` or `...`.
+/// Splits a file into its frontmatter block and its body, by the one fence rule
+/// ([`crate::catalog::fence`]): a UTF-8 BOM is skipped; CRLF and LF line endings are both
+/// accepted; the closing fence is `---` or `...`.
 pub fn split(text: &str) -> Split<'_> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let whole = Split { yaml: None, yaml_line: 2, body: text, body_line: 1, unclosed: false };
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    if trim_line(&text[..first_end]) != "---" {
-        return whole;
-    }
-    let mut at = first_end;
-    let mut line = 2;
-    while at < text.len() {
-        let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
-        let fence = trim_line(&text[at..end]);
-        if fence == "---" || fence == "..." {
-            return Split {
-                yaml: Some(&text[first_end..at]),
-                yaml_line: 2,
-                body: &text[end..],
-                body_line: line + 1,
-                unclosed: false,
-            };
+    use crate::catalog::fence::{Fence, fence};
+    match fence(text) {
+        Fence::None(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: false },
+        Fence::Unclosed(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: true },
+        Fence::Closed { yaml, body, body_line } => {
+            Split { yaml: Some(yaml), yaml_line: 2, body, body_line, unclosed: false }
         }
-        at = end;
-        line += 1;
     }
-    Split { unclosed: true, ..whole }
-}
-
-fn trim_line(line: &str) -> &str {
-    line.trim_end_matches(['\n', '\r', ' ', '\t'])
 }
 
 /// A value with the position it was written at.

@@ -69,7 +69,7 @@ mod site;
 
 use forms::alias_key;
 #[cfg(test)]
-use forms::{is_page, levenshtein, parent};
+use forms::{is_page, parent};
 use index::Index;
 
 /// What a linking file is, which decides how its links resolve.

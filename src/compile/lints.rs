@@ -156,7 +156,7 @@ pub struct Request {
 pub fn refusal(request: &Request) -> Option<String> {
     let Some(code) = lookup(&request.code) else {
         let names: Vec<&str> = CODES.iter().map(|c| c.name).collect();
-        let near = super::suggest::closest(&request.code, names.iter().copied());
+        let near = crate::suggest::closest_name(&request.code, names.iter().copied());
         return Some(match near {
             Some(near) => format!("unknown diagnostic code `{}`; did you mean `{near}`?", request.code),
             None => format!("unknown diagnostic code `{}`", request.code),

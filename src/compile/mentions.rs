@@ -230,27 +230,12 @@ mod tests {
         assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
     }
 
-    fn levenshtein(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
-
     proptest::proptest! {
         /// `one_edit` is exactly "Levenshtein distance 1", on a small alphabet where near misses
         /// are common.
         #[test]
         fn one_edit_is_levenshtein_distance_one(a in "[abé_.]{0,7}", b in "[abé_.]{0,7}") {
-            proptest::prop_assert_eq!(one_edit(&a, &b), levenshtein(&a, &b) == 1, "{:?} {:?}", a, b);
+            proptest::prop_assert_eq!(one_edit(&a, &b), strsim::levenshtein(&a, &b) == 1, "{:?} {:?}", a, b);
         }
     }
 

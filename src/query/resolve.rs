@@ -4,6 +4,7 @@
 use super::{Kind, Owner, Query, QueryError, SearchParams};
 use crate::catalog::uri::{self, Target, UriError};
 use crate::catalog::{Doc, Skill};
+use crate::suggest::distance;
 
 /// What an id or URI names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -268,8 +269,8 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The candidates nearest to `target`: within an edit distance of a third of its length (at
-/// least 2), or containing it; best first, ties by name; at most 5.
+/// The candidates nearest to `target` (as a whole, or by their stem or last segment): a typo away
+/// ([`crate::suggest`]), or containing it; best first, ties by name; at most 5.
 pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &str) -> Vec<String> {
     // Nothing in a catalog is near a name this long, and comparing it with every candidate
     // would cost seconds per request.
@@ -277,14 +278,17 @@ pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &st
         return Vec::new();
     }
     let target = target.to_lowercase();
-    let max = (target.chars().count() / 3).max(1);
+    let max = crate::suggest::typo_limit(&target);
     let mut scored: Vec<(usize, &str)> = candidates
         .filter_map(|c| {
             let lower = c.to_lowercase();
             let stem = lower.rsplit_once('.').map_or(lower.as_str(), |(s, _)| s);
             let base = stem.rsplit_once('/').map_or(stem, |(_, b)| b);
-            let d = distance(&lower, &target).min(distance(stem, &target)).min(distance(base, &target));
-            if d <= max {
+            let d = [lower.as_str(), stem, base]
+                .into_iter()
+                .filter_map(|form| distance(form, &target, max))
+                .min();
+            if let Some(d) = d {
                 Some((d, c))
             } else if target.chars().count() >= 3 && lower.contains(&target) {
                 Some((max + 1, c))
@@ -296,25 +300,4 @@ pub(super) fn nearest<'a>(candidates: impl Iterator<Item = &'a str>, target: &st
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(5).map(|(_, c)| c.to_owned()).collect()
-}
-
-/// Levenshtein distance over characters, giving up (returning a large value) when the lengths
-/// alone differ by more than 8, so scanning 20,000 paths stays cheap.
-pub(super) fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > 8 {
-        return usize::MAX / 2;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }

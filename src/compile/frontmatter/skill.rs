@@ -19,7 +19,7 @@ use super::{
     Located, Node, NodeValue, Parsed, Style, dedup_keys, parse_block, parse_date, yaml11_non_string,
 };
 use crate::compile::diagnostic::{Diagnostic, Severity};
-use crate::compile::suggest::closest;
+use crate::suggest::closest_name as closest;
 
 /// Most characters a skill `name` may have (Agent Skills specification).
 pub const MAX_NAME_CHARS: usize = 64;

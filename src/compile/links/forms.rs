@@ -185,70 +185,7 @@ pub(super) fn rewrite_leaf(target: &str, suggestion: &Suggestion) -> String {
     format!("{dir}{sep}{new_leaf}{slash}{rest}")
 }
 
-/// The candidate closest to `want` by edit distance, when it is close enough to be a typo:
-/// at most a third of `want`'s length, and at most 3 edits. Ties go to the first candidate
-/// in iteration order (callers iterate sorted sets, so the answer is deterministic).
-pub(super) fn closest<'c, K: AsRef<str>>(
-    want: &str,
-    candidates: impl Iterator<Item = (K, &'c str)>,
-) -> Option<&'c str> {
-    let limit = (want.chars().count() / 3).clamp(1, 3);
-    let mut best: Option<(usize, &str)> = None;
-    for (key, value) in candidates {
-        let key = key.as_ref();
-        // A character is at most 4 bytes: a larger length gap cannot be within the limit.
-        if key.len().abs_diff(want.len()) > 4 * limit {
-            continue;
-        }
-        let Some(d) = levenshtein(want, key, limit) else { continue };
-        if best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, value));
-        }
-    }
-    best.map(|(_, v)| v)
-}
-
-/// Edit distance between `a` and `b` counting a swap of two neighbours as one edit (optimal
-/// string alignment, since transpositions are the commonest typo), or `None` above `limit`.
-pub(super) fn levenshtein(a: &str, b: &str, limit: usize) -> Option<usize> {
-    if a.is_ascii() && b.is_ascii() {
-        return osa(a.as_bytes(), b.as_bytes(), limit);
-    }
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    osa(&a, &b, limit)
-}
-
-/// Optimal string alignment distance over three rolling rows, stopping once a whole row exceeds
-/// `limit` (did-you-mean runs it over many candidates).
-fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
-    if a.len().abs_diff(b.len()) > limit {
-        return None;
-    }
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur: Vec<usize> = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        let mut row_min = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j - 1] + cost).min(prev[j] + 1).min(cur[j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(before[j - 2] + 1);
-            }
-            cur[j] = d;
-            row_min = row_min.min(d);
-        }
-        if row_min > limit {
-            return None;
-        }
-        // Rotate: before <- prev <- cur.
-        std::mem::swap(&mut before, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    Some(prev[b.len()]).filter(|d| *d <= limit)
-}
+pub(super) use crate::suggest::closest;
 
 /// Decodes `%XX` escapes once. Invalid escapes stay as written; a result that is not UTF-8
 /// leaves the whole input as written.
