@@ -6,6 +6,9 @@ mod browse;
 #[path = "cli/build.rs"]
 mod build;
 #[cfg(feature = "server")]
+#[path = "cli/reload.rs"]
+mod reload;
+#[cfg(feature = "server")]
 #[path = "cli/serve.rs"]
 mod serve;
 
@@ -160,6 +163,10 @@ pub(crate) struct ContentArgs {
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) source: SourceArgs,
+    /// Follow the source: recompile `--content DIR` when a file in it changes, reload
+    /// `--catalog FILE` when it is replaced; clients are notified of what changed.
+    #[arg(long)]
+    pub(crate) watch: bool,
     #[command(flatten)]
     pub(crate) content_args: ContentArgs,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).

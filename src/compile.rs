@@ -9,6 +9,8 @@
 
 #[path = "compile/assemble.rs"]
 pub mod assemble;
+#[path = "compile/cache.rs"]
+mod cache;
 #[path = "compile/diagnostic.rs"]
 pub mod diagnostic;
 #[path = "compile/frontmatter.rs"]
@@ -39,9 +41,11 @@ use std::path::PathBuf;
 use crate::catalog::{Catalog, Doc, Entry, search};
 pub use diagnostic::{Diagnostic, Severity};
 use frontmatter::{DocMeta, SkillMeta};
-pub use lenient::{Lenient, lenient};
+pub use lenient::{Lenient, lenient, lenient_incremental};
 use markdown::Markdown;
 use source::{Found, Kind};
+
+pub use cache::Cache;
 
 /// What to compile.
 #[derive(Debug, Clone, Default)]
@@ -96,7 +100,16 @@ impl Compilation {
 
 /// Compiles a content tree. Content problems are diagnostics, never an early return.
 pub fn compile(config: &Config) -> Compilation {
-    run(config, Mode::Catalog)
+    run(config, Mode::Catalog, None)
+}
+
+/// Compiles a content tree like [`compile`], reusing from `cache` every file unchanged since the
+/// compile that filled it (same size and modification time, or same bytes), and leaving this
+/// compile's results in it for the next one: what `serve --watch` runs on every save. The result
+/// is the one [`compile`] gives for the same tree, byte for byte; a one-file edit costs reading
+/// that file plus the passes over every file (links, backlinks, the search index).
+pub fn compile_incremental(config: &Config, cache: &mut Cache) -> Compilation {
+    run(config, Mode::Catalog, Some(cache))
 }
 
 /// Compiles a content tree like [`compile`], handing each entry's bytes to `body` as soon as
@@ -107,13 +120,13 @@ pub fn compile(config: &Config) -> Compilation {
 /// [`codec::Writer`](crate::catalog::codec::Writer) takes them in. Every `Entry::bytes` of the
 /// result is empty (`size` and hashes are set), so it must not be encoded or served as it is.
 pub fn compile_streaming(config: &Config, body: &mut (dyn FnMut(&str, &[u8]) + Send)) -> Compilation {
-    run(config, Mode::Streaming(body))
+    run(config, Mode::Streaming(body), None)
 }
 
 /// Checks a content tree: every diagnostic [`compile`] reports, without assembling the catalog
 /// or building its search index (the costliest stage on large trees), so `catalog` is `None`.
 pub fn check(config: &Config) -> Compilation {
-    run(config, Mode::Check)
+    run(config, Mode::Check, None)
 }
 
 /// The callback [`compile_streaming`] hands each entry's path and bytes to.
@@ -136,7 +149,8 @@ impl Mode<'_> {
     }
 }
 
-fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
+fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compilation {
+    let started = std::time::SystemTime::now();
     let assemble = mode.assembles();
     let mut diagnostics = Vec::new();
     // The tree is walked on its own thread while the files found so far are processed (docs as
@@ -144,7 +158,9 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
     // of a second that no longer delays everything else. Each file is numbered in the order it
     // is found, which is `codec::source_order` (a walk sorted by file name, then the other files
     // sorted the same way), so streamed bodies can be put back in that order.
-    let (walk, rank, mut results, dicts) = std::thread::scope(|scope| {
+    let mut cache = cache;
+    let reuse = cache.as_deref();
+    let (walk, rank, mut results, dicts, mut fresh) = std::thread::scope(|scope| {
         let (to_workers, found) = std::sync::mpsc::channel::<(usize, Found)>();
         let walker = scope.spawn(move || {
             // A closed channel means the workers stopped, which only a panic does; `join`
@@ -184,10 +200,13 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
             }
             (walk, rank)
         });
-        let (results, dicts) = process_all(found, &mut mode, &mut diagnostics);
+        let (results, dicts, fresh) = process_all(found, &mut mode, &mut diagnostics, reuse);
         let (walk, rank) = crate::parallel::join(walker);
-        (walk, rank, results, dicts)
+        (walk, rank, results, dicts, fresh)
     });
+    if let Some(cache) = cache.take() {
+        cache.refill(&results, &mut fresh, &dicts, started);
+    }
     diagnostics.extend(walk.diagnostics);
     // The results are taken out in path order as the catalog is assembled, from each worker's
     // own list; `places` says where each is. A record is half a kilobyte: sorting them by path,
@@ -215,7 +234,7 @@ fn run(config: &Config, mut mode: Mode<'_>) -> Compilation {
 }
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Processed {
     /// Where it came from and what it is.
     pub found: Found,
@@ -238,7 +257,7 @@ pub struct Processed {
 }
 
 /// Frontmatter and markdown of a doc or SKILL.md.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Parsed {
     /// Not markdown, or markdown that could not be parsed (not UTF-8).
     None,
@@ -265,7 +284,8 @@ fn process_all(
     found: std::sync::mpsc::Receiver<(usize, Found)>,
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<WorkerResults>, Vec<index::TermDict>) {
+    cache: Option<&Cache>,
+) -> (Vec<WorkerResults>, Vec<index::TermDict>, std::collections::BTreeMap<usize, cache::Fresh>) {
     // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
     let sequencer = match mode {
@@ -276,7 +296,7 @@ fn process_all(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
     let found = std::sync::Mutex::new(found);
-    let (results, dicts): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
+    let (results, dicts, fresh) = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|worker| {
                 let (found, sequencer) = (&found, &sequencer);
@@ -284,12 +304,21 @@ fn process_all(
                     let mut indexer = catalog.then(|| index::Indexer::new(worker as u32));
                     let mut out = Vec::new();
                     let mut diags = Vec::new();
+                    let mut freshes = Vec::new();
                     loop {
                         // The lock is held only to take the next file. A worker that panicked
                         // held no file half-taken, so a poisoned lock is still consistent.
                         let next = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
                         let Ok((seq, f)) = next else { break };
-                        let mut processed = process(f, catalog, indexer.as_mut(), &mut diags);
+                        let mut processed = match cache {
+                            Some(cache) => {
+                                let mut fresh = cache::Fresh::default();
+                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh);
+                                freshes.push((seq, fresh));
+                                p
+                            }
+                            None => process(f, catalog, indexer.as_mut(), &mut diags),
+                        };
                         if let Some(sequencer) = sequencer {
                             let body = processed
                                 .as_mut()
@@ -300,24 +329,26 @@ fn process_all(
                         // In an `Option`, so that it can be taken out in path order.
                         out.extend(processed.map(|p| (seq, Some(p))));
                     }
-                    (out, diags, indexer.map(index::Indexer::into_dict).unwrap_or_default())
+                    (out, diags, indexer.map(index::Indexer::into_dict).unwrap_or_default(), freshes)
                 })
             })
             .collect();
         let mut results = Vec::with_capacity(threads);
         let mut dicts = Vec::with_capacity(threads);
+        let mut fresh = std::collections::BTreeMap::new();
         for w in workers {
-            let (out, diags, dict) = crate::parallel::join(w);
+            let (out, diags, dict, freshes) = crate::parallel::join(w);
             results.push(out);
             diagnostics.extend(diags);
             dicts.push(dict);
+            fresh.extend(freshes);
         }
-        (results, dicts)
+        (results, dicts, fresh)
     });
     // Every worker left its file in the queue before looking for a holder of `body`, and the
     // holder looked again after letting go: nothing is left behind.
     debug_assert!(sequencer.is_none_or(|s| s.queue.into_inner().is_ok_and(|q| q.done.is_empty())));
-    (results, dicts)
+    (results, dicts, fresh)
 }
 
 /// Puts streamed bodies back in the order their files were numbered, without making a worker
@@ -391,7 +422,7 @@ impl Sequencer<'_> {
 fn process(
     found: Found,
     catalog: bool,
-    mut indexer: Option<&mut index::Indexer>,
+    indexer: Option<&mut index::Indexer>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Processed> {
     let bytes = match source::read(&found) {
@@ -401,6 +432,17 @@ fn process(
             return None;
         }
     };
+    process_bytes(found, bytes, catalog, indexer, diags)
+}
+
+/// [`process`] once the bytes are read.
+fn process_bytes(
+    found: Found,
+    bytes: Vec<u8>,
+    catalog: bool,
+    mut indexer: Option<&mut index::Indexer>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Processed> {
     let blake3 = catalog.then(|| blake3::hash(&bytes));
     let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
     let sha256 = (catalog && in_skill).then(|| {

@@ -16,6 +16,8 @@ mod errors;
 mod handler;
 mod http;
 mod limits;
+mod live;
+mod notify;
 mod params;
 mod prompts;
 mod resources;
@@ -34,6 +36,8 @@ use serde_json::json;
 use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
+pub use live::{LiveMode, WATCH_TTL_MS};
+pub use notify::Swapped;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
     serve_stdio_as, shutdown_signal,
@@ -86,11 +90,15 @@ macro_rules! crate_identity {
     };
 }
 
-/// An MCP server over one opened catalog. Cloning is cheap (one `Arc`), which matters because the
-/// Streamable HTTP transport builds a handler per stateless request.
+/// An MCP server over one opened catalog, which [`FolioServer::replace`] can swap for another
+/// while it serves. Cloning is cheap (an `Arc`), which matters because the Streamable HTTP
+/// transport builds a handler per stateless request; clones share the catalog holder.
 #[derive(Clone)]
 pub struct FolioServer {
-    state: Arc<State>,
+    live: Arc<live::Live>,
+    /// The `resources/subscribe` set of one legacy (2025-11-25) stdio session; `None` outside a
+    /// session (stateless HTTP has none).
+    session: Option<Arc<notify::Session>>,
 }
 
 /// Everything answered without work per request, computed once when the catalog is opened.
@@ -110,6 +118,8 @@ pub(crate) struct State {
     skills: OnceLock<skills::Skills>,
     /// The five fallback tools, sorted by name.
     pub(crate) tools: Vec<Tool>,
+    /// What a swap compares to decide which notifications it causes.
+    pub(crate) versions: notify::SetVersions,
 }
 
 /// Why a catalog could not be served.
@@ -161,10 +171,95 @@ impl FolioServer {
         Self::from_query(Query::from_catalog(catalog))
     }
 
-    /// Serves an opened query handle; everything listed is precomputed here, once.
+    /// Serves an opened query handle; everything listed is precomputed here, once. The catalog is
+    /// fixed ([`LiveMode::Fixed`]) until [`FolioServer::with_live_mode`] says otherwise.
     ///
     /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
+        let state = State::build(Arc::new(query), LiveMode::Fixed, None)?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, LiveMode::Fixed, None)), session: None })
+    }
+
+    /// The same catalog, served in `mode`: a catalog that can change declares
+    /// `resources.listChanged`, `resources.subscribe` and `prompts.listChanged`, and a watched
+    /// one carries a short `ttlMs`. Call it before serving: clones made earlier keep the old mode.
+    ///
+    /// Fails like [`FolioServer::from_query`] (it cannot, for a catalog that opened).
+    pub fn with_live_mode(self, mode: LiveMode) -> Result<Self, OpenError> {
+        let identity = self.live.identity().cloned();
+        let query = Arc::clone(self.live.load().content.shared_query());
+        let state = State::build(query, mode, identity.as_ref())?;
+        Ok(FolioServer { live: Arc::new(live::Live::new(state, mode, identity)), session: None })
+    }
+
+    /// The same server, telling clients it is `identity` (`serverInfo.name` and `version`) rather
+    /// than what the catalog's `[catalog]` says: for a project that serves its docs from its own
+    /// binary (`with_identity(folio::crate_identity!())`). Folio's own name and version stay in
+    /// every result's `_meta` under [`FOLIO_META_KEY`]. Kept across reloads.
+    #[must_use]
+    pub fn with_identity(self, identity: Identity) -> Self {
+        let mode = self.live.mode();
+        let query = Arc::clone(self.live.load().content.shared_query());
+        match State::build(query, mode, Some(&identity)) {
+            Ok(state) => {
+                FolioServer { live: Arc::new(live::Live::new(state, mode, Some(identity))), session: None }
+            }
+            // The catalog opened once, so it opens again; keep the server as it was otherwise.
+            Err(_) => self,
+        }
+    }
+
+    /// How this server's catalog can change.
+    pub fn live_mode(&self) -> LiveMode {
+        self.live.mode()
+    }
+
+    /// Swaps the served catalog for `query` (a recompiled tree, a reloaded file): requests in
+    /// flight finish on the old one, requests after this call see the new one, and listen
+    /// streams and subscribed sessions get the notifications the change calls for. A catalog
+    /// with the same hash as the served one changes nothing.
+    ///
+    /// Fails, keeping the old catalog, when the new one names a URI twice or the server's
+    /// catalog is [`LiveMode::Fixed`].
+    pub fn replace(&self, query: Query) -> Result<Swapped, OpenError> {
+        if !self.live.mode().can_change() {
+            return Err(OpenError(
+                "this server's catalog is fixed; serve it with a live mode to replace it".into(),
+            ));
+        }
+        let current = self.live.load();
+        if current.content.query().catalog_hash() == query.catalog_hash() {
+            return Ok(Swapped::unchanged(&current));
+        }
+        let state = State::build(Arc::new(query), self.live.mode(), self.live.identity())?;
+        let swapped = Swapped::between(&current, &state);
+        drop(current);
+        // Freed here (the reload thread) unless a request in flight still holds it.
+        drop(self.live.swap(state));
+        Ok(swapped)
+    }
+
+    /// The catalog new requests answer from (a snapshot: a later swap does not change it).
+    pub fn query(&self) -> Arc<Query> {
+        Arc::clone(self.live.load().content.shared_query())
+    }
+
+    /// The snapshot one request answers from.
+    pub(crate) fn state(&self) -> Arc<State> {
+        self.live.load()
+    }
+
+    /// A handler for one connection (stdio, a socket): same catalog, its own legacy
+    /// `resources/subscribe` set.
+    pub(crate) fn for_session(&self) -> FolioServer {
+        FolioServer { live: Arc::clone(&self.live), session: Some(Arc::new(notify::Session::default())) }
+    }
+}
+
+impl State {
+    /// Precomputes everything a request needs from `query`, as `identity` (else the catalog's).
+    fn build(query: Arc<Query>, mode: LiveMode, identity: Option<&Identity>) -> Result<State, OpenError> {
+        let started = std::time::Instant::now();
         let catalog = query.catalog();
         if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
             let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
@@ -173,18 +268,15 @@ impl FolioServer {
                 w[1].uri
             )));
         }
-        let identity = Identity::of_catalog(catalog);
-        Ok(Self::with_state(Arc::new(query), &identity))
-    }
-
-    /// The server state over a checked query handle, as `identity`.
-    fn with_state(query: Arc<Query>, identity: &Identity) -> Self {
-        let started = std::time::Instant::now();
-        let catalog = query.catalog();
-        let ttl_ms = catalog.settings.ttl_ms;
-        let (info, meta) = info_and_meta(catalog, identity);
+        let ttl_ms = match mode {
+            LiveMode::Watched => catalog.settings.ttl_ms.min(WATCH_TTL_MS),
+            LiveMode::Fixed | LiveMode::Reloadable => catalog.settings.ttl_ms,
+        };
+        let identity = identity.cloned().unwrap_or_else(|| Identity::of_catalog(catalog));
+        let (info, meta) = info_and_meta(catalog, &identity, mode);
+        let versions = notify::SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
-        let state = State {
+        Ok(State {
             content: content::Content::new(query),
             ttl_ms,
             info,
@@ -192,46 +284,37 @@ impl FolioServer {
             templates: templates::list(),
             skills: OnceLock::new(),
             tools: tools::list(),
-        };
-        FolioServer { state: Arc::new(state) }
-    }
-
-    /// The same server, telling clients it is `identity` (`serverInfo.name` and `version`) rather
-    /// than what the catalog's `[catalog]` says: for a project that serves its docs from its own
-    /// binary (`with_identity(folio::crate_identity!())`). Folio's own name and version stay in
-    /// every result's `_meta` under [`FOLIO_META_KEY`].
-    #[must_use]
-    pub fn with_identity(self, identity: Identity) -> Self {
-        Self::with_state(Arc::clone(self.state.content.shared_query()), &identity)
-    }
-
-    /// The catalog this server answers from.
-    pub fn catalog(&self) -> &Catalog {
-        self.state.content.query().catalog()
-    }
-
-    /// The query layer this server answers from.
-    pub fn query(&self) -> &Query {
-        self.state.content.query()
+            versions,
+        })
     }
 }
 
 /// What this server declares: resources, tools, completions and the Skills extension with
-/// `directoryRead`. No `listChanged`/`subscribe`: the catalog never changes while served (there is
-/// no `--watch` mode), so no such notification can ever be sent.
-fn capabilities() -> ServerCapabilities {
-    ServerCapabilities::builder()
+/// `directoryRead`; `listChanged`/`subscribe` only when the catalog can change (a fixed one could
+/// never send such a notification). Prompts, when served, get `listChanged` on the same terms.
+fn capabilities(mode: LiveMode) -> ServerCapabilities {
+    let mut caps = ServerCapabilities::builder()
         .enable_completions()
         .enable_prompts()
         .enable_resources()
         .enable_tools()
         .enable_skills_with_directory_read()
-        .build()
+        .build();
+    if mode.can_change() {
+        if let Some(resources) = caps.resources.as_mut() {
+            resources.list_changed = Some(true);
+            resources.subscribe = Some(true);
+        }
+        if let Some(prompts) = caps.prompts.as_mut() {
+            prompts.list_changed = Some(true);
+        }
+    }
+    caps
 }
 
 /// What `initialize`/`discover` answer and the `_meta` every result carries: the project's
 /// identity under `serverInfo`, Folio's own under [`FOLIO_META_KEY`].
-fn info_and_meta(catalog: &Catalog, identity: &Identity) -> (ServerConfig, MetaObject) {
+fn info_and_meta(catalog: &Catalog, identity: &Identity, mode: LiveMode) -> (ServerConfig, MetaObject) {
     let identity = implementation(catalog, identity);
     let mut meta = MetaObject::new();
     // The same identity discover reports, on every other result too.
@@ -241,8 +324,9 @@ fn info_and_meta(catalog: &Catalog, identity: &Identity) -> (ServerConfig, MetaO
             .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
     );
     meta.insert(FOLIO_META_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
-    let mut info =
-        ServerConfig::new(capabilities()).with_server_info(identity).with_instructions(instructions(catalog));
+    let mut info = ServerConfig::new(capabilities(mode))
+        .with_server_info(identity)
+        .with_instructions(instructions(catalog));
     info.meta = Some(meta.clone());
     (info, meta)
 }

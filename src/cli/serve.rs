@@ -1,6 +1,7 @@
 //! `folio serve`: open a catalog (embedded, `--catalog FILE` or compiled from `--content DIR`) and
-//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`). Status lines go to stderr:
-//! in stdio mode stdout belongs to the protocol.
+//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`), reloading it on SIGHUP and,
+//! with `--watch`, when its files change (`reload`). Status lines go to stderr: in stdio mode
+//! stdout belongs to the protocol.
 
 use std::io::IsTerminal as _;
 use std::net::SocketAddr;
@@ -10,31 +11,63 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 
 use super::ServeArgs;
+use super::reload::{Reloader, Source, Trigger};
 use crate::compile;
-use crate::server::{FolioServer, HttpLimits, HttpOptions};
+use crate::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
 use tracing_subscriber::filter::Targets;
 
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
     let started = std::time::Instant::now();
-    let server = match open(&args)? {
+    let source = match (&args.source.catalog, &args.source.content) {
+        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (None, Some(root)) => Some(Source::Content {
+            config: compile::Config {
+                lints: args.content_args.lints.requests()?,
+                ..compile::Config::new(root.clone())
+            },
+            strict: args.content_args.strict,
+        }),
+        (None, None) => None,
+    };
+    if args.watch && source.is_none() {
+        bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
+    }
+    let mut cache = compile::Cache::default();
+    let server = match open(&args, &mut cache)? {
         Ok(server) => server,
         Err(code) => return Ok(code),
     };
+    let mode = match (&source, args.watch) {
+        (None, _) => LiveMode::Fixed,
+        (Some(_), false) => LiveMode::Reloadable,
+        (Some(_), true) => LiveMode::Watched,
+    };
+    let server = server.with_live_mode(mode).map_err(|e| anyhow!("{e}"))?;
     tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "catalog opened");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // In place before the first request is read: a SIGHUP or an edit after that is never lost.
+    let _reloader = match source {
+        Some(source) => {
+            let reloader = std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch)?);
+            let _guard = runtime.enter();
+            reload_on_sighup(std::sync::Arc::clone(&reloader))?;
+            Some(reloader)
+        }
+        None => None,
+    };
     let res = match &args.http {
         None => {
             if std::io::stdin().is_terminal() {
                 eprintln!(
                     "folio: serving {} skills and {} docs over stdio and waiting for an MCP client on stdin; \
                      configure `folio serve` as a stdio server in your MCP client (Ctrl-D quits)",
-                    server.catalog().skills.len(),
-                    server.catalog().docs.len()
+                    server.query().catalog().skills.len(),
+                    server.query().catalog().docs.len()
                 );
             }
             runtime
@@ -50,7 +83,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 
 /// Opens the catalog the arguments name. `Ok(Err(code))` when `--content` has errors (already
 /// printed, like `folio check`).
-fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
+/// A compiled tree leaves its files in `cache`, so the first reload reads only what changed.
+fn open(args: &ServeArgs, cache: &mut compile::Cache) -> anyhow::Result<Result<FolioServer, ExitCode>> {
     if let Some(path) = &args.source.catalog {
         let query = crate::query::Query::open_file(path)?;
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -68,9 +102,9 @@ fn open(args: &ServeArgs) -> anyhow::Result<Result<FolioServer, ExitCode>> {
             ..compile::Config::new(root.clone())
         };
         let (compilation, left_out) = if args.content_args.strict {
-            (compile::compile(&config), Vec::new())
+            (compile::compile_incremental(&config, cache), Vec::new())
         } else {
-            let lenient = compile::lenient(&config);
+            let lenient = compile::lenient_incremental(&config, cache);
             (lenient.compilation, lenient.left_out)
         };
         let Some(catalog) = compilation.catalog else {
@@ -168,6 +202,26 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         .await
         .map_err(|e| anyhow!("http server failed: {e}"))?;
     eprintln!("folio: shut down");
+    Ok(())
+}
+
+/// Asks `reloader` for a reload on every SIGHUP (the handler is installed before this returns;
+/// without it SIGHUP would end the process). Call inside the runtime.
+#[cfg(unix)]
+fn reload_on_sighup(reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangups = signal(SignalKind::hangup()).context("cannot listen for SIGHUP")?;
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            reloader.trigger(Trigger::Signal);
+        }
+    });
+    Ok(())
+}
+
+/// No SIGHUP off Unix: `--watch` is the way to reload there.
+#[cfg(not(unix))]
+fn reload_on_sighup(_reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
     Ok(())
 }
 

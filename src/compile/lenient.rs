@@ -32,6 +32,16 @@ pub struct Lenient {
 /// A tree without such errors compiles once; otherwise it compiles a second time without the
 /// left-out entries (which stay valid link targets, without a URI).
 pub fn lenient(config: &Config) -> Lenient {
+    lenient_with(config, &mut |c: &Config| compile(c))
+}
+
+/// [`lenient`] with an incremental compile ([`compile_incremental`](super::compile_incremental)):
+/// what a server following a tree runs on every save.
+pub fn lenient_incremental(config: &Config, cache: &mut super::Cache) -> Lenient {
+    lenient_with(config, &mut |c: &Config| super::compile_incremental(c, cache))
+}
+
+fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation) -> Lenient {
     let mut config = Config { gate: Gate::Lenient, exclude: Vec::new(), ..config.clone() };
     let first = compile(&config);
     if first.catalog.is_some() {

@@ -81,6 +81,36 @@ pub(crate) fn bad_cursor(method: &str) -> McpError {
     )
 }
 
+/// A cursor issued by a catalog that has since been replaced (`serve --watch`, SIGHUP): `-32602`.
+pub(crate) fn stale_cursor(method: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "stale cursor for `{method}`: the catalog changed since this cursor was issued; restart the \
+             listing from the first page"
+        ),
+        Some(json!({
+            "repair": repair(method, json!({}), "restart the listing: call it again without `cursor`"),
+        })),
+    )
+}
+
+/// `resources/subscribe` outside a session (a stateless request): `-32600`, with the 2026-07-28
+/// way to get the same notifications.
+pub(crate) fn needs_session(method: &str) -> McpError {
+    McpError::invalid_request(
+        format!(
+            "`{method}` needs a 2025-11-25 session (stdio); stateless requests subscribe with `subscriptions/listen`"
+        ),
+        Some(json!({
+            "repair": repair(
+                "subscriptions/listen",
+                json!({ "notifications": { "resourceSubscriptions": [] } }),
+                "open a listen stream naming the URIs to watch",
+            ),
+        })),
+    )
+}
+
 /// A `cursor` that is not a string (rmcp would read it as no cursor and answer the first page).
 /// `uri` is the request's `uri` param, kept in the repair of `resources/directory/read`.
 pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<&str>) -> McpError {

@@ -11,14 +11,15 @@ use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ServerConfig, SubscriptionFilter, Tool,
+    ReadResourceResponse, ReadResourceResult, Resource, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
-use super::{FolioServer, completion, content, errors, params, prompts, skills, tools};
+use super::{FolioServer, completion, content, errors, notify, params, prompts, skills, tools};
 use crate::query::{ListParams, QueryError};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
@@ -43,12 +44,13 @@ const KNOWN_METHODS: &[&str] = &[
 
 impl ServerHandler for FolioServer {
     fn get_info(&self) -> ServerConfig {
-        self.state.info.clone()
+        self.state().info.clone()
     }
 
     async fn discover(&self, _ctx: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
-        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info())
-            .with_ttl_ms(self.state.ttl_ms)
+        let st = self.state();
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), st.info.clone())
+            .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public))
     }
 
@@ -58,14 +60,14 @@ impl ServerHandler for FolioServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         params::check(&ctx, "resources/list")?;
-        let st = &self.state;
-        let params = ListParams {
-            cursor: request.and_then(|r| r.cursor),
-            limit: Some(RESOURCE_PAGE),
-            ..ListParams::default()
-        };
+        let st = &*self.state();
+        let cursor = request.and_then(|r| r.cursor);
+        let params =
+            ListParams { cursor: cursor.clone(), limit: Some(RESOURCE_PAGE), ..ListParams::default() };
         let listing = st.content.query().list(&params).map_err(|e| match e {
-            QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
+            QueryError::InvalidParams { param: "cursor", .. } => {
+                self.bad_cursor("resources/list", cursor.as_deref())
+            }
             other => McpError::internal_error(errors::clip_quoted(&other.to_string()), None),
         })?;
         let mut out =
@@ -83,7 +85,7 @@ impl ServerHandler for FolioServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         params::check(&ctx, "resources/templates/list")?;
-        let st = &self.state;
+        let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) = page(
             st.content.query(),
@@ -91,7 +93,8 @@ impl ServerHandler for FolioServer {
             &st.templates,
             cursor.as_deref(),
             RESOURCE_PAGE,
-        )?;
+        )
+        .map_err(|_| self.bad_cursor("resources/templates/list", cursor.as_deref()))?;
         let mut out = ListResourceTemplatesResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -105,7 +108,7 @@ impl ServerHandler for FolioServer {
         request: ReadResourceRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let st = &self.state;
+        let st = &*self.state();
         let read = st
             .content
             .read(&request.uri)
@@ -122,21 +125,51 @@ impl ServerHandler for FolioServer {
         request: CompleteRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let info = completion::complete(&self.state, &request)?;
+        let st = self.state();
+        let info = completion::complete(&st, &request)?;
         let mut out = CompleteResult::new(info);
-        out.meta = self.state.meta();
+        out.meta = st.meta();
         Ok(out)
     }
 
-    /// A static catalog pushes nothing, but clients that always open a listen stream get an ack
-    /// (with an empty filter: rmcp intersects it with the capabilities, which declare no
-    /// `listChanged`/`subscribe`) instead of `-32601`. The stream then idles until cancelled.
+    /// Everything requested that the capabilities declare. A fixed catalog declares no
+    /// `listChanged`/`subscribe`, so its acknowledgement grants nothing (rather than `-32601`
+    /// for clients that always open a stream) and the stream idles until cancelled.
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(requested.supported_by(&self.state.info.capabilities))
+        Some(requested.supported_by(&self.state().info.capabilities))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        context.cancelled().await;
+        notify::listen(&self.live, context).await
+    }
+
+    /// Legacy (2025-11-25) stdio sessions: adds `uri` to the session's set; from now on each
+    /// swap that changes what it serves sends `notifications/resources/updated`. A URI that
+    /// serves nothing yet is accepted (it is notified when it appears); a malformed one is not.
+    #[allow(deprecated, reason = "legacy sessions have no other way to subscribe")]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let session = self.legacy_session("resources/subscribe")?;
+        let st = self.state();
+        if let Err(e) = st.content.read(&request.uri)
+            && !e.is_not_found()
+        {
+            return Err(content::read_error(st.content.query(), &request.uri, &e));
+        }
+        session.subscribe(&st, &request.uri);
+        Ok(())
+    }
+
+    #[allow(deprecated, reason = "legacy sessions have no other way to unsubscribe")]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.legacy_session("resources/unsubscribe")?.unsubscribe(&request.uri);
         Ok(())
     }
 
@@ -146,10 +179,11 @@ impl ServerHandler for FolioServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         params::check(&ctx, "tools/list")?;
-        let st = &self.state;
+        let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) =
-            page(st.content.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)?;
+            page(st.content.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)
+                .map_err(|_| self.bad_cursor("tools/list", cursor.as_deref()))?;
         let mut out = ListToolsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -159,7 +193,7 @@ impl ServerHandler for FolioServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.tools.iter().find(|t| t.name == name).cloned()
+        self.state().tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -167,8 +201,9 @@ impl ServerHandler for FolioServer {
         request: CallToolRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let mut out = tools::call(&self.state, &request.name, request.arguments.unwrap_or_default())?;
-        out.meta = self.state.meta();
+        let st = self.state();
+        let mut out = tools::call(&st, &request.name, request.arguments.unwrap_or_default())?;
+        out.meta = st.meta();
         Ok(out.into())
     }
 
@@ -179,7 +214,7 @@ impl ServerHandler for FolioServer {
     ) -> Result<ListPromptsResult, McpError> {
         params::check(&ctx, "prompts/list")?;
         let cursor = request.and_then(|r| r.cursor);
-        prompts::list(&self.state, cursor.as_deref())
+        prompts::list(&self.state(), cursor.as_deref())
     }
 
     async fn get_prompt(
@@ -187,7 +222,7 @@ impl ServerHandler for FolioServer {
         request: GetPromptRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Ok(prompts::get(&self.state, &request.name, request.arguments.as_ref())?.into())
+        Ok(prompts::get(&self.state(), &request.name, request.arguments.as_ref())?.into())
     }
 
     async fn list_skills(
@@ -196,10 +231,11 @@ impl ServerHandler for FolioServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
         params::check(&ctx, "skills/list")?;
-        let st = &self.state;
+        let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
         let (items, next) =
-            page(st.content.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)?;
+            page(st.content.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)
+                .map_err(|_| self.bad_cursor("skills/list", cursor.as_deref()))?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -213,7 +249,7 @@ impl ServerHandler for FolioServer {
         request: GetSkillRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let st = &self.state;
+        let st = &*self.state();
         // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
         let skills = st.skills();
         let Some(&i) = skills.by_uri.get(&request.uri) else {
@@ -233,7 +269,7 @@ impl ServerHandler for FolioServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, McpError> {
         params::check(&ctx, "resources/directory/read")?;
-        let st = &self.state;
+        let st = &*self.state();
         let listing = st
             .content
             .query()
@@ -272,5 +308,26 @@ impl ServerHandler for FolioServer {
         } else {
             Err(errors::unknown_method(&request.method))
         }
+    }
+}
+
+impl FolioServer {
+    /// A refused cursor: "restart the listing" when an earlier catalog issued it, "not a cursor"
+    /// otherwise.
+    fn bad_cursor(&self, method: &str, cursor: Option<&str>) -> McpError {
+        if cursor.is_some_and(|c| self.live.is_stale(c)) {
+            errors::stale_cursor(method)
+        } else {
+            errors::bad_cursor(method)
+        }
+    }
+
+    /// The session a legacy subscription belongs to; stateless requests have none.
+    fn legacy_session(&self, method: &str) -> Result<&notify::Session, McpError> {
+        if !self.live.mode().can_change() {
+            // Not declared: the catalog never changes, so there is nothing to subscribe to.
+            return Err(errors::unknown_method(method));
+        }
+        self.session.as_deref().ok_or_else(|| errors::needs_session(method))
     }
 }

@@ -21,7 +21,6 @@ use axum::extract::{ConnectInfo, Request};
 use axum::http::header;
 use axum::middleware;
 use axum::routing::get;
-use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -67,7 +66,7 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         .with_allowed_hosts(hosts)
         .with_max_request_body_bytes(MAX_BODY_BYTES);
     let token = config.cancellation_token.clone();
-    let health = health_body(&server);
+    let health_server = server.clone();
     let factory = move || Ok(server.clone());
     let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
     let listen =
@@ -86,7 +85,10 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
     let mut health_router = Router::new().route(
         "/healthz",
-        get(move || std::future::ready(([(header::CONTENT_TYPE, "application/json")], health.clone()))),
+        // Built per probe: a reload changes the counts.
+        get(move || {
+            std::future::ready(([(header::CONTENT_TYPE, "application/json")], health_body(&health_server)))
+        }),
     );
     if let Some(token) = options.bearer_token.clone() {
         // Health answers need the token too: they name the server and what it serves. A load
@@ -105,13 +107,14 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
 }
 
 fn health_body(server: &FolioServer) -> String {
-    let info = server.get_info();
+    let state = server.state();
+    let catalog = state.content.query().catalog();
     let body = serde_json::json!({
         "status": "ok",
-        "name": info.server_info.name,
-        "version": info.server_info.version,
-        "skills": server.catalog().skills.len(),
-        "docs": server.catalog().docs.len(),
+        "name": state.info.server_info.name,
+        "version": state.info.server_info.version,
+        "skills": catalog.skills.len(),
+        "docs": catalog.docs.len(),
     });
     format!("{body}\n")
 }

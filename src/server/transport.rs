@@ -84,9 +84,23 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let guarded = LifecycleGuard { inner: transport.into_transport(), started: false };
+    // One connection is one session: its own legacy `resources/subscribe` set.
+    let server = server.for_session();
+    let (live, session) = (std::sync::Arc::clone(&server.live), server.session.clone());
     match server.serve(guarded).await {
         Ok(running) => {
-            running.waiting().await?;
+            // Legacy sessions get change notifications pushed; the task ends with the session.
+            let pusher = match session {
+                Some(session) if live.mode().can_change() => {
+                    Some(tokio::spawn(super::notify::push_legacy(live, session, running.peer().clone())))
+                }
+                _ => None,
+            };
+            let result = running.waiting().await;
+            if let Some(pusher) = pusher {
+                pusher.abort();
+            }
+            result?;
             Ok(())
         }
         // The client went away before its first request: nothing to do, not an error.

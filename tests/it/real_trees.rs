@@ -305,7 +305,7 @@ fn a_project_serving_its_docs_is_itself_to_clients() {
     let server = folio::server::FolioServer::from_catalog(lenient.compilation.catalog.unwrap())
         .unwrap()
         .with_identity(folio::server::Identity { name: "acme-docs".to_owned(), version: "9.9.9".to_owned() });
-    assert_eq!(server.catalog().settings.name, "mydocs");
+    assert_eq!(server.query().catalog().settings.name, "mydocs");
     let info = rmcp::ServerHandler::get_info(&server);
     assert_eq!((info.server_info.name.as_str(), info.server_info.version.as_str()), ("acme-docs", "9.9.9"));
     let meta = info.meta.unwrap();

@@ -13,7 +13,7 @@ use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, tokenize};
 /// The body of one indexed document, tokenized ahead of [`build_with`](super::build_with) (on the compiler's
 /// parallel per-file stage, while the file is in cache): its token count and its distinct terms
 /// with their frequencies, as ids of the [`Indexer`] that produced it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct BodyTerms {
     /// Which indexer's dictionary the ids belong to ([`Indexer::new`]'s `id`).
     pub(super) dict: u32,
@@ -90,7 +90,7 @@ pub(super) fn tf_slot(id: u32) -> usize {
 
 /// The small fields of one indexed document (title, description, keywords, headings), tokenized
 /// ahead of [`build_with`](super::build_with) like a [`BodyTerms`].
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SmallTerms {
     /// Which indexer's dictionary the ids belong to.
     pub(super) dict: u32,
@@ -117,6 +117,41 @@ impl Indexer {
     /// Gives up the dictionary, for [`Pretokenized::dicts`](super::Pretokenized::dicts).
     pub fn into_dict(self) -> TermDict {
         self.dict
+    }
+
+    /// The same terms as `terms` (tokenized by an indexer whose dictionary is `from`), as ids of
+    /// this indexer: how an incremental compile reuses a file's tokens without tokenizing it
+    /// again. The pairs keep their order, so the index built from them is the same.
+    pub fn reintern_body(&mut self, terms: &BodyTerms, from: &TermDict) -> BodyTerms {
+        let mut pairs = Vec::with_capacity(terms.pairs.len());
+        let mut at = 0;
+        while at < terms.pairs.len() {
+            let id = crate::catalog::search::get_varint(&terms.pairs, &mut at);
+            let tf = crate::catalog::search::get_varint(&terms.pairs, &mut at);
+            put_varint(&mut pairs, self.dict.intern(from.term(id as usize)));
+            put_varint(&mut pairs, tf);
+        }
+        BodyTerms { dict: self.id, tokens: terms.tokens, pairs }
+    }
+
+    /// [`Indexer::reintern_body`] for a doc's small fields.
+    pub fn reintern_small(&mut self, terms: &SmallTerms, from: &TermDict) -> SmallTerms {
+        let mapped = terms
+            .terms
+            .iter()
+            .map(|&(id, field, tf)| (self.dict.intern(from.term(id as usize)), field, tf))
+            .collect();
+        SmallTerms { dict: self.id, terms: mapped, lengths: terms.lengths }
+    }
+
+    /// Which indexer's dictionary a body's ids belong to.
+    pub fn dict_of_body(terms: &BodyTerms) -> usize {
+        terms.dict as usize
+    }
+
+    /// Which indexer's dictionary small fields' ids belong to.
+    pub fn dict_of_small(terms: &SmallTerms) -> usize {
+        terms.dict as usize
     }
 
     /// Tokenizes an indexed document's body (what [`build`](super::build) indexes as the body field: a doc's or

@@ -31,7 +31,7 @@ pub(super) fn term_hash(bytes: &[u8]) -> u64 {
 /// Open addressing over small slots (hash tag and id) keeps the probed array small enough for
 /// the core's cache; each term's first 16 bytes are stored by id, so a lookup rarely compares
 /// against the separately stored bytes.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct TermDict {
     /// Open-addressing slots; the length is a power of two, at least twice the terms.
     pub(super) slots: Vec<Slot>,

@@ -1,6 +1,6 @@
 //! `subscriptions/listen` streams over HTTP: a POST answered with a Server-Sent Events stream
-//! that stays open (Folio's catalog never changes, so after the acknowledgement only
-//! keep-alive comments flow). Each one holds a connection for as long as it lasts, so they
+//! that stays open (after the acknowledgement, change notifications when the catalog is
+//! reloaded, keep-alive comments otherwise). Each one holds a connection for as long as it lasts, so they
 //! get their own budget instead of the connection slots ordinary requests use:
 //! `max_listen_streams` at once (past it: 503 with `Retry-After` and a JSON-RPC error), each
 //! ended after `listen_idle_timeout` without an event. A connection carrying one leaves the

@@ -1,0 +1,251 @@
+//! Live reload for `folio serve`: SIGHUP and `--watch` load the catalog again from where it came
+//! from (`--catalog FILE` or `--content DIR`) and hand it to the server, which swaps it in
+//! (`content/docs/guides/serving.md`, "Live reload").
+//!
+//! One thread does every reload, one at a time: triggers (a signal, a debounced batch of file
+//! events) queue on a channel, and a burst of them costs one reload. A catalog that fails (a
+//! file that does not verify, a tree with errors) is refused: the server keeps the last good
+//! one, and the reason is printed on stderr once (the same failure again prints nothing);
+//! the next good one resumes updates with a line saying so. Status goes to stderr only:
+//! in stdio mode stdout is the protocol.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer_opt};
+
+use crate::compile;
+use crate::query::Query;
+use crate::server::FolioServer;
+
+/// How long the tree must be quiet before a batch of file events triggers a reload: long enough
+/// to coalesce an editor's write-rename-chmod of one save, short next to the time a person
+/// takes to look at the result.
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// Where the served catalog comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// A `catalog.msgpack` file, verified on every load.
+    Catalog(PathBuf),
+    /// A content tree, compiled on every load: leaving out the entries with errors of their
+    /// own, or with `strict`, refusing the tree on any error (as `serve --content` does).
+    Content { config: compile::Config, strict: bool },
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Catalog(path) => path.display().to_string(),
+            Source::Content { config, .. } => config.root.display().to_string(),
+        }
+    }
+}
+
+/// A failed load: the lines to print (once).
+struct Failure(Vec<String>);
+
+/// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
+/// only the files changed since the compile that filled `cache`).
+fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Failure> {
+    match source {
+        Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("folio: {e}")])),
+        Source::Content { config, strict } => {
+            let root = &config.root;
+            if !root.is_dir() {
+                return Err(Failure(vec![format!(
+                    "folio: {}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
+                    root.display()
+                )]));
+            }
+            let (compilation, left_out) = if *strict {
+                (compile::compile_incremental(config, cache), Vec::new())
+            } else {
+                let lenient = compile::lenient_incremental(config, cache);
+                (lenient.compilation, lenient.left_out)
+            };
+            let gate = if *strict { compile::lints::Gate::Strict } else { compile::lints::Gate::Lenient };
+            let errors: Vec<String> = compilation
+                .diagnostics
+                .iter()
+                .filter(|d| gate.blocks(d))
+                .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
+                .collect();
+            match compilation.catalog {
+                Some(catalog) => {
+                    for entry in &left_out {
+                        eprintln!(
+                            "folio: {}: left out {} ({})",
+                            root.display(),
+                            entry.path,
+                            entry.reasons.join("; ")
+                        );
+                    }
+                    Ok(Query::from_catalog(catalog))
+                }
+                None => {
+                    let mut lines = errors;
+                    let n = lines.len();
+                    lines.push(format!(
+                        "{} has {n} error{}; run `folio check {}` for details",
+                        root.display(),
+                        if n == 1 { "" } else { "s" },
+                        root.display()
+                    ));
+                    Err(Failure(lines))
+                }
+            }
+        }
+    }
+}
+
+/// Why a reload was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trigger {
+    /// SIGHUP.
+    Signal,
+    /// A debounced batch of file events.
+    Files,
+}
+
+/// The running reloader: its trigger channel and, with `--watch`, the watcher (dropping it stops
+/// watching).
+pub(crate) struct Reloader {
+    triggers: mpsc::Sender<Trigger>,
+    _watcher: Option<Debouncer<RecommendedWatcher>>,
+}
+
+impl Reloader {
+    /// Starts the reload thread for `server`, and with `watch` the file watcher. The watch is in
+    /// place when this returns, so an edit made after it is seen.
+    pub(crate) fn start(
+        server: FolioServer,
+        source: Source,
+        cache: compile::Cache,
+        watch: bool,
+    ) -> anyhow::Result<Reloader> {
+        let (triggers, queue) = mpsc::channel();
+        let worker_source = source.clone();
+        std::thread::Builder::new()
+            .name("folio-reload".into())
+            .spawn(move || run(&server, &worker_source, cache, &queue))
+            .context("cannot start the reload thread")?;
+        let watcher = if watch { Some(watch_source(&source, triggers.clone())?) } else { None };
+        Ok(Reloader { triggers, _watcher: watcher })
+    }
+
+    /// Asks for a reload (SIGHUP's handler calls this).
+    pub(crate) fn trigger(&self, why: Trigger) {
+        let _ = self.triggers.send(why);
+    }
+}
+
+/// The reload loop: one reload per batch of queued triggers, until every sender is gone.
+fn run(server: &FolioServer, source: &Source, mut cache: compile::Cache, queue: &mpsc::Receiver<Trigger>) {
+    let mut last_failure: Option<Vec<String>> = None;
+    while let Ok(first) = queue.recv() {
+        let mut why = first;
+        // Everything queued meanwhile is answered by this one reload.
+        while let Ok(next) = queue.try_recv() {
+            if next == Trigger::Signal {
+                why = Trigger::Signal;
+            }
+        }
+        let started = std::time::Instant::now();
+        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|query| {
+            server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])
+        }) {
+            Ok(swapped) => {
+                let recovered = last_failure.take().is_some();
+                if swapped.swapped || recovered || why == Trigger::Signal {
+                    let files = match source {
+                        Source::Content { .. } => {
+                            let (reused, compiled) = cache.counts();
+                            format!("; {compiled} files compiled, {reused} reused")
+                        }
+                        Source::Catalog(_) => String::new(),
+                    };
+                    eprintln!(
+                        "folio: {} {}: {} entries ({} added, {} removed, {} changed{files}) in {} ms",
+                        if swapped.swapped { "reloaded" } else { "unchanged" },
+                        source.describe(),
+                        swapped.entries,
+                        swapped.added,
+                        swapped.removed,
+                        swapped.modified,
+                        started.elapsed().as_millis()
+                    );
+                }
+            }
+            Err(lines) => {
+                // Printed once: an unrelated save that leaves the same error says nothing new.
+                if last_failure.as_ref() != Some(&lines) {
+                    for line in &lines {
+                        eprintln!("{line}");
+                    }
+                    eprintln!(
+                        "folio: not reloading {}; still serving the previous catalog",
+                        source.describe()
+                    );
+                }
+                last_failure = Some(lines);
+            }
+        }
+    }
+}
+
+/// Watches the content tree (recursively), or the directory holding the catalog file (a file
+/// replaced by a rename is a new file: watching the old one would miss it).
+fn watch_source(
+    source: &Source,
+    triggers: mpsc::Sender<Trigger>,
+) -> anyhow::Result<Debouncer<RecommendedWatcher>> {
+    let (target, mode, only) = match source {
+        Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
+        Source::Catalog(file) => {
+            let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            (dir.to_path_buf(), RecursiveMode::NonRecursive, file.file_name().map(ToOwned::to_owned))
+        }
+    };
+    let root = target.clone();
+    let handler = move |events: DebounceEventResult| match events {
+        Ok(events) => {
+            let relevant = events.iter().any(|e| match &only {
+                Some(name) => e.path.file_name() == Some(name.as_os_str()),
+                None => !is_hidden(&root, &e.path),
+            });
+            if relevant {
+                let _ = triggers.send(Trigger::Files);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "file watcher error"),
+    };
+    let config = notify_debouncer_mini::Config::default().with_timeout(DEBOUNCE).with_batch_mode(true);
+    let mut debouncer = new_debouncer_opt::<_, RecommendedWatcher>(config, handler)
+        .with_context(|| format!("cannot watch {}", target.display()))?;
+    debouncer.watcher().watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
+    Ok(debouncer)
+}
+
+/// True for a path the compile never reads: one with a hidden component below the root (editor
+/// swap files, `.git`).
+fn is_hidden(root: &Path, path: &Path) -> bool {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative.components().any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_means_below_the_root() {
+        let root = Path::new("/tmp/.cache/content");
+        assert!(!is_hidden(root, Path::new("/tmp/.cache/content/docs/a.md")));
+        assert!(is_hidden(root, Path::new("/tmp/.cache/content/docs/.a.md.swp")));
+        assert!(is_hidden(root, Path::new("/tmp/.cache/content/.git/index")));
+    }
+}

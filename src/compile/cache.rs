@@ -1,0 +1,186 @@
+//! Incremental compiles: what one compile keeps so the next one (`serve --watch`, SIGHUP) does
+//! not read, parse and tokenize the files that did not change.
+//!
+//! A file is reused when its size and modification time are the ones recorded, or, when they
+//! differ, when its bytes hash to the recorded blake3 (a `touch`, a save without a change): it
+//! is then read and hashed but not parsed or tokenized again. A file modified in the second
+//! before a compile started may change again within the file system's timestamp granularity
+//! without its size or time moving, so its time is not trusted next time (its bytes are hashed),
+//! as git does with "racily clean" entries. Everything that looks at more than one file (links,
+//! backlinks, names, the search index) runs again on every compile, so the result is the catalog
+//! and diagnostics a full compile of the same tree gives, byte for byte.
+//!
+//! The reused per-file result is [`Processed`], its diagnostics and its search terms, re-interned
+//! into the compile's own dictionaries. Must not: decide what a compile does with a file (that
+//! is `compile::process`) or read anything but through `source`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use super::index::{Indexer, TermDict};
+use super::source::{self, Found};
+use super::{Diagnostic, Processed};
+
+/// A file's size and modification time when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    size: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    fn of(found: &Found) -> Option<Stamp> {
+        let meta = std::fs::metadata(&found.abs).ok()?;
+        Some(Stamp { size: meta.len(), modified: meta.modified().ok() })
+    }
+}
+
+/// How close to a compile's start a modification time must be for it not to be trusted next time.
+const RACY: Duration = Duration::from_secs(2);
+
+/// One file as the last compile left it.
+#[derive(Debug)]
+struct Cached {
+    stamp: Stamp,
+    /// False when the file changed too close to the compile for its stamp to prove anything.
+    trusted: bool,
+    processed: Processed,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// What a compile keeps for the next one: see [`compile_incremental`](super::compile_incremental).
+#[derive(Debug, Default)]
+pub struct Cache {
+    files: BTreeMap<String, Cached>,
+    /// The dictionaries the cached terms' ids belong to.
+    dicts: Vec<TermDict>,
+    /// Files the last compile reused (same bytes as before), and files it compiled anew.
+    reused: usize,
+    compiled: usize,
+}
+
+/// What one file came to during an incremental compile, beside its [`Processed`].
+#[derive(Debug, Default)]
+pub(crate) struct Fresh {
+    stamp: Option<Stamp>,
+    diagnostics: Vec<Diagnostic>,
+    /// True when the result is the cached one (moved back into the cache, not copied again).
+    reused: bool,
+}
+
+impl Cache {
+    /// Files the last compile reused (same bytes as the compile before) and files it compiled
+    /// anew (new or changed).
+    pub fn counts(&self) -> (usize, usize) {
+        (self.reused, self.compiled)
+    }
+
+    /// The cached result for `found` when its stamp proves it unchanged.
+    fn unchanged(&self, found: &Found, stamp: Option<Stamp>) -> Option<&Cached> {
+        let hit = self.files.get(&found.path)?;
+        (hit.trusted && Some(hit.stamp) == stamp && same_file(&hit.processed.found, found)).then_some(hit)
+    }
+
+    /// `hit` again, for `found`, with its terms as ids of `indexer`.
+    fn reuse(&self, hit: &Cached, found: Found, indexer: Option<&mut Indexer>) -> Processed {
+        let mut p = hit.processed.clone();
+        p.found = found;
+        if let Some(indexer) = indexer {
+            if let Some(body) = &p.body_terms {
+                let from = &self.dicts[Indexer::dict_of_body(body)];
+                p.body_terms = Some(indexer.reintern_body(body, from));
+            }
+            if let Some(small) = &p.small_terms {
+                let from = &self.dicts[Indexer::dict_of_small(small)];
+                p.small_terms = Some(indexer.reintern_small(small, from));
+            }
+        }
+        p
+    }
+
+    /// Processes `found` (a catalog compile), reusing the cached result when the file is
+    /// unchanged; `fresh` receives its stamp and its own diagnostics, which are also added to
+    /// `diags`.
+    pub(crate) fn process(
+        &self,
+        found: Found,
+        indexer: Option<&mut Indexer>,
+        diags: &mut Vec<Diagnostic>,
+        fresh: &mut Fresh,
+    ) -> Option<Processed> {
+        let stamp = Stamp::of(&found);
+        fresh.stamp = stamp;
+        if let Some(hit) = self.unchanged(&found, stamp) {
+            diags.extend(hit.diagnostics.iter().cloned());
+            fresh.reused = true;
+            return Some(self.reuse(hit, found, indexer));
+        }
+        let bytes = match source::read(&found) {
+            Ok(bytes) => bytes,
+            Err(d) => {
+                diags.push(d);
+                return None;
+            }
+        };
+        let hash = blake3::hash(&bytes);
+        if let Some(hit) = self.files.get(&found.path)
+            && hit.processed.blake3 == Some(hash)
+            && same_file(&hit.processed.found, &found)
+        {
+            diags.extend(hit.diagnostics.iter().cloned());
+            fresh.reused = true;
+            return Some(self.reuse(hit, found, indexer));
+        }
+        let processed = super::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics);
+        diags.extend(fresh.diagnostics.iter().cloned());
+        processed
+    }
+
+    /// Keeps this compile's results for the next one: every file processed (in `results`, with
+    /// what [`Cache::process`] said about it in `fresh`, by file number) and the dictionaries
+    /// their terms belong to. Call before the results are consumed.
+    pub(crate) fn refill(
+        &mut self,
+        results: &[super::WorkerResults],
+        fresh: &mut BTreeMap<usize, Fresh>,
+        dicts: &[TermDict],
+        started: SystemTime,
+    ) {
+        let mut files = BTreeMap::new();
+        let (mut reused, mut compiled) = (0, 0);
+        for (number, processed) in results.iter().flatten() {
+            let Some(processed) = processed else { continue };
+            let Some(Fresh { stamp: Some(stamp), diagnostics, reused: was_reused }) = fresh.remove(number)
+            else {
+                continue;
+            };
+            // Modified in the racy window (or in the future): hash it next time.
+            let trusted = stamp.modified.is_some_and(|m| m + RACY < started);
+            let path = &processed.found.path;
+            let kept = match self.files.remove(path).filter(|_| was_reused) {
+                // The cached result again, with its terms as ids of this compile's dictionaries:
+                // moved, not copied (a large tree's bodies are hundreds of megabytes).
+                Some(mut cached) => {
+                    reused += 1;
+                    cached.processed.found = processed.found.clone();
+                    cached.processed.body_terms.clone_from(&processed.body_terms);
+                    cached.processed.small_terms.clone_from(&processed.small_terms);
+                    Cached { stamp, trusted, ..cached }
+                }
+                None => {
+                    compiled += 1;
+                    Cached { stamp, trusted, processed: processed.clone(), diagnostics }
+                }
+            };
+            files.insert(path.clone(), kept);
+        }
+        self.files = files;
+        self.dicts = dicts.to_vec();
+        (self.reused, self.compiled) = (reused, compiled);
+    }
+}
+
+/// True when two finds are the same file in the same role.
+fn same_file(a: &Found, b: &Found) -> bool {
+    a.kind == b.kind && a.abs == b.abs
+}

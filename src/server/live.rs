@@ -1,0 +1,140 @@
+//! The catalog holder: which opened catalog (its precomputed [`State`]) the server answers from,
+//! swapped atomically when `serve --watch` recompiles or SIGHUP reloads
+//! (`content/docs/guides/serving.md`, "Live reload").
+//!
+//! Every request takes one snapshot (`Arc<State>`) when it starts and answers from it to the end,
+//! so a request in flight during a swap finishes on the old catalog and every request after it
+//! sees the new one, never a mix. The holder is a Tokio `watch` channel: the current value is the
+//! snapshot (a read lock held only to clone an `Arc`), and its receivers are how listen streams
+//! and legacy sessions learn that a swap happened (`notify` decides what to tell them).
+//!
+//! It also remembers the cursor tags of the catalogs it replaced, so a cursor from before a swap
+//! gets a clear "restart the listing" instead of "not a cursor". It must not compile, read files
+//! or know who is listening.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::watch;
+
+use super::{Identity, State};
+
+/// Whether, and how, the served catalog can change. Capabilities and cache hints follow it: a
+/// server whose catalog never changes declares no `listChanged` or `subscribe`, because it could
+/// never send such a notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LiveMode {
+    /// The catalog is fixed for the life of the process (the embedded catalog, a library user's).
+    #[default]
+    Fixed,
+    /// The catalog is replaced on request (SIGHUP, or [`super::FolioServer::replace`]).
+    Reloadable,
+    /// The catalog follows the files it comes from (`--watch`): like `Reloadable`, and results
+    /// carry a short `ttlMs` ([`WATCH_TTL_MS`] at most) since the next edit can land any time.
+    Watched,
+}
+
+impl LiveMode {
+    /// True when a swap can happen, so change notifications are declared.
+    pub fn can_change(self) -> bool {
+        self != LiveMode::Fixed
+    }
+}
+
+/// `ttlMs` while watching: a client that caches a read should ask again soon, because an author is
+/// editing the files behind it.
+pub const WATCH_TTL_MS: u64 = 2_000;
+
+/// How many replaced catalogs' cursor tags are remembered for the "restart the listing" message.
+const RETIRED_TAGS: usize = 64;
+
+/// The holder of the current catalog.
+pub(crate) struct Live {
+    current: watch::Sender<Arc<State>>,
+    mode: LiveMode,
+    /// The identity the server was given instead of its catalog's, kept across swaps.
+    identity: Option<Identity>,
+    /// Cursor tags of the catalogs replaced so far, oldest first.
+    retired: Mutex<VecDeque<String>>,
+}
+
+impl Live {
+    pub(crate) fn new(state: State, mode: LiveMode, identity: Option<Identity>) -> Live {
+        Live {
+            current: watch::Sender::new(Arc::new(state)),
+            mode,
+            identity,
+            retired: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The identity given with `with_identity`, if any.
+    pub(crate) fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
+    }
+
+    pub(crate) fn mode(&self) -> LiveMode {
+        self.mode
+    }
+
+    /// The catalog new requests answer from.
+    pub(crate) fn load(&self) -> Arc<State> {
+        Arc::clone(&self.current.borrow())
+    }
+
+    /// A receiver that wakes on every swap after this call.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Arc<State>> {
+        self.current.subscribe()
+    }
+
+    /// Makes `state` the catalog of every request from now on and returns the one it replaced
+    /// (requests in flight still hold it; it is freed when the last one ends).
+    pub(crate) fn swap(&self, state: State) -> Arc<State> {
+        let old = self.current.send_replace(Arc::new(state));
+        let tag = tag_of(&old);
+        let mut retired = self.retired.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !retired.contains(&tag) {
+            if retired.len() == RETIRED_TAGS {
+                retired.pop_front();
+            }
+            retired.push_back(tag);
+        }
+        old
+    }
+
+    /// True when `cursor` was issued by a catalog this holder has since replaced.
+    pub(crate) fn is_stale(&self, cursor: &str) -> bool {
+        let Some(tag) = cursor_tag(cursor) else { return false };
+        let current = self.load();
+        if tag == tag_of(&current) {
+            return false;
+        }
+        self.retired.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().any(|t| *t == tag)
+    }
+}
+
+/// The catalog tag the query layer's cursors (`c1.<tag>.<scope>.…`) carry: the first 16 hex
+/// digits of the catalog hash.
+fn tag_of(state: &State) -> String {
+    state.content.query().catalog_hash().chars().take(16).collect()
+}
+
+/// The catalog tag a cursor carries; `None` for anything that is not a cursor's shape.
+fn cursor_tag(cursor: &str) -> Option<String> {
+    if cursor.len() > 256 {
+        return None;
+    }
+    cursor.strip_prefix("c1.")?.split('.').next().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_cursor_shapes_name_their_catalog() {
+        assert_eq!(cursor_tag("c1.0123456789abcdef.list.deadbeef.100").as_deref(), Some("0123456789abcdef"));
+        assert_eq!(cursor_tag("!!garbage"), None);
+        assert_eq!(cursor_tag(&"c1.".repeat(200)), None, "absurd input is not parsed");
+    }
+}

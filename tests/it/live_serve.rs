@@ -1,0 +1,311 @@
+//! The real `folio serve` following its source: `--content DIR --watch` (file events, a burst of
+//! edits, a tree broken then fixed) and `--catalog FILE` reloaded on SIGHUP (a good file and a
+//! corrupted one). Every wait is on a message with a bounded timeout, never a sleep.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::mcp::modern_meta;
+use crate::support::{Tree, folio};
+
+/// How long any one expected message may take (a debug build on a loaded two-core machine).
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A running `folio serve` with its stdout and stderr read line by line on their own threads.
+struct Served {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl Served {
+    fn start(cwd: &Path, args: &[&str]) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_folio"))
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("folio serve starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = lines(child.stdout.take().unwrap());
+        let stderr = lines(child.stderr.take().unwrap());
+        let mut served = Served { child, stdin, stdout, stderr, next_id: 1 };
+        // Answered: the watcher and the SIGHUP handler are in place (both precede serving).
+        served.ok("server/discover", json!({}));
+        served
+    }
+
+    fn send(&mut self, msg: &Value) {
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next stdout message.
+    fn recv(&mut self) -> Value {
+        let line = self.stdout.recv_timeout(WAIT).expect("a message from the server in time");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// The next stderr line containing `needle` (earlier lines are skipped and returned too).
+    fn stderr_until(&mut self, needle: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .stderr
+                .recv_timeout(WAIT)
+                .unwrap_or_else(|_| panic!("no `{needle}` on stderr: {seen:?}"));
+            let done = line.contains(needle);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn ok(&mut self, method: &str, mut params: Value) -> Value {
+        params["_meta"] = modern_meta();
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        loop {
+            let msg = self.recv();
+            if msg["id"] == json!(id) {
+                assert!(msg.get("error").is_none(), "{method} failed: {msg}");
+                return msg["result"].clone();
+            }
+            assert!(msg.get("id").is_none() || msg["id"] == "listen", "unexpected answer: {msg}");
+        }
+    }
+
+    fn listen(&mut self, notifications: Value) {
+        self.send(&json!({
+            "jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+            "params": { "_meta": modern_meta(), "notifications": notifications },
+        }));
+        let ack = self.recv();
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    }
+
+    /// The next notification: (method, uri).
+    fn note(&mut self) -> (String, Option<String>) {
+        let msg = self.recv();
+        assert!(msg.get("id").is_none(), "a notification: {msg}");
+        (msg["method"].as_str().unwrap().to_owned(), msg["params"]["uri"].as_str().map(str::to_owned))
+    }
+
+    fn text(&mut self, uri: &str) -> String {
+        self.ok("resources/read", json!({ "uri": uri }))["contents"][0]["text"].as_str().unwrap().to_owned()
+    }
+
+    #[cfg(unix)]
+    fn hang_up(&self) {
+        let status = Command::new("kill").args(["-HUP", &self.child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Saves a file the way editors do (written beside it, then renamed over it), so the watcher
+/// never sees it half written.
+fn save(t: &Tree, path: &str, text: impl AsRef<[u8]>) {
+    let target = t.join(path);
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let temp = target.with_file_name(".folio-test-save");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(&temp, &target).unwrap();
+}
+
+fn updated(uri: &str) -> (String, Option<String>) {
+    ("notifications/resources/updated".to_owned(), Some(uri.to_owned()))
+}
+
+fn list_changed() -> (String, Option<String>) {
+    ("notifications/resources/list_changed".to_owned(), None)
+}
+
+const A: &str = "resource://docs/a.md";
+const SENTINEL: &str = "resource://docs/zz-sentinel.md";
+
+fn content() -> Tree {
+    let t = Tree::new();
+    t.file("content/docs/a.md", "# A\n\nSee [the sentinel](zz-sentinel.md).\n")
+        .file("content/docs/zz-sentinel.md", "# Sentinel\n\nBack to [a](a.md).\n")
+        .file("content/skills/demo/SKILL.md", "---\nname: demo\ndescription: Shows a skill.\n---\n# Demo\n")
+        .file("content/skills/demo/notes.txt", "notes\n");
+    t
+}
+
+#[test]
+fn watch_follows_edits_adds_deletes_and_renames() {
+    let t = content();
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch"]);
+    s.listen(json!({
+        "resourcesListChanged": true,
+        "resourceSubscriptions": [A, "skill://demo/SKILL.md", SENTINEL],
+    }));
+
+    save(&t, "content/docs/a.md", "# A\n\nSee [the sentinel](zz-sentinel.md). Edited.\n");
+    assert_eq!(s.note(), updated(A));
+    assert!(s.text(A).ends_with("Edited.\n"));
+
+    save(&t, "content/docs/b.md", "# B\n\n[a](a.md)\n");
+    assert_eq!(s.note(), list_changed());
+    std::fs::rename(t.join("content/docs/b.md"), t.join("content/docs/c.md")).unwrap();
+    assert_eq!(s.note(), list_changed());
+    std::fs::remove_file(t.join("content/docs/c.md")).unwrap();
+    assert_eq!(s.note(), list_changed());
+
+    // A skill file: the SKILL.md subscriber hears of it.
+    save(&t, "content/skills/demo/notes.txt", "more notes\n");
+    assert_eq!(s.note(), updated("skill://demo/SKILL.md"));
+    std::fs::rename(t.join("content/skills/demo/notes.txt"), t.join("content/skills/demo/todo.txt")).unwrap();
+    assert_eq!(s.note(), list_changed());
+    assert_eq!(s.note(), updated("skill://demo/SKILL.md"));
+
+    // Nothing else is pending: the next notification is the sentinel's.
+    save(&t, "content/docs/zz-sentinel.md", "# Sentinel\n\nBack to [a](a.md). Edited.\n");
+    assert_eq!(s.note(), updated(SENTINEL));
+}
+
+#[test]
+fn a_burst_of_edits_ends_on_the_last_one() {
+    let t = content();
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch"]);
+    s.listen(json!({ "resourcesListChanged": true, "resourceSubscriptions": [A, SENTINEL] }));
+    for i in 0..100 {
+        save(&t, "content/docs/a.md", format!("# A\n\nSee [the sentinel](zz-sentinel.md). Edit {i}.\n"));
+    }
+    // The burst may be read as one batch or several: only updates of a.md, then the sentinel
+    // (its URI sorts last when both land in one batch).
+    save(&t, "content/docs/zz-sentinel.md", "# Sentinel\n\nBack to [a](a.md). After the burst.\n");
+    let mut updates = 0;
+    loop {
+        let note = s.note();
+        if note == updated(SENTINEL) {
+            break;
+        }
+        assert_eq!(note, updated(A), "only a.md changed");
+        updates += 1;
+    }
+    assert!((1..=100).contains(&updates), "{updates} updates");
+    assert!(s.text(A).ends_with("Edit 99.\n"), "the last edit is served");
+}
+
+#[test]
+fn a_broken_tree_keeps_the_last_good_catalog_and_says_why_once() {
+    let t = content();
+    // Strict: a broken link refuses the tree (lenient serving would serve it).
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch", "--strict"]);
+    s.listen(json!({ "resourceSubscriptions": [A, SENTINEL] }));
+
+    save(&t, "content/docs/a.md", "# A\n\nSee [nothing](missing.md).\n");
+    let said = s.stderr_until("still serving the previous catalog");
+    assert!(
+        said.iter().any(|l| l
+            == "docs/a.md:3:15: error[broken-link]: link `missing.md` matches no file: no `docs/missing.md`"),
+        "{said:?}"
+    );
+    assert!(s.text(A).contains("zz-sentinel.md"), "the last good catalog is served");
+
+    // Another save with the same error, then a fix: the error is not repeated, and the fix is
+    // served and notified.
+    save(&t, "content/docs/zz-sentinel.md", "# Sentinel\n\nBack to [a](a.md). Touched.\n");
+    save(&t, "content/docs/a.md", "# A\n\nSee [the sentinel](zz-sentinel.md). Fixed.\n");
+    let said = s.stderr_until("reloaded content");
+    assert!(!said.iter().any(|l| l.contains("error[")), "the same error is printed once: {said:?}");
+    let notes = [s.note(), s.note()];
+    assert_eq!(notes, [updated(A), updated(SENTINEL)]);
+    assert!(s.text(A).ends_with("Fixed.\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn sighup_reloads_a_good_catalog_file_and_refuses_a_corrupted_one() {
+    let t = content();
+    assert_eq!(folio(t.path(), &["build", "content", "--out", "v1"]).code, Some(0));
+    save(&t, "content/docs/b.md", "# B\n\n[a](a.md)\n");
+    assert_eq!(folio(t.path(), &["build", "content", "--out", "v2"]).code, Some(0));
+    std::fs::create_dir_all(t.join("live")).unwrap();
+    std::fs::copy(t.join("v1/catalog.msgpack"), t.join("live/catalog.msgpack")).unwrap();
+
+    let mut s = Served::start(t.path(), &["serve", "--catalog", "live/catalog.msgpack"]);
+    let discover = s.ok("server/discover", json!({}));
+    assert_eq!(discover["capabilities"]["resources"], json!({ "listChanged": true, "subscribe": true }));
+    s.listen(json!({ "resourcesListChanged": true }));
+
+    // A good file: served, and the URI set changed.
+    std::fs::copy(t.join("v2/catalog.msgpack"), t.join("live/catalog.msgpack")).unwrap();
+    s.hang_up();
+    assert_eq!(s.note(), list_changed());
+    assert_eq!(s.text("resource://docs/b.md"), "# B\n\n[a](a.md)\n");
+
+    // A corrupted file: refused with one clear line, the old catalog keeps serving.
+    let mut bytes = std::fs::read(t.join("v1/catalog.msgpack")).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(t.join("live/catalog.msgpack"), &bytes).unwrap();
+    s.hang_up();
+    let said = s.stderr_until("still serving the previous catalog");
+    let refusal = &said[said.len() - 2];
+    assert!(refusal.contains("live/catalog.msgpack"), "names the file: {said:?}");
+    assert_eq!(s.text("resource://docs/b.md"), "# B\n\n[a](a.md)\n", "v2 is still served");
+
+    // Back to v1: b.md is gone again.
+    std::fs::copy(t.join("v1/catalog.msgpack"), t.join("live/catalog.msgpack")).unwrap();
+    s.hang_up();
+    assert_eq!(s.note(), list_changed());
+}
+
+#[test]
+fn watch_reloads_a_catalog_file_when_it_is_replaced() {
+    let t = content();
+    assert_eq!(folio(t.path(), &["build", "content", "--out", "v1"]).code, Some(0));
+    save(&t, "content/docs/b.md", "# B\n\n[a](a.md)\n");
+    assert_eq!(folio(t.path(), &["build", "content", "--out", "v2"]).code, Some(0));
+    std::fs::create_dir_all(t.join("live")).unwrap();
+    std::fs::copy(t.join("v1/catalog.msgpack"), t.join("live/catalog.msgpack")).unwrap();
+
+    let mut s = Served::start(t.path(), &["serve", "--catalog", "live/catalog.msgpack", "--watch"]);
+    s.listen(json!({ "resourcesListChanged": true }));
+    // Replaced the way deploys do it: written beside, then renamed over.
+    std::fs::copy(t.join("v2/catalog.msgpack"), t.join("live/next.tmp")).unwrap();
+    std::fs::rename(t.join("live/next.tmp"), t.join("live/catalog.msgpack")).unwrap();
+    assert_eq!(s.note(), list_changed());
+    assert_eq!(s.text("resource://docs/b.md"), "# B\n\n[a](a.md)\n");
+}
+
+#[test]
+fn watch_needs_a_source() {
+    let t = Tree::new();
+    let out = folio(t.path(), &["serve", "--watch"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("--watch follows --content DIR or --catalog FILE"), "{}", out.stderr);
+}
