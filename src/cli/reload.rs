@@ -49,10 +49,13 @@ impl Source {
 struct Failure(Vec<String>);
 
 /// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
-/// only the files changed since the compile that filled `cache`).
-fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Failure> {
+/// only the files changed since the compile that filled `cache`). With it, the lines naming the
+/// entries a lenient compile left out (the caller prints them when they change).
+fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec<String>), Failure> {
     match source {
-        Source::Catalog(path) => Query::open_file(path).map_err(|e| Failure(vec![format!("folio: {e}")])),
+        Source::Catalog(path) => {
+            Query::open_file(path).map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e}")]))
+        }
         Source::Content { config, strict } => {
             let root = &config.root;
             if !root.is_dir() {
@@ -75,17 +78,7 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Fail
                 .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
                 .collect();
             match compilation.catalog {
-                Some(catalog) => {
-                    for entry in &left_out {
-                        eprintln!(
-                            "folio: {}: left out {} ({})",
-                            root.display(),
-                            entry.path,
-                            entry.reasons.join("; ")
-                        );
-                    }
-                    Ok(Query::from_catalog(catalog))
-                }
+                Some(catalog) => Ok((Query::from_catalog(catalog), left_out_lines(root, &left_out))),
                 None => {
                     let mut lines = errors;
                     let n = lines.len();
@@ -100,6 +93,16 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<Query, Fail
             }
         }
     }
+}
+
+/// One line per entry a lenient compile of `root` left out, as a reload reports them.
+pub(crate) fn left_out_lines(root: &std::path::Path, left_out: &[crate::catalog::LeftOut]) -> Vec<String> {
+    left_out
+        .iter()
+        .map(|entry| {
+            format!("folio: {}: left out {} ({})", root.display(), entry.path, entry.reasons.join("; "))
+        })
+        .collect()
 }
 
 /// Why a reload was asked for.
@@ -120,18 +123,20 @@ pub(crate) struct Reloader {
 
 impl Reloader {
     /// Starts the reload thread for `server`, and with `watch` the file watcher. The watch is in
-    /// place when this returns, so an edit made after it is seen.
+    /// place when this returns, so an edit made after it is seen. `left_out` names the entries
+    /// the first load left out (already reported), so a reload repeats them only if they change.
     pub(crate) fn start(
         server: FolioServer,
         source: Source,
         cache: compile::Cache,
         watch: bool,
+        left_out: Vec<String>,
     ) -> anyhow::Result<Reloader> {
         let (triggers, queue) = mpsc::channel();
         let worker_source = source.clone();
         std::thread::Builder::new()
             .name("folio-reload".into())
-            .spawn(move || run(&server, &worker_source, cache, &queue))
+            .spawn(move || run(&server, &worker_source, cache, left_out, &queue))
             .context("cannot start the reload thread")?;
         let watcher = if watch { Some(watch_source(&source, triggers.clone())?) } else { None };
         Ok(Reloader { triggers, _watcher: watcher })
@@ -144,8 +149,16 @@ impl Reloader {
 }
 
 /// The reload loop: one reload per batch of queued triggers, until every sender is gone.
-fn run(server: &FolioServer, source: &Source, mut cache: compile::Cache, queue: &mpsc::Receiver<Trigger>) {
+fn run(
+    server: &FolioServer,
+    source: &Source,
+    mut cache: compile::Cache,
+    mut last_left_out: Vec<String>,
+    queue: &mpsc::Receiver<Trigger>,
+) {
     let mut last_failure: Option<Vec<String>> = None;
+    // `last_left_out`: the entries left out by the last lenient load, printed when they change,
+    // not on every save (an edit elsewhere leaves them as they were).
     while let Ok(first) = queue.recv() {
         let mut why = first;
         // Everything queued meanwhile is answered by this one reload.
@@ -155,10 +168,18 @@ fn run(server: &FolioServer, source: &Source, mut cache: compile::Cache, queue: 
             }
         }
         let started = std::time::Instant::now();
-        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|query| {
-            server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])
+        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|(query, left_out)| {
+            let swapped =
+                server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
+            Ok((swapped, left_out))
         }) {
-            Ok(swapped) => {
+            Ok((swapped, left_out)) => {
+                if left_out != last_left_out {
+                    for line in &left_out {
+                        eprintln!("{line}");
+                    }
+                    last_left_out = left_out;
+                }
                 let recovered = last_failure.take().is_some();
                 if swapped.swapped || recovered || why == Trigger::Signal {
                     let files = match source {

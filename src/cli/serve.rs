@@ -35,8 +35,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
     }
     let mut cache = compile::Cache::default();
-    let server = match open(&args, &mut cache)? {
-        Ok(server) => server,
+    let (server, left_out) = match open(&args, &mut cache)? {
+        Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
     let mode = match (&source, args.watch) {
@@ -53,7 +53,8 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // In place before the first request is read: a SIGHUP or an edit after that is never lost.
     let _reloader = match source {
         Some(source) => {
-            let reloader = std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch)?);
+            let reloader =
+                std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch, left_out)?);
             let _guard = runtime.enter();
             reload_on_sighup(std::sync::Arc::clone(&reloader))?;
             Some(reloader)
@@ -81,14 +82,18 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     res.map(|()| ExitCode::SUCCESS)
 }
 
-/// Opens the catalog the arguments name. `Ok(Err(code))` when `--content` has errors (already
-/// printed, like `folio check`).
-/// A compiled tree leaves its files in `cache`, so the first reload reads only what changed.
-fn open(args: &ServeArgs, cache: &mut compile::Cache) -> anyhow::Result<Result<FolioServer, ExitCode>> {
+/// Opens the catalog the arguments name: the server, and the lines naming the entries a lenient
+/// compile left out (reported here; the reloader repeats them only when they change).
+/// `Ok(Err(code))` when `--content` has errors (already printed, like `folio check`). A compiled
+/// tree leaves its files in `cache`, so the first reload reads only what changed.
+fn open(
+    args: &ServeArgs,
+    cache: &mut compile::Cache,
+) -> anyhow::Result<Result<(FolioServer, Vec<String>), ExitCode>> {
     if let Some(path) = &args.source.catalog {
         let query = crate::query::Query::open_file(path)?;
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        return Ok(Ok(server));
+        return Ok(Ok((server, Vec::new())));
     }
     if let Some(root) = &args.source.content {
         if !root.is_dir() {
@@ -127,10 +132,10 @@ fn open(args: &ServeArgs, cache: &mut compile::Cache) -> anyhow::Result<Result<F
         };
         report_left_out(root, &left_out);
         let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
-        return Ok(Ok(server));
+        return Ok(Ok((server, super::reload::left_out_lines(root, &left_out))));
     }
     let server = FolioServer::embedded().map_err(|e| anyhow!("<embedded>: {e}"))?;
-    Ok(Ok(server))
+    Ok(Ok((server, Vec::new())))
 }
 
 /// Names, once, every entry `serve --content` left out and the errors that left it out.

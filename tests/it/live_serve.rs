@@ -309,3 +309,34 @@ fn watch_needs_a_source() {
     assert_eq!(out.code, Some(2));
     assert!(out.stderr.contains("--watch follows --content DIR or --catalog FILE"), "{}", out.stderr);
 }
+
+#[test]
+fn lenient_watch_leaves_out_a_broken_skill_says_so_once_and_serves_it_when_fixed() {
+    let t = content();
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch"]);
+    s.listen(json!({ "resourcesListChanged": true, "resourceSubscriptions": [A] }));
+    let demo = "skill://demo/SKILL.md";
+
+    // The skill breaks the spec (a name that is not its directory's): it alone is left out.
+    save(
+        &t,
+        "content/skills/demo/SKILL.md",
+        "---\nname: Demo Skill\ndescription: Shows a skill.\n---\n# Demo\n",
+    );
+    let said = s.stderr_until("reloaded content");
+    assert_eq!(said.iter().filter(|l| l.contains("left out skills/demo")).count(), 1, "{said:?}");
+    assert_eq!(s.note(), list_changed());
+    assert!(s.text(A).contains("zz-sentinel.md"), "the rest is still served");
+
+    // An edit elsewhere: the same entry is left out, and that is not said again.
+    save(&t, "content/docs/a.md", "# A\n\nSee [the sentinel](zz-sentinel.md). Edited.\n");
+    let said = s.stderr_until("reloaded content");
+    assert!(!said.iter().any(|l| l.contains("left out")), "said once: {said:?}");
+    assert_eq!(s.note(), updated(A));
+
+    // Fixed: the skill is served again.
+    save(&t, "content/skills/demo/SKILL.md", "---\nname: demo\ndescription: Shows a skill.\n---\n# Demo\n");
+    s.stderr_until("reloaded content");
+    assert_eq!(s.note(), list_changed());
+    assert!(s.text(demo).starts_with("---\nname: demo"));
+}
