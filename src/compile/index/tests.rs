@@ -1,3 +1,5 @@
+use proptest::prelude::Just;
+
 use super::postings::{PostingRun, TermRun};
 use super::scan::{Words, gather_lanes, is_word_byte};
 use super::terms::{Key, ascii_key, term_hash};
@@ -146,22 +148,23 @@ fn word_scan_finds_the_runs_the_byte_table_finds() {
             }
         }
     }
-    // Runs of every length from every offset, across several blocks.
-    let mut state = 7u64;
-    for _ in 0..2000 {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let len = (state >> 33) as usize % 300;
-        let bytes: Vec<u8> = (0..len)
-            .map(|i| match (state >> (i % 60)) % 5 {
-                0 => b' ',
-                1 => b'-',
-                2 => 0xe6,
-                _ => b'a' + (i % 26) as u8,
-            })
-            .collect();
-        assert_eq!(Words::new(&bytes).collect::<Vec<_>>(), runs_by_table(&bytes), "{bytes:?}");
-    }
     assert_eq!(Words::new(b"").count(), 0);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1_000))]
+
+    /// Runs of every length from every offset, across several blocks: the SWAR scanner finds
+    /// the words the byte table finds.
+    #[test]
+    fn words_are_the_runs_the_byte_table_finds(
+        bytes in proptest::collection::vec(
+            proptest::prop_oneof![Just(b' '), Just(b'-'), Just(0xe6u8), (b'a'..=b'z')],
+            0..300,
+        )
+    ) {
+        proptest::prop_assert_eq!(Words::new(&bytes).collect::<Vec<_>>(), runs_by_table(&bytes), "{:?}", bytes);
+    }
 }
 
 #[test]
