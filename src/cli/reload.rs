@@ -17,6 +17,7 @@ use anyhow::Context as _;
 use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer_opt};
 
+use crate::catalog::{Catalog, LeftOut};
 use crate::compile;
 use crate::query::Query;
 use crate::server::FolioServer;
@@ -64,23 +65,11 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
                     root.display()
                 )]));
             }
-            let (compilation, left_out) = if *strict {
-                (compile::compile_incremental(config, cache), Vec::new())
-            } else {
-                let lenient = compile::lenient_incremental(config, cache);
-                (lenient.compilation, lenient.left_out)
-            };
-            let gate = if *strict { compile::lints::Gate::Strict } else { compile::lints::Gate::Lenient };
-            let errors: Vec<String> = compilation
-                .diagnostics
-                .iter()
-                .filter(|d| gate.blocks(d))
-                .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
-                .collect();
-            match compilation.catalog {
-                Some(catalog) => Ok((Query::from_catalog(catalog), left_out_lines(root, &left_out))),
-                None => {
-                    let mut lines = errors;
+            match compile_content(config, *strict, cache) {
+                Ok((catalog, left_out)) => {
+                    Ok((Query::from_catalog(catalog), left_out_lines(root, &left_out)))
+                }
+                Err(mut lines) => {
                     let n = lines.len();
                     lines.push(format!(
                         "{} has {n} error{}; run `folio check {}` for details",
@@ -95,8 +84,37 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
     }
 }
 
+/// Compiles a content tree as `serve --content` serves it (reading only the files changed since
+/// the compile that filled `cache`): leniently, leaving out entries with errors of their own, or
+/// with `strict` refusing every error. The catalog and the entries left out; or the errors that
+/// keep it from being served, as `file:line:column: error[code]: message` lines.
+pub(crate) fn compile_content(
+    config: &compile::Config,
+    strict: bool,
+    cache: &mut compile::Cache,
+) -> Result<(Catalog, Vec<LeftOut>), Vec<String>> {
+    let (compilation, left_out) = if strict {
+        (compile::compile_incremental(config, cache), Vec::new())
+    } else {
+        let lenient = compile::lenient_incremental(config, cache);
+        (lenient.compilation, lenient.left_out)
+    };
+    match compilation.catalog {
+        Some(catalog) => Ok((catalog, left_out)),
+        None => {
+            let gate = if strict { compile::lints::Gate::Strict } else { compile::lints::Gate::Lenient };
+            Err(compilation
+                .diagnostics
+                .iter()
+                .filter(|d| gate.blocks(d))
+                .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
+                .collect())
+        }
+    }
+}
+
 /// One line per entry a lenient compile of `root` left out, as a reload reports them.
-pub(crate) fn left_out_lines(root: &std::path::Path, left_out: &[crate::catalog::LeftOut]) -> Vec<String> {
+pub(crate) fn left_out_lines(root: &Path, left_out: &[LeftOut]) -> Vec<String> {
     left_out
         .iter()
         .map(|entry| {

@@ -106,29 +106,21 @@ fn open(
             lints: args.content_args.lints.requests()?,
             ..compile::Config::new(root.clone())
         };
-        let (compilation, left_out) = if args.content_args.strict {
-            (compile::compile_incremental(&config, cache), Vec::new())
-        } else {
-            let lenient = compile::lenient_incremental(&config, cache);
-            (lenient.compilation, lenient.left_out)
-        };
-        let Some(catalog) = compilation.catalog else {
-            let gate = if args.content_args.strict {
-                compile::lints::Gate::Strict
-            } else {
-                compile::lints::Gate::Lenient
-            };
-            let errors: Vec<_> = compilation.diagnostics.iter().filter(|d| gate.blocks(d)).collect();
-            for d in &errors {
-                eprintln!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message);
+        let strict = args.content_args.strict;
+        let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
+            Ok(compiled) => compiled,
+            Err(errors) => {
+                for line in &errors {
+                    eprintln!("{line}");
+                }
+                eprintln!(
+                    "folio: {} has {} errors{}; not serving it (run `folio check` for details)",
+                    root.display(),
+                    errors.len(),
+                    if strict { "" } else { " that no left-out entry explains" }
+                );
+                return Ok(Err(ExitCode::from(1)));
             }
-            eprintln!(
-                "folio: {} has {} errors{}; not serving it (run `folio check` for details)",
-                root.display(),
-                errors.len(),
-                if args.content_args.strict { "" } else { " that no left-out entry explains" }
-            );
-            return Ok(Err(ExitCode::from(1)));
         };
         report_left_out(root, &left_out);
         let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
