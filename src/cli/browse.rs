@@ -213,7 +213,7 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         );
         let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "{}", style.paint("2", &format!("{} entries", records.len())));
+    let _ = writeln!(out, "{}", style.paint("2", &super::count(records.len(), "entry", "entries")));
     print(&out)?;
     Ok(ExitCode::SUCCESS)
 }
