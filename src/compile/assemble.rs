@@ -74,7 +74,12 @@ pub fn build(
         settings.default_locale.as_deref(),
     );
     for doc in &mut out_docs {
-        doc.locale = locales.locale_of(&doc.path);
+        if doc.locale.is_empty() {
+            doc.locale = locales.locale_of(&doc.path);
+        }
+        if doc.translation_key.is_empty() {
+            doc.translation_key = locales.page_of(&doc.path);
+        }
     }
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
@@ -151,7 +156,10 @@ pub fn build(
     // The skills' parse results (their links and anchors) are no longer needed.
     drop(skill_list);
     let catalog = Catalog {
-        settings: settings.settings,
+        settings: catalog::Settings {
+            default_locale: locales.default.to_ascii_lowercase(),
+            ..settings.settings
+        },
         source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
         entries,
         docs: out_docs,
@@ -388,8 +396,9 @@ pub(super) fn doc_record(file_path: &str, meta: super::DocMeta, markdown: &mut M
         category: meta.category,
         updated: meta.updated,
         aliases: meta.aliases,
-        // Set once every doc is known (`locales`).
-        locale: String::new(),
+        // Set once every doc is known (`locales`), unless the doc declares it.
+        locale: meta.lang.unwrap_or_default(),
+        translation_key: meta.translation_key.unwrap_or_default(),
         extra: meta.extra.into(),
         // Moved, not cloned: link resolution reads the anchors from the outline.
         outline: std::mem::take(&mut markdown.sections).into(),
