@@ -237,30 +237,38 @@ fn sentence_end(text: &str) -> Option<usize> {
 
 /// Marks every token of `text` matching a query term as `**token**`, one mark over adjacent
 /// matches (overlapping CJK bigrams, an identifier's parts, words with only blanks between
-/// them), and collapses whitespace.
+/// them), and collapses whitespace. The text's own `**` are dropped, so they cannot pair with
+/// the marks. A lone CJK bigram is not marked when the query has longer CJK text: `ント` in
+/// `クライアント` is not a match for `コンポーネント`.
 pub(super) fn mark(text: &str, terms: &[String]) -> String {
-    let mut marks: Vec<(usize, usize)> = Vec::new();
+    let cjk_bigrams = terms.iter().filter(|t| t.chars().count() == 2 && t.chars().all(is_cjk)).count();
+    // (start, end, tokens merged)
+    let mut marks: Vec<(usize, usize, usize)> = Vec::new();
     tokenize(text, true, |start, end, term| {
         if !matches(term, terms) {
             return;
         }
         match marks.last_mut() {
             Some(last) if start <= last.1 || text[last.1..start].trim().is_empty() => {
-                last.1 = last.1.max(end)
+                last.1 = last.1.max(end);
+                last.2 += 1;
             }
-            _ => marks.push((start, end)),
+            _ => marks.push((start, end, 1)),
         }
     });
+    if cjk_bigrams > 1 {
+        marks.retain(|&(start, end, n)| n > 1 || !text[start..end].chars().all(is_cjk));
+    }
     let mut out = String::with_capacity(text.len() + 4 * marks.len());
     let mut at = 0;
-    for (start, end) in marks {
-        out.push_str(&text[at..start]);
+    for (start, end, _) in marks {
+        out.push_str(&text[at..start].replace("**", ""));
         out.push_str("**");
         out.push_str(&text[start..end]);
         out.push_str("**");
         at = end;
     }
-    out.push_str(&text[at..]);
+    out.push_str(&text[at..].replace("**", ""));
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
