@@ -258,12 +258,13 @@ fn every_doc_has_a_locale_and_listings_filter_on_it() {
     let hits = answers[2]["result"]["structuredContent"]["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|h| h["uri"].as_str().unwrap().starts_with("resource://docs/en/")), "{hits:?}");
-    // Where the reference page ranks is the labelled evaluation's business (`search_eval`, whose
-    // `getStaticPaths` query wants it first); here it only has to be found in its locale.
-    assert!(
-        hits.iter().any(|h| h["uri"] == "resource://docs/en/reference/routing-reference.mdx"),
-        "{hits:?}"
-    );
+    // The page that defines `getStaticPaths()` in a heading, above the error pages that name it
+    // in their titles; with `lang`, no other locale, but each hit names its translations.
+    assert_eq!(hits[0]["uri"], "resource://docs/en/reference/routing-reference.mdx", "{hits:?}");
+    assert_eq!(hits[0]["locale"], "en");
+    let others: Vec<&str> =
+        hits[0]["translations"].as_array().unwrap().iter().map(|t| t["locale"].as_str().unwrap()).collect();
+    assert_eq!(others, ["ko", "zh-cn"], "{hits:?}");
     let detail = index(3);
     assert_eq!((&detail["path"], &detail["locale"]), (&json!("ko/guides/routing.mdx"), &json!("ko")));
     let values = &answers[4]["result"]["completion"]["values"];
