@@ -24,7 +24,7 @@ pub use codec::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
 pub const DEFAULT_TTL_MS: u64 = 300_000;
@@ -66,6 +66,9 @@ pub struct Settings {
     pub max_read_bytes: u64,
     /// The project's version (`[catalog] version`), which a server reports as its own.
     pub version: Option<String>,
+    /// The tree's default locale, lowercase (`[docs] default_locale`, else the locale folder
+    /// with the most docs, else `en`): the language search prefers for a query in Latin script.
+    pub default_locale: String,
     /// Entries `folio serve --content` left out because their own content has errors, sorted by
     /// path (empty in any catalog `folio build` writes).
     pub left_out: Vec<LeftOut>,
@@ -90,6 +93,7 @@ impl Default for Settings {
             ttl_ms: DEFAULT_TTL_MS,
             max_read_bytes: DEFAULT_MAX_READ_BYTES,
             version: None,
+            default_locale: "en".to_owned(),
             left_out: Vec::new(),
         }
     }
@@ -222,6 +226,10 @@ pub struct Doc {
     /// Its locale, a lowercase BCP 47 tag (`en`, `zh-cn`): the `docs/<locale>/` folder it is in,
     /// else the tree's default locale (`[docs] default_locale`, `en` unless set).
     pub locale: String,
+    /// Which page it is across locales: frontmatter `translationKey`, else its path below its
+    /// locale folder without the extension (`guides/deploy`). Docs sharing it are
+    /// translations of one page, which search shows as one hit.
+    pub translation_key: String,
     /// Every other frontmatter key, as JSON.
     pub extra: Lazy<BTreeMap<String, serde_json::Value>>,
     /// Headings with ids and line ranges.

@@ -21,8 +21,10 @@ mod open;
 mod read;
 mod resolve;
 mod search;
+mod snippet;
 #[cfg(test)]
 mod tests;
+mod translations;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -262,6 +264,8 @@ pub struct Query {
     skill_by_name: Vec<u32>,
     /// Every tag, capability and category with how many docs/skills carry it (for completion).
     vocabulary: OnceLock<Vocabulary>,
+    /// Which docs translate one another, for search (built on the first search).
+    translations: OnceLock<translations::Translations>,
 }
 
 /// The tag, capability and category names of a catalog, with how many docs/skills carry each.
@@ -336,7 +340,15 @@ impl Query {
         skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
         skill_by_name.dedup_by(|later, first| name(later) == name(first));
         let listed = (0..owners.len() as u32).filter(|&i| owners[i as usize].is_some()).collect();
-        Query { catalog, catalog_hash, owners, listed, skill_by_name, vocabulary: OnceLock::new() }
+        Query {
+            catalog,
+            catalog_hash,
+            owners,
+            listed,
+            skill_by_name,
+            vocabulary: OnceLock::new(),
+            translations: OnceLock::new(),
+        }
     }
 
     /// Every tag, capability and category with its count, built on the first completion that

@@ -49,7 +49,8 @@ mod check;
 #[path = "search/token.rs"]
 mod token;
 
-pub use token::{query_terms, tokenize, tokenize_until};
+pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_until};
+pub(crate) use token::{is_cjk, is_connector};
 
 /// The search index stored in the catalog.
 ///
@@ -69,10 +70,15 @@ pub const FIELD_NAMES: [&str; FIELDS] = ["title", "description", "keywords", "he
 /// BM25F weight of each field: a match in a title counts like many in the body. Tuned on the
 /// labeled Hugo query set (`tests/search/hugo-queries.json`) together with `K1`: with weights
 /// this large, a `K1` near 1 saturates a single title hit as much as a few body hits, so the title
-/// stops mattering; `K1 = 5` keeps them apart.
-pub const FIELD_WEIGHTS: [f32; FIELDS] = [15.0, 4.0, 6.0, 4.0, 1.0];
-/// BM25F length normalisation of each field (0: none, 1: full).
-const FIELD_B: [f32; FIELDS] = [0.5, 0.5, 0.3, 0.6, 0.75];
+/// stops mattering; `K1 = 5` keeps them apart. Headings went from 4 to 8 on the multilingual
+/// Astro set (`tests/fixtures/search-eval`): reference pages name their API in headings
+/// (overall MRR@10 +0.003 there, +0.016 on Hugo; 6 and 10 did no better, 12 worse).
+pub const FIELD_WEIGHTS: [f32; FIELDS] = [15.0, 4.0, 6.0, 8.0, 1.0];
+/// BM25F length normalisation of each field (0: none, 1: full). The body's went from 0.75 to
+/// 0.5 on the Astro set: short pages (a translated error page naming an API) outranked the long
+/// reference page that defines it (MRR@10 +0.009, API-name recall@5 0.870 -> 0.935; 0.3 lost
+/// on Hugo, 0.6 and 0.9 lost on both).
+const FIELD_B: [f32; FIELDS] = [0.5, 0.5, 0.3, 0.6, 0.5];
 /// BM25 term-frequency saturation.
 const K1: f32 = 5.0;
 /// Terms longer than this (in bytes) are not indexed: they are hashes, base64 or noise.
@@ -193,9 +199,9 @@ pub(crate) fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
 pub struct Scored {
     /// Index into `Catalog::entries`.
     pub entry: u32,
-    /// BM25F score (higher is better), times the fraction of query terms matched.
+    /// BM25F score (higher is better), times the share of the query's words matched.
     pub score: f32,
-    /// How many distinct query terms matched.
+    /// How many of the query's words matched (wholly or by a part).
     pub matched: u32,
 }
 
@@ -323,8 +329,112 @@ pub(crate) fn decode_postings(bytes: &[u8], n_docs: usize, mut f: impl FnMut(usi
     }
 }
 
-/// Most index terms one query term may expand to by prefix.
+/// Most index terms one query term may expand to (by prefix, or as a typo).
 const MAX_EXPANSIONS: usize = 16;
+/// Weight of a match by an identifier's part (`static` in `getStaticPaths`) instead of its whole
+/// form: the page that names the identifier ranks above pages that use its words.
+const PART_WEIGHT: f32 = 0.3;
+/// Weight of a match by an indexed term the query term is a prefix of.
+const PREFIX_WEIGHT: f32 = 0.5;
+/// Weight of a match by an indexed term a typo away.
+const TYPO_WEIGHT: f32 = 0.4;
+/// Shortest query term (in characters) looked up as a typo when nothing else matches it.
+const TYPO_MIN_CHARS: usize = 5;
+
+impl View<'_> {
+    /// The indexed terms `term` matches, with their weights: itself; else (with `expand`) up to
+    /// [`MAX_EXPANSIONS`] terms it is a prefix of (3+ characters); else (5+ characters) those
+    /// a typo away that share its first character, closest first.
+    fn expansions(&self, term: &str, expand: bool) -> Vec<(usize, f32)> {
+        if let Some(i) = self.find(term) {
+            return vec![(i, 1.0)];
+        }
+        let chars = term.chars().count();
+        if !expand || chars < 3 {
+            return Vec::new();
+        }
+        let first = self.lower_bound(term.as_bytes());
+        let prefixed: Vec<(usize, f32)> = (first..self.n_terms)
+            .take_while(|&i| self.term(i).starts_with(term.as_bytes()))
+            .take(MAX_EXPANSIONS)
+            .map(|i| (i, PREFIX_WEIGHT))
+            .collect();
+        if !prefixed.is_empty() || chars < TYPO_MIN_CHARS {
+            return prefixed;
+        }
+        let lead = &term[..term.chars().next().map_or(0, char::len_utf8)];
+        let limit = crate::suggest::typo_limit(term);
+        let mut close: Vec<(usize, usize)> = (self.lower_bound(lead.as_bytes())..self.n_terms)
+            .map_while(|i| Some((i, std::str::from_utf8(self.term(i)).ok()?)))
+            .take_while(|(_, t)| t.starts_with(lead))
+            .filter_map(|(i, t)| Some((crate::suggest::distance(term, t, limit)?, i)))
+            .collect();
+        close.sort_unstable();
+        close.into_iter().take(MAX_EXPANSIONS).map(|(_, i)| (i, TYPO_WEIGHT)).collect()
+    }
+
+    /// Each document's best BM25F score for `term` over its [`View::expansions`], by ordinal.
+    fn term_scores(&self, term: &str, expand: bool) -> Vec<(usize, f32)> {
+        let expansions = self.expansions(term, expand);
+        let n = self.n_docs as f32;
+        // One expansion (the usual case) yields each document once, in order: no sort.
+        let single = expansions.len() == 1;
+        let mut best: Vec<(usize, f32)> = Vec::new();
+        for (i, weight) in expansions {
+            let df = self.df(i) as f32;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            self.postings(i, |ordinal, tfs| {
+                let mut tf = 0f32;
+                for f in 0..FIELDS {
+                    if tfs[f] > 0 {
+                        let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * self.doc_len(ordinal, f) / self.avg[f];
+                        tf += FIELD_WEIGHTS[f] * tfs[f] as f32 / norm;
+                    }
+                }
+                best.push((ordinal, weight * idf * tf / (K1 + tf)));
+            });
+        }
+        if !single {
+            best.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            best.dedup_by_key(|b| b.0);
+        }
+        best
+    }
+
+    /// Each document's score and coordination credit for one query word, by ordinal: the whole
+    /// form's score plus [`PART_WEIGHT`] times its parts'; credit 1 for the whole form, else the
+    /// share of the parts matched.
+    fn word_scores(&self, word: &QueryWord) -> Vec<(usize, f32, f32)> {
+        let whole = self.term_scores(&word.term, true);
+        if word.parts.is_empty() {
+            return whole.into_iter().map(|(ordinal, s)| (ordinal, s, 1.0)).collect();
+        }
+        // (ordinal, which: 0 for the whole form, else the part's number, score)
+        let mut all: Vec<(usize, usize, f32)> = whole.into_iter().map(|(o, s)| (o, 0, s)).collect();
+        for (k, part) in word.parts.iter().enumerate() {
+            all.extend(self.term_scores(part, false).into_iter().map(|(o, s)| (o, k + 1, s)));
+        }
+        all.sort_by_key(|a| (a.0, a.1));
+        let share = 1.0 / word.parts.len() as f32;
+        let mut out: Vec<(usize, f32, f32)> = Vec::new();
+        for (ordinal, which, s) in all {
+            if out.last().is_none_or(|last| last.0 != ordinal) {
+                out.push((ordinal, 0.0, 0.0));
+            }
+            let last = out.last_mut().expect("pushed");
+            if which == 0 {
+                last.1 += s;
+                last.2 = 1.0;
+            } else {
+                last.1 += PART_WEIGHT * s;
+                if last.2 < 1.0 {
+                    last.2 = (last.2 + share).min(1.0);
+                }
+            }
+        }
+        out
+    }
+}
 
 impl SearchIndex {
     /// Number of indexed documents.
@@ -342,72 +452,37 @@ impl SearchIndex {
         View::new(&self.data).map_or(0, |v| v.n_terms)
     }
 
-    /// Scores every document matching at least one of `terms` (from [`query_terms`]), unordered.
+    /// Scores every document matching at least one of `words` (from [`query_words`]), unordered.
     ///
-    /// A term absent from the index is expanded to up to 16 indexed terms it is a prefix of (at
-    /// half weight), so partially typed words still match. The BM25F sum is multiplied by the
-    /// fraction of the query's terms the document matches (coordination).
-    pub fn score(&self, terms: &[String]) -> Vec<Scored> {
+    /// A word absent from the index is expanded to up to 16 indexed terms it is a prefix of (at
+    /// half weight), so partially typed words still match, and a word of 5+ characters that
+    /// matches nothing that way to the terms a typo away. An identifier's parts match too, at
+    /// [`PART_WEIGHT`]. The BM25F sum is multiplied by the share of the query's words the
+    /// document matches (coordination; a word matched only by some of its parts counts that
+    /// share of them).
+    pub fn score(&self, words: &[QueryWord]) -> Vec<Scored> {
         let Some(view) = View::new(&self.data) else { return Vec::new() };
         let mut scores = vec![0f32; view.n_docs];
+        let mut credit = vec![0f32; view.n_docs];
         let mut matched = vec![0u32; view.n_docs];
         let mut touched: Vec<usize> = Vec::new();
-        let n = view.n_docs as f32;
-        for term in terms {
-            let mut expansions: Vec<(usize, f32)> = Vec::new();
-            match view.find(term) {
-                Some(i) => expansions.push((i, 1.0)),
-                None if term.chars().count() >= 3 => {
-                    let first = view.lower_bound(term.as_bytes());
-                    expansions.extend(
-                        (first..view.n_terms)
-                            .take_while(|&i| view.term(i).starts_with(term.as_bytes()))
-                            .take(MAX_EXPANSIONS)
-                            .map(|i| (i, 0.5)),
-                    );
-                }
-                None => {}
-            }
-            // Each document counts a query term once, with its best expansion. One expansion
-            // (the usual case) yields each document once, in order, so it needs no sort.
-            let single = expansions.len() == 1;
-            let mut best: Vec<(usize, f32)> = Vec::new();
-            for (i, weight) in expansions {
-                let df = view.df(i) as f32;
-                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                view.postings(i, |ordinal, tfs| {
-                    let mut tf = 0f32;
-                    for f in 0..FIELDS {
-                        if tfs[f] > 0 {
-                            let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * view.doc_len(ordinal, f) / view.avg[f];
-                            tf += FIELD_WEIGHTS[f] * tfs[f] as f32 / norm;
-                        }
-                    }
-                    best.push((ordinal, weight * idf * tf / (K1 + tf)));
-                });
-            }
-            if !single {
-                best.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-                best.dedup_by_key(|b| b.0);
-            }
-            for (ordinal, s) in best {
+        for word in words {
+            for (ordinal, s, c) in view.word_scores(word) {
                 if matched[ordinal] == 0 {
                     touched.push(ordinal);
                 }
                 scores[ordinal] += s;
+                credit[ordinal] += c;
                 matched[ordinal] += 1;
             }
         }
-        let n_terms = terms.len().max(1) as f32;
+        let n_words = words.len().max(1) as f32;
         touched
             .into_iter()
-            .map(|ordinal| {
-                let coord = matched[ordinal] as f32 / n_terms;
-                Scored {
-                    entry: view.doc_entry(ordinal),
-                    score: scores[ordinal] * coord,
-                    matched: matched[ordinal],
-                }
+            .map(|ordinal| Scored {
+                entry: view.doc_entry(ordinal),
+                score: scores[ordinal] * credit[ordinal] / n_words,
+                matched: matched[ordinal],
             })
             .collect()
     }
@@ -456,7 +531,10 @@ mod tests {
     fn tokenizes_unicode_text() {
         check("Hello, World!", "hello@Hello world@World");
         check("The taxonomies of shortcodes", "taxonomy@taxonomies shortcode@shortcodes");
-        check("hugo.toml baseURL", "hugo@hugo toml@toml baseurl@baseURL");
+        check(
+            "hugo.toml baseURL",
+            "hugo.toml@hugo.toml hugo@hugo toml@toml baseurl@baseURL base@base url@URL",
+        );
         check("ÉCOLE Straße", "école@ÉCOLE straße@Straße");
         check(
             "status class boxes matches caches menus",
@@ -465,8 +543,52 @@ mod tests {
         check("日本語の文書", "日本@日本 本語@本語 語の@語の の文@の文 文書@文書");
         check("한국어 검색", "한국@한국 국어@국어 검색@검색");
         check("a 字 b", "字@字 b@b");
-        check("v0.123.0 x86_64", "v0@v0 123@123 0@0 x86@x86 64@64");
+        check("v0.123.0 x86_64", "v0.123.0@v0.123.0 v0@v0 123@123 0@0 x86_64@x86_64 x86@x86 64@64");
         check("...!!!", "");
+    }
+
+    #[test]
+    fn identifiers_yield_their_whole_form_then_their_parts() {
+        // camelCase and PascalCase, with an upper-case run and digits; `()` is not part of it.
+        check("getStaticPaths()", "getstaticpath@getStaticPaths get@get static@Static path@Paths");
+        check(
+            "HTMLElement Vue3Component",
+            "htmlelement@HTMLElement html@HTML element@Element vue3component@Vue3Component vue3@Vue3 component@Component",
+        );
+        // Dotted, snake_case and `:` directives; a part that is a stop word is left out, the
+        // whole form never is (it is not a word).
+        check("Astro.props", "astro.props@Astro.props astro@Astro prop@props");
+        check("astro.config.mjs", "astro.config.mjs@astro.config.mjs astro@astro config@config mjs@mjs");
+        check(
+            "snake_case client:load is_set",
+            "snake_case@snake_case snake@snake case@case client:load@client:load client@client load@load is_set@is_set set@set",
+        );
+        check(
+            "context.locals.myValue",
+            "context.locals.myvalue@context.locals.myValue context@context local@locals myvalue@myValue my@my value@Value",
+        );
+        // A connector joins only when a word follows it: sentence ends, URLs, `__init__`.
+        check(
+            "End. Next: https://x.io __init__ a_ _b",
+            "end@End next@Next http@https x.io@x.io x@x io@io init@init b@b",
+        );
+        // CJK is never part of an identifier; an identifier over 48 bytes keeps its parts.
+        check("日本.config", "日本@日本 config@config");
+        let long = format!("{}.b", "a".repeat(48));
+        check(&long, &format!("{a}@{a} b@b", a = "a".repeat(48)));
+        check(&"xY".repeat(25), "");
+    }
+
+    #[test]
+    fn query_words_group_an_identifier_with_its_parts() {
+        let words = query_words("getStaticPaths() astro.config getStaticPaths the");
+        let got: Vec<(&str, Vec<&str>)> =
+            words.iter().map(|w| (w.term.as_str(), w.parts.iter().map(String::as_str).collect())).collect();
+        assert_eq!(
+            got,
+            [("getstaticpath", vec!["get", "static", "path"]), ("astro.config", vec!["astro", "config"])]
+        );
+        assert_eq!(query_terms("Astro.props"), ["astro.props", "astro", "prop"]);
     }
 
     #[test]
@@ -493,7 +615,7 @@ mod tests {
     fn malformed_index_bytes_match_nothing() {
         for data in [&b""[..], b"FSI2", b"FSI2\xff\xff\xff\xff\xff\xff\xff\xff", &[0u8; 64]] {
             let index = SearchIndex { data: data.to_vec().into() };
-            assert!(index.score(&["x".to_owned()]).is_empty());
+            assert!(index.score(&query_words("x")).is_empty());
             assert!(index.terms_with_prefix("", 10).is_empty());
         }
     }

@@ -391,6 +391,10 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
             "    {}",
             style.paint("2", fit(&hit.uri, style.width.saturating_sub(4)).trim_end())
         );
+        if !hit.translations.is_empty() {
+            let others: Vec<&str> = hit.translations.iter().map(|t| t.locale.as_str()).collect();
+            let _ = writeln!(out, "    {}", style.paint("2", &format!("also in: {}", others.join(", "))));
+        }
         // The snippet wraps over at most two lines of the terminal width.
         let snippet_width = style.width.saturating_sub(4);
         let mut line = String::new();

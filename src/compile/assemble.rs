@@ -80,7 +80,12 @@ pub fn build(
         settings.default_locale.as_deref(),
     );
     for doc in &mut out_docs {
-        doc.locale = locales.locale_of(&doc.path);
+        if doc.locale.is_empty() {
+            doc.locale = locales.locale_of(&doc.path);
+        }
+        if doc.translation_key.is_empty() {
+            doc.translation_key = locales.page_of(&doc.path);
+        }
     }
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
@@ -157,7 +162,10 @@ pub fn build(
     // The skills' parse results (their links and anchors) are no longer needed.
     drop(skill_list);
     let catalog = Catalog {
-        settings: settings.settings,
+        settings: catalog::Settings {
+            default_locale: locales.default.to_ascii_lowercase(),
+            ..settings.settings
+        },
         source_fingerprint: blake3::hash(&framed).to_hex().to_string(),
         entries,
         docs: out_docs,

@@ -99,6 +99,10 @@ pub struct DocMeta {
     pub updated: Option<String>,
     /// `aliases`.
     pub aliases: Vec<String>,
+    /// `lang`, lowercased, when it is a BCP 47 tag (`invalid-lang` otherwise).
+    pub lang: Option<String>,
+    /// `translationKey`: the page's identity across locales.
+    pub translation_key: Option<String>,
     /// Every other key, as JSON.
     pub extra: BTreeMap<String, Value>,
 }
@@ -262,6 +266,26 @@ fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
     }
 }
 
+/// Reads a doc's `lang`, lowercased, or reports `invalid-lang` (a warning: the doc keeps the
+/// locale of its folder).
+fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let text = text_of(path, key, v, diags)?;
+    if super::locales::is_tag(&text) {
+        return Some(text.to_ascii_lowercase());
+    }
+    diags.push(
+        Diagnostic::warning(
+            "invalid-lang",
+            path,
+            v.line,
+            v.column,
+            format!("`{key}` is not a BCP 47 language tag: `{text}`; the doc keeps its folder's locale"),
+        )
+        .with_help("write a language tag such as `en`, `ja`, `zh-cn` or `pt-br`"),
+    );
+    None
+}
+
 /// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
 /// `extra`), scalars of any type are read as written where text is expected.
 pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Frontmatter<'a, DocMeta> {
@@ -278,6 +302,8 @@ pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> 
             "aliases" => meta.aliases = list_of(path, &key, &v, diags).into_iter().map(|l| l.value).collect(),
             "updated" => meta.updated = date_of(path, &key, &v, diags),
             "last_updated" => last_updated = date_of(path, &key, &v, diags),
+            "lang" => meta.lang = lang_of(path, &key, &v, diags),
+            "translationKey" => meta.translation_key = text_of(path, &key, &v, diags),
             _ => {
                 meta.extra.insert(key, v.to_json());
             }

@@ -95,6 +95,7 @@ pub const CODES: &[Code] = &[
     code("host-field", Class::Link),
     code("invalid-config", Class::Unsound),
     code("invalid-date", Class::Entry),
+    code("invalid-lang", Class::Link),
     code("invalid-name", Class::Entry),
     code("invalid-utf8", Class::Unsound),
     Code { name: "locale-fallback", class: Class::Link, allow_by_default: true },

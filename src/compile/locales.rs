@@ -109,6 +109,16 @@ impl Locales {
         self.folders.iter().any(|f| f == top).then_some(top)
     }
 
+    /// A doc's page across locales: its path below its locale folder, without the extension
+    /// (`ja/guides/deploy.mdx` → `guides/deploy`), so its translations share it.
+    pub fn page_of(&self, doc_path: &str) -> String {
+        let below = match self.folder_of(doc_path) {
+            Some(folder) => &doc_path[folder.len() + 1..],
+            None => doc_path,
+        };
+        below.rsplit_once('.').map_or(below, |(stem, _)| stem).to_owned()
+    }
+
     /// A doc's locale, lowercase: its locale folder, else the default locale.
     pub fn locale_of(&self, doc_path: &str) -> String {
         self.folder_of(doc_path).unwrap_or(&self.default).to_ascii_lowercase()

@@ -4,18 +4,16 @@
 use serde::Serialize;
 
 use super::filter::{Facets, Filter};
+use super::snippet::{mark, snippet};
+use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
-use crate::catalog::search::{body_of, query_terms, tokenize, tokenize_until};
+use crate::catalog::search::{QueryWord, body_of, query_words};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1000;
-/// Most query terms used; the rest of a very long query is ignored.
+/// Most query words used; the rest of a very long query is ignored.
 const MAX_TERMS: usize = 32;
-/// Target length of a snippet, in bytes.
-const SNIPPET_BYTES: usize = 220;
-/// How much of a document is scanned for the snippet window.
-const SNIPPET_SCAN_BYTES: usize = 48 * 1024;
 
 /// A search request. Filters are optional and all must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,9 +71,22 @@ pub struct Hit {
     /// The skill this hit belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skill_id: Option<String>,
+    /// A doc's locale, in a catalog of several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// The other locales' versions of a doc's page, sorted by locale (see the manual's search
+    /// reference: one hit per page).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub translations: Vec<Translation>,
 }
 
-fn checked_terms(text: &str) -> Result<Vec<String>, QueryError> {
+/// A query's words (what the index scores) and their distinct terms (what snippets mark).
+struct Terms {
+    words: Vec<QueryWord>,
+    marks: Vec<String>,
+}
+
+fn checked_terms(text: &str) -> Result<Terms, QueryError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(QueryError::invalid("query", "is empty; give one or more words to search for"));
@@ -86,15 +97,21 @@ fn checked_terms(text: &str) -> Result<Vec<String>, QueryError> {
             format!("is longer than {MAX_QUERY_CHARS} characters; search for a few distinctive words"),
         ));
     }
-    let mut terms = query_terms(text);
-    if terms.is_empty() {
+    let mut words = query_words(text);
+    if words.is_empty() {
         return Err(QueryError::invalid(
             "query",
             format!("`{text}` has no words to search for (only punctuation or symbols)"),
         ));
     }
-    terms.truncate(MAX_TERMS);
-    Ok(terms)
+    words.truncate(MAX_TERMS);
+    let mut marks: Vec<String> = Vec::new();
+    for term in words.iter().flat_map(|w| std::iter::once(&w.term).chain(&w.parts)) {
+        if !marks.contains(term) {
+            marks.push(term.clone());
+        }
+    }
+    Ok(Terms { words, marks })
 }
 
 /// Entries matching `text`, best first (ties by URI), optionally of one kind; unpaginated.
@@ -105,14 +122,14 @@ pub(super) fn ranked_entries(
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let params = SearchParams { query: text.to_owned(), kind, ..SearchParams::default() };
     let terms = checked_terms(text)?;
-    Ok(ranked(query, &params, &terms, usize::MAX))
+    Ok(ranked(query, &params, &terms.words, usize::MAX))
 }
 
 /// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
 /// after them in no particular order. `hits.len()` is always the total number of matches.
-fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) -> Vec<(u32, f32)> {
+fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
-    let scored = catalog.search.score(terms);
+    let scored = catalog.search.score(words);
     let filter = params.filter();
     let filtered = filter != Filter::default();
     let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
@@ -132,9 +149,22 @@ fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) ->
             })
             .map(|s| (s.entry, s.score)),
     );
+    // One hit per page, in the language the query is written in (when the catalog has several).
+    let translations = query.translations.get_or_init(|| Translations::new(catalog));
+    let preferred = match &params.lang {
+        Some(_) => None,
+        None => translations.preferred(&params.query),
+    };
+    let doc_of = |entry: u32| match query.owner(entry as usize) {
+        Some(Owner::Doc(d)) => Some(d),
+        _ => None,
+    };
+    let mut hits = translations.collapse(catalog, doc_of, hits, preferred);
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
     let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let checked = HEADING_CHECK.min(hits.len());
+    let top = top.max(checked);
     if top < hits.len() {
         // Only the requested pages need an order: select them, then sort just those.
         hits.select_nth_unstable_by(top, order);
@@ -142,7 +172,54 @@ fn ranked(query: &Query, params: &SearchParams, terms: &[String], top: usize) ->
     } else {
         hits.sort_by(order);
     }
+    // Boosting only raises scores, so the boosted best stay above everything after them.
+    if boost_defining_headings(query, words, &mut hits[..checked]) {
+        hits[..checked].sort_by(order);
+    }
     hits
+}
+
+/// How many of the best hits are checked for a heading that names what the query asks for
+/// (20 left `astro add`'s reference page unchecked on the Astro set; 50 did no better than 30).
+const HEADING_CHECK: usize = 30;
+/// Score factor of a page with a heading that names exactly what the query asks for
+/// (`` ## `astro add` ``, `` ### `getStaticPaths()` ``): the page that defines it, rather than
+/// pages that mention it.
+const HEADING_BOOST: f32 = 2.0;
+
+/// Multiplies by [`HEADING_BOOST`] the score of each hit with a heading that names the query:
+/// its words are the query's words, and it is code (written in backticks) or the query holds
+/// an identifier (`Astro.props`, `getStaticPaths`). A prose heading that happens to equal a
+/// prose query (`## Environment variables` in a guide about something else) is ordinary
+/// evidence, which the headings field already counts. True when a score changed.
+fn boost_defining_headings(query: &Query, words: &[QueryWord], hits: &mut [(u32, f32)]) -> bool {
+    let catalog = &query.catalog;
+    let identifier = words.iter().any(|w| !w.parts.is_empty());
+    let mut wanted: Vec<&str> = words.iter().map(|w| w.term.as_str()).collect();
+    wanted.sort_unstable();
+    let names_query = |title: &str| {
+        let mut got: Vec<String> = query_words(title).into_iter().map(|w| w.term).collect();
+        got.sort_unstable();
+        got.len() == wanted.len() && got.iter().zip(&wanted).all(|(a, b)| a == b)
+    };
+    let mut boosted = false;
+    for (entry, score) in hits.iter_mut() {
+        let outline = match query.owner(*entry as usize) {
+            Some(Owner::Doc(d)) => catalog.docs[d as usize].outline.get(),
+            Some(Owner::Skill(s, None)) => catalog.skills[s as usize].outline.get(),
+            _ => continue,
+        };
+        let text = || catalog.entries.get(*entry as usize).and_then(|e| e.text()).unwrap_or("");
+        let is_code = |line: u32| text().split('\n').nth(line as usize - 1).is_some_and(|l| l.contains('`'));
+        // An outline that does not decode (a forged catalog) earns nothing; reading the hit
+        // reports it.
+        let names = |s: &Section| names_query(&s.title) && (identifier || is_code(s.line_start));
+        if outline.is_ok_and(|sections| sections.iter().any(names)) {
+            *score *= HEADING_BOOST;
+            boosted = true;
+        }
+    }
+    boosted
 }
 
 pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
@@ -151,8 +228,8 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
     // ordered; an invalid cursor is refused below before anything is returned.
     let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
-    let hits = ranked(query, params, &terms, wanted.saturating_add(limit));
-    let filters = params.filter().fingerprint(&terms);
+    let hits = ranked(query, params, &terms.words, wanted.saturating_add(limit));
+    let filters = params.filter().fingerprint(&terms.marks);
     let offset = match &params.cursor {
         Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
         None => 0,
@@ -161,7 +238,7 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
         cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
     let items = hits[range]
         .iter()
-        .map(|&(entry, score)| hit(query, entry as usize, score, &terms))
+        .map(|&(entry, score)| hit(query, entry as usize, score, &terms.marks))
         .collect::<Result<_, _>>()?;
     Ok(Page { items, next_cursor, total: hits.len() })
 }
@@ -189,6 +266,13 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         }
         None => (entry.path.clone(), String::new(), &[], None),
     };
+    let translations = query.translations.get_or_init(|| Translations::new(catalog));
+    let (locale, translations) = match query.owner(idx) {
+        Some(Owner::Doc(d)) if translations.multilingual() => {
+            (Some(catalog.docs[d as usize].locale.clone()), translations.of(catalog, d))
+        }
+        _ => (None, Vec::new()),
+    };
     let text = entry.text().unwrap_or("");
     let body = body_of(&entry.path, text);
     let body_offset = text.len() - body.len();
@@ -210,289 +294,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         size: entry.size,
         section_uri,
         skill_id,
+        locale,
+        translations,
     })
-}
-
-fn matches(term: &str, terms: &[String]) -> bool {
-    terms.iter().any(|q| term == q || (q.chars().count() >= 3 && term.starts_with(q.as_str())))
-}
-
-/// The best window of `text` for `terms` (the one with the most distinct terms, earliest on ties),
-/// with the terms marked, and the byte offset of its first match. `None` when nothing matches.
-///
-/// Tokenizing a whole long document for every hit would dominate search time, so the likely
-/// region is found first by plain substring search on an ASCII-lowercased copy (offsets are
-/// preserved), and only that region is tokenized. When the fast search finds nothing the
-/// tokenizer can confirm (a match only Unicode case folding reveals), the first 48 KiB are
-/// tokenized instead.
-fn snippet(text: &str, terms: &[String]) -> Option<(String, usize)> {
-    if let Some((a, b)) = locate(text, terms)
-        && let Some(found) = snippet_in(text, a, b, terms)
-    {
-        return Some(found);
-    }
-    let mut scan = text.len().min(SNIPPET_SCAN_BYTES);
-    while !text.is_char_boundary(scan) {
-        scan -= 1;
-    }
-    snippet_in(text, 0, scan, terms)
-}
-
-/// Bytes of a document lowercased at a time by [`locate`]: a long document is searched through
-/// one small reused buffer instead of a lowercased copy of all of it.
-const LOCATE_CHUNK: usize = 16 * 1024;
-/// Occurrences of one term [`locate`] considers; later ones cannot improve the window much.
-const LOCATE_HITS: usize = 64;
-
-/// The region of `text` most likely to hold the best window: around the substring occurrence of
-/// query terms (at word starts) with the most distinct terms nearby.
-///
-/// Per term, it considers the first [`LOCATE_HITS`] word-start occurrences of the
-/// leftmost-non-overlapping matches in the ASCII-lowercased text, exactly as `match_indices` on
-/// a lowercased copy would, but lowercases chunk by chunk and stops once every term has enough.
-fn locate(text: &str, terms: &[String]) -> Option<(usize, usize)> {
-    let bytes = text.as_bytes();
-    // Stems are prefixes of their words, except `-ies` → `-y`: search without the `y`.
-    let probes: Vec<&str> = terms
-        .iter()
-        .map(|term| match term.strip_suffix('y') {
-            Some(p) if p.len() >= 3 => p,
-            _ => term.as_str(),
-        })
-        .collect();
-    let longest = probes.iter().map(|p| p.len()).max().unwrap_or(0);
-    // Per term: where its next match may start, and how many word-start matches it has.
-    let mut from = vec![0usize; probes.len()];
-    let mut counts = vec![0usize; probes.len()];
-    let mut hits: Vec<(usize, usize)> = Vec::new();
-    let mut window = String::with_capacity(LOCATE_CHUNK + longest + 4);
-    let mut chunk_start = 0;
-    while chunk_start < text.len() && counts.iter().any(|&n| n < LOCATE_HITS) {
-        let mut chunk_end = (chunk_start + LOCATE_CHUNK).min(text.len());
-        while !text.is_char_boundary(chunk_end) {
-            chunk_end += 1;
-        }
-        // A match starting in this chunk may end up to `longest - 1` bytes after it.
-        let mut window_end = (chunk_end + longest.saturating_sub(1)).min(text.len());
-        while !text.is_char_boundary(window_end) {
-            window_end += 1;
-        }
-        window.clear();
-        window.push_str(&text[chunk_start..window_end]);
-        window.make_ascii_lowercase();
-        for (i, probe) in probes.iter().enumerate() {
-            let ascii = probe.is_ascii();
-            while counts[i] < LOCATE_HITS && from[i] < chunk_end {
-                // `from` is always a char boundary: a chunk start or the end of a match.
-                let Some(found) = window[from[i].max(chunk_start) - chunk_start..].find(probe) else {
-                    break;
-                };
-                let pos = from[i].max(chunk_start) + found;
-                if pos >= chunk_end {
-                    // Found again, in full, when the next chunk is searched.
-                    break;
-                }
-                from[i] = pos + probe.len();
-                if !ascii || pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric() {
-                    hits.push((pos, i));
-                    counts[i] += 1;
-                }
-            }
-            from[i] = from[i].max(chunk_end);
-        }
-        chunk_start = chunk_end;
-    }
-    region_around(text, hits)
-}
-
-/// The region of `text` around the hit (`(offset, term index)`) with the most distinct terms in
-/// the half-snippet after it; `None` without hits.
-fn region_around(text: &str, mut hits: Vec<(usize, usize)>) -> Option<(usize, usize)> {
-    hits.sort_unstable();
-    let mut best = (0u32, *hits.first()?);
-    for (k, &(pos, _)) in hits.iter().enumerate() {
-        let seen = hits[k..]
-            .iter()
-            .take_while(|h| h.0 < pos + SNIPPET_BYTES / 2)
-            .fold(0u64, |acc, h| acc | 1 << (h.1 % 64));
-        if seen.count_ones() > best.0 {
-            best = (seen.count_ones(), hits[k]);
-        }
-    }
-    let pos = best.1.0;
-    let mut a = pos.saturating_sub(SNIPPET_BYTES);
-    while !text.is_char_boundary(a) {
-        a -= 1;
-    }
-    let mut b = (pos + 2 * SNIPPET_BYTES).min(text.len());
-    while !text.is_char_boundary(b) {
-        b += 1;
-    }
-    Some((a, b))
-}
-
-/// [`snippet`] over `text[a..b]`, with offsets and ellipses relative to the whole `text`.
-fn snippet_in(full: &str, a: usize, b: usize, terms: &[String]) -> Option<(String, usize)> {
-    let full_len = full.len();
-    let text = &full[a..b];
-    let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    let all = (1u64 << terms.len().min(63)) - 1;
-    tokenize_until(text, true, |start, end, term| {
-        let Some(i) = terms.iter().position(|q| matches(term, std::slice::from_ref(q))) else {
-            return true;
-        };
-        found.push((start, end, i));
-        // Stop at the first window holding every term: no later window beats it, and a long
-        // document need not be tokenized to its end.
-        let seen = found
-            .iter()
-            .rev()
-            .take_while(|m| m.0 + SNIPPET_BYTES / 2 > start)
-            .fold(0u64, |acc, m| acc | 1 << (m.2 % 64));
-        seen & all != all
-    });
-    let mut best = (0usize, 0usize);
-    for i in 0..found.len() {
-        let mut seen = 0u64;
-        for m in found[i..].iter().take_while(|m| m.0 < found[i].0 + SNIPPET_BYTES / 2) {
-            seen |= 1 << (m.2 % 64);
-        }
-        let distinct = seen.count_ones() as usize;
-        if distinct > best.0 {
-            best = (distinct, i);
-        }
-    }
-    let first = found.get(best.1)?;
-    let mut start = first.0.saturating_sub(SNIPPET_BYTES / 4);
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    // Start at a word boundary so the snippet does not open mid-word.
-    if a + start > 0
-        && let Some(space) = text[start..first.0].find(char::is_whitespace)
-    {
-        start += space + 1;
-    }
-    let mut end = (start + SNIPPET_BYTES).min(text.len());
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    // End at a word boundary after the first match, so the snippet does not close mid-word.
-    let keep = start.max(first.1);
-    if a + end < full_len
-        && keep < end
-        && let Some(space) = text[keep..end].rfind(char::is_whitespace)
-    {
-        end = keep + space;
-    }
-    let end = end.max(first.1);
-    let mut out = String::new();
-    if a + start > 0 {
-        out.push('…');
-    }
-    out.push_str(&mark(&text[start..end], terms));
-    if a + end < full_len {
-        out.push('…');
-    }
-    Some((out, a + first.0))
-}
-
-/// Marks every token of `text` matching a query term as `**token**` and collapses whitespace.
-fn mark(text: &str, terms: &[String]) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut at = 0;
-    tokenize(text, true, |start, end, term| {
-        if start >= at && matches(term, terms) {
-            out.push_str(&text[at..start]);
-            out.push_str("**");
-            out.push_str(&text[start..end]);
-            out.push_str("**");
-            at = end;
-        }
-    });
-    out.push_str(&text[at..]);
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[track_caller]
-    fn check(text: &str, query: &str, expected: &str) {
-        let got = snippet(text, &query_terms(query)).map(|(s, at)| format!("{at} {s}"));
-        assert_eq!(got.as_deref().unwrap_or("none"), expected);
-    }
-
-    #[test]
-    fn snippets_find_and_mark_the_best_window() {
-        check(
-            "Install the binary.\nThen configure menus.\n",
-            "configure menus",
-            "25 Install the binary. Then **configure** **menus**.",
-        );
-        check("Taxonomies group content.", "taxonomy", "0 **Taxonomies** group content.");
-        check("alpha beta", "gamma", "none");
-        // Deep inside a long document, found by the fast locator, with ellipses on both sides.
-        let long = format!("{}needle in a haystack{}", "hay ".repeat(30_000), " hay".repeat(100));
-        let got = snippet(&long, &query_terms("needle")).unwrap();
-        assert_eq!(got.1, 120_000);
-        assert!(got.0.starts_with('…') && got.0.ends_with('…') && got.0.contains("**needle**"), "{}", got.0);
-        // Only Unicode case folding reveals this match: the tokenizer fallback finds it.
-        check("Die ÉCOLE ist hier.", "école", "4 Die **ÉCOLE** ist hier.");
-        // CJK terms are found without word boundaries.
-        check("日本語の文書を検索できます。", "文書", "12 日本語の**文書**を検索できます。");
-    }
-
-    /// What `locate` computed before it searched chunk by chunk: `match_indices` on a lowercased
-    /// copy of the whole text.
-    fn locate_whole(text: &str, terms: &[String]) -> Option<(usize, usize)> {
-        let lower = text.to_ascii_lowercase();
-        let bytes = lower.as_bytes();
-        let mut hits: Vec<(usize, usize)> = Vec::new();
-        for (i, term) in terms.iter().enumerate() {
-            let probe = match term.strip_suffix('y') {
-                Some(p) if p.len() >= 3 => p,
-                _ => term.as_str(),
-            };
-            let ascii = probe.is_ascii();
-            hits.extend(
-                lower
-                    .match_indices(probe)
-                    .filter(|(pos, _)| !ascii || *pos == 0 || !bytes[pos - 1].is_ascii_alphanumeric())
-                    .take(LOCATE_HITS)
-                    .map(|(pos, _)| (pos, i)),
-            );
-        }
-        region_around(text, hits)
-    }
-
-    #[test]
-    fn chunked_locate_finds_what_a_whole_copy_finds() {
-        let terms = |q: &[&str]| q.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        let mut texts = Vec::new();
-        // Matches straddling every chunk boundary, at every offset around it.
-        for shift in 0..8 {
-            let mut t = "x".repeat(LOCATE_CHUNK - 4 + shift);
-            t.push_str(" Needle aaaa Menus ");
-            texts.push(t.repeat(3));
-        }
-        // Multi-byte characters at the boundaries, self-overlapping probes, many occurrences.
-        texts.push(format!("{}aaaaaaa needle", "é".repeat(LOCATE_CHUNK / 2 + 1)));
-        texts.push(" needle menu".repeat(LOCATE_CHUNK / 4));
-        texts.push(format!("{} 文書 needle", "日本語".repeat(LOCATE_CHUNK / 5)));
-        texts.push(String::new());
-        let queries = [
-            terms(&["needle"]),
-            terms(&["aaa", "menus"]),
-            terms(&["menu", "needle", "文書"]),
-            terms(&["taxonomy"]),
-            terms(&["aa"]),
-        ];
-        for text in &texts {
-            for q in &queries {
-                assert_eq!(locate(text, q), locate_whole(text, q), "{q:?} in a text of {} bytes", text.len());
-            }
-        }
-    }
 }

@@ -91,6 +91,7 @@ pub(super) fn fixture() -> Catalog {
         updated: None,
         aliases: Vec::new(),
         locale: "en".to_owned(),
+        translation_key: path.rsplit_once('.').map_or(path, |(stem, _)| stem).to_owned(),
         extra: BTreeMap::new().into(),
         outline: outline.into(),
         links: Vec::new().into(),
@@ -625,7 +626,7 @@ fn search_ranks_marks_and_filters() {
     let s = |text: &str| SearchParams { query: text.to_owned(), ..SearchParams::default() };
     check(
         search_lines(&q, &s("homebrew macos")),
-        "resource://docs/guides/install.md | …the binary. ## Linux Use the tarball on Linux. ## **macOS** Use **Homebrew** on **macOS**. | resource://docs/guides/install.md?section=macos",
+        "resource://docs/guides/install.md | …## **macOS** Use **Homebrew** on **macOS**. | resource://docs/guides/install.md?section=macos",
     );
     check(
         search_lines(&q, &s("文書")),

@@ -324,6 +324,10 @@ fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failu
     let mut text = String::new();
     for (i, hit) in page.items.iter().enumerate() {
         text.push_str(&format!("{}. {} — {}\n", i + 1, hit.title, hit.uri));
+        if !hit.translations.is_empty() {
+            let others: Vec<&str> = hit.translations.iter().map(|t| t.locale.as_str()).collect();
+            text.push_str(&format!("   also in: {}\n", others.join(", ")));
+        }
         if !hit.snippet.is_empty() {
             text.push_str(&format!("   {}\n", hit.snippet));
         }

@@ -145,7 +145,7 @@ fn refused() -> Vec<(&'static str, Vec<u8>, String)> {
     add(
         "search index header",
         &|c| with_index(c, |data| data[4..8].copy_from_slice(&u32::MAX.to_le_bytes())),
-        "the search index has a header or section lengths that do not fit its 1005 bytes",
+        "the search index has a header or section lengths that do not fit its 1100 bytes",
     );
     let honest = write(&basic());
     let trailing = [&honest[..], b"junk"].concat();

@@ -19,6 +19,7 @@ mod mcp_prompts;
 mod mcp_stdio;
 mod query;
 mod real_trees;
+mod search_eval;
 mod skill_files;
 mod skills_spec;
 mod support;

@@ -10,8 +10,9 @@ use folio::query::{ListParams, Query, QueryError, ReadContent, SearchParams, Sel
 
 use crate::support::{Tree, copy_dir, corpora};
 
-/// MRR the labeled set must keep (reported in the issue note: 0.862 on 65 queries).
-const MIN_MRR: f64 = 0.86;
+/// MRR the labeled set must keep (0.862 on 65 queries when first reported; 0.885 since the
+/// ranking was tuned on the multilingual set, `search_eval`).
+const MIN_MRR: f64 = 0.88;
 /// Recall@5 it must keep (reported: 0.969).
 const MIN_RECALL_AT_5: f64 = 0.96;
 

@@ -45,7 +45,8 @@ pub(super) fn is_stop_word(term: &str) -> bool {
     term.len() <= MAX_STOP_WORD_BYTES && STOP_KEYS.contains(&pack_short(term.as_bytes()))
 }
 
-fn is_cjk(c: char) -> bool {
+/// True for a Han, kana or Hangul character: scripts written without spaces between words.
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // Hiragana, Katakana
         | 0x31F0..=0x31FF    // Katakana phonetic extensions
@@ -90,8 +91,19 @@ pub fn tokenize(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usiz
     });
 }
 
+/// True for a byte that joins two words into one identifier (`astro.config`, `snake_case`,
+/// `client:load`) when a word character follows it.
+pub(crate) fn is_connector(b: u8) -> bool {
+    matches!(b, b'.' | b'_' | b':')
+}
+
 /// Like [`tokenize`], but stops as soon as `f` returns `false` (snippets stop at the first window
 /// that holds every query term instead of tokenizing a whole long document).
+///
+/// Tokens come in text order, an identifier's whole form before its parts: `Astro.props` yields
+/// `astro.props` (0..11), `astro` (0..5), `prop` (6..11), and `getStaticPaths` yields
+/// `getstaticpath` (0..14), then `get`, `static`, `path`. A part's range lies inside its
+/// identifier's, which is how [`query_words`] groups them.
 pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize, usize, &str) -> bool) {
     // One buffer for every token: case folding writes into it, so tokenizing allocates nothing
     // per token (this runs over every byte of every document at compile time).
@@ -100,86 +112,195 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
     let mut pos = 0;
     while pos < bytes.len() {
         let b = bytes[pos];
-        if b < 0x80 {
-            if !b.is_ascii_alphanumeric() {
-                pos += 1;
-                continue;
-            }
-            // Fast path for the common case, a word of ASCII letters and digits ended by ASCII
-            // (or the end): the same token the general path below yields, without decoding chars.
-            let mut end = pos + 1;
-            while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
-                end += 1;
-            }
-            if end == bytes.len() || bytes[end] < 0x80 {
-                term.clear();
-                term.push_str(&text[pos..end]);
-                term.make_ascii_lowercase();
-                let start = pos;
-                pos = end;
-                if !emit_word(&mut term, start, end, keep_stop_words, &mut f) {
-                    return;
-                }
-                continue;
-            }
-        }
-        // General path: `pos` is on a char boundary (only whole chars are consumed above).
-        let base = pos;
-        let mut chars = text[base..].char_indices().map(|(i, c)| (base + i, c)).peekable();
-        let Some((start, c)) = chars.next() else { return };
-        pos = start + c.len_utf8();
+        let c = if b < 0x80 {
+            b as char
+        } else {
+            // `pos` is on a char boundary: only whole chars are consumed.
+            text[pos..].chars().next().expect("a char at a boundary")
+        };
         if !c.is_alphanumeric() {
+            pos += c.len_utf8();
             continue;
         }
         if is_cjk(c) {
-            // A CJK run: overlapping bigrams, or the lone character.
-            let mut prev = (start, c);
-            let mut lone = true;
-            while let Some(&(i, next)) = chars.peek() {
-                if !is_cjk(next) || !next.is_alphanumeric() {
-                    break;
-                }
-                chars.next();
-                pos = i + next.len_utf8();
-                term.clear();
-                term.push(prev.1);
-                term.push(next);
-                if !f(prev.0, i + next.len_utf8(), &term) {
-                    return;
-                }
-                prev = (i, next);
-                lone = false;
-            }
-            if lone {
-                term.clear();
-                term.push(c);
-                if !f(start, start + c.len_utf8(), &term) {
-                    return;
-                }
+            match cjk_run(text, pos, &mut term, &mut f) {
+                Some(end) => pos = end,
+                None => return,
             }
             continue;
         }
-        term.clear();
-        term.extend(c.to_lowercase());
-        let mut end = start + c.len_utf8();
-        while let Some(&(i, next)) = chars.peek() {
-            if !next.is_alphanumeric() || is_cjk(next) {
-                break;
-            }
-            chars.next();
-            term.extend(next.to_lowercase());
-            end = i + next.len_utf8();
+        // A word, and the words connectors join to it: one identifier.
+        let start = pos;
+        let mut end = word_end(text, pos);
+        let mut compound = false;
+        while let Some(next) = joined_word(text, end) {
+            end = word_end(text, next);
+            compound = true;
         }
         pos = end;
-        if !emit_word(&mut term, start, end, keep_stop_words, &mut f) {
+        if !emit_identifier(text, start..end, compound, keep_stop_words, &mut term, &mut f) {
             return;
         }
     }
 }
 
+/// A CJK run from `start`: overlapping bigrams, or the lone character. Returns where the run
+/// ends, or `None` when `f` asked to stop.
+fn cjk_run(
+    text: &str,
+    start: usize,
+    term: &mut String,
+    f: &mut impl FnMut(usize, usize, &str) -> bool,
+) -> Option<usize> {
+    let mut chars = text[start..].char_indices().map(|(i, c)| (start + i, c));
+    let (_, first) = chars.next()?;
+    let mut prev = (start, first);
+    let mut end = start + first.len_utf8();
+    let mut lone = true;
+    for (i, next) in chars {
+        if !is_cjk(next) || !next.is_alphanumeric() {
+            break;
+        }
+        end = i + next.len_utf8();
+        term.clear();
+        term.push(prev.1);
+        term.push(next);
+        if !f(prev.0, end, term) {
+            return None;
+        }
+        prev = (i, next);
+        lone = false;
+    }
+    if lone {
+        term.clear();
+        term.push(first);
+        if !f(start, end, term) {
+            return None;
+        }
+    }
+    Some(end)
+}
+
+/// The end of the word (a run of alphanumeric characters that are not CJK) starting at `pos`.
+fn word_end(text: &str, pos: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = pos;
+    loop {
+        while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+            end += 1;
+        }
+        match text.get(end..).and_then(|rest| rest.chars().next()) {
+            Some(c) if !c.is_ascii() && c.is_alphanumeric() && !is_cjk(c) => end += c.len_utf8(),
+            _ => return end,
+        }
+    }
+}
+
+/// Where the next word of an identifier starts, when the word ending at `end` is followed by a
+/// connector and then a word character (not CJK).
+fn joined_word(text: &str, end: usize) -> Option<usize> {
+    if !is_connector(*text.as_bytes().get(end)?) {
+        return None;
+    }
+    let c = text.get(end + 1..)?.chars().next()?;
+    (c.is_alphanumeric() && !is_cjk(c)).then_some(end + 1)
+}
+
+/// Lowercases `word` into `term` (ASCII in place; otherwise full Unicode case folding).
+fn lower_into(term: &mut String, word: &str) {
+    term.clear();
+    if word.is_ascii() {
+        term.push_str(word);
+        term.make_ascii_lowercase();
+    } else {
+        term.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// Emits an identifier: for a compound (`astro.config.mjs`), its whole form (unstemmed; left
+/// out past [`MAX_TERM_BYTES`]), then each word of it as [`emit_word`] does.
+fn emit_identifier(
+    text: &str,
+    range: std::ops::Range<usize>,
+    compound: bool,
+    keep_stop_words: bool,
+    term: &mut String,
+    f: &mut impl FnMut(usize, usize, &str) -> bool,
+) -> bool {
+    if !compound {
+        return emit_word(text, range.start, range.end, keep_stop_words, term, f);
+    }
+    lower_into(term, &text[range.clone()]);
+    if term.len() <= MAX_TERM_BYTES && !f(range.start, range.end, term) {
+        return false;
+    }
+    let mut at = range.start;
+    while at < range.end {
+        let end = word_end(text, at);
+        if !emit_word(text, at, end, keep_stop_words, term, f) {
+            return false;
+        }
+        // Past the connector.
+        at = end + 1;
+    }
+    true
+}
+
+/// Where the camelCase hump starting at `from` in the ASCII `word` ends: before an upper-case
+/// letter that follows a lower-case letter or a digit (`get|Static`), or that starts a
+/// capitalised word after an upper-case run (`HTML|Element`).
+fn hump_end(word: &[u8], from: usize) -> usize {
+    (from + 1..word.len())
+        .find(|&i| {
+            let (before, at) = (word[i - 1], word[i]);
+            at.is_ascii_uppercase()
+                && (before.is_ascii_lowercase()
+                    || before.is_ascii_digit()
+                    || (before.is_ascii_uppercase() && word.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
+        })
+        .unwrap_or(word.len())
+}
+
+/// Emits one word (`text[start..end]`, alphanumeric, not CJK): lowercased, filtered and stemmed
+/// by [`emit_term`], then, for an ASCII camelCase word (`getStaticPaths`), each of its humps
+/// the same way. `false` when `f` asked to stop.
+fn emit_word(
+    text: &str,
+    start: usize,
+    end: usize,
+    keep_stop_words: bool,
+    term: &mut String,
+    f: &mut impl FnMut(usize, usize, &str) -> bool,
+) -> bool {
+    let word = &text[start..end];
+    lower_into(term, word);
+    if !emit_term(term, start, end, keep_stop_words, f) {
+        return false;
+    }
+    // A word too long to index is noise (hashes, base64), not an identifier to split.
+    if word.len() > MAX_TERM_BYTES || !word.is_ascii() {
+        return true;
+    }
+    let bytes = word.as_bytes();
+    let mut at = hump_end(bytes, 0);
+    if at == bytes.len() {
+        return true;
+    }
+    let mut from = 0;
+    while from < bytes.len() {
+        lower_into(term, &word[from..at]);
+        if !emit_term(term, start + from, start + at, keep_stop_words, f) {
+            return false;
+        }
+        from = at;
+        at = hump_end(bytes, from);
+    }
+    true
+}
+
 /// Filters (length, stop words), stems and emits one lowercased non-CJK word; `false` when `f`
 /// asked to stop.
-fn emit_word(
+fn emit_term(
     term: &mut String,
     start: usize,
     end: usize,
@@ -198,21 +319,66 @@ fn emit_word(
     f(start, end, term)
 }
 
-/// The distinct terms of a query, in first-occurrence order. Stop words are dropped unless the
+/// One word of a query: the term it is indexed as and, for an identifier, the terms of its
+/// parts, which a document also matches by (with less weight): `astro.config` → `astro`,
+/// `config`; `getStaticPaths` → `get`, `static`, `path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryWord {
+    /// The word's own term (an identifier's whole form).
+    pub term: String,
+    /// Its parts' terms, distinct, without `term`; empty for a plain word.
+    pub parts: Vec<String>,
+}
+
+/// The distinct words of a query, in first-occurrence order. Stop words are dropped unless the
 /// query has nothing else.
+pub fn query_words(query: &str) -> Vec<QueryWord> {
+    let words = |keep_stop_words| {
+        let mut words: Vec<QueryWord> = Vec::new();
+        // The range of the last word, and its index in `words` (`None` for a repeated word,
+        // whose parts are already there).
+        let mut last: Option<(usize, usize, Option<usize>)> = None;
+        tokenize(query, keep_stop_words, |start, end, term| {
+            // A token inside the last word's range is one of its parts (tokens come whole
+            // first: `tokenize_until`).
+            if let Some((s, e, at)) = last
+                && s <= start
+                && end <= e
+                && (start, end) != (s, e)
+            {
+                if let Some(word) = at.map(|i| &mut words[i])
+                    && word.term != term
+                    && !word.parts.iter().any(|p| p == term)
+                {
+                    word.parts.push(term.to_owned());
+                }
+                return;
+            }
+            let at = match words.iter().any(|w| w.term == term) {
+                true => None,
+                false => {
+                    words.push(QueryWord { term: term.to_owned(), parts: Vec::new() });
+                    Some(words.len() - 1)
+                }
+            };
+            last = Some((start, end, at));
+        });
+        words
+    };
+    let found = words(false);
+    if found.is_empty() { words(true) } else { found }
+}
+
+/// The distinct terms of a query, words and their parts, in first-occurrence order (what
+/// snippets mark). Stop words are dropped unless the query has nothing else.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
-    tokenize(query, false, |_, _, t| {
-        if !terms.iter().any(|x| x == t) {
-            terms.push(t.to_owned());
-        }
-    });
-    if terms.is_empty() {
-        tokenize(query, true, |_, _, t| {
-            if !terms.iter().any(|x| x == t) {
-                terms.push(t.to_owned());
+    for word in query_words(query) {
+        for term in std::iter::once(word.term).chain(word.parts) {
+            if !terms.contains(&term) {
+                terms.push(term);
             }
-        });
+        }
     }
     terms
 }

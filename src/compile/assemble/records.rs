@@ -66,8 +66,9 @@ pub(in crate::compile) fn doc_record(
         category: meta.category,
         updated: meta.updated,
         aliases: meta.aliases,
-        // Set once every doc is known (`locales`).
-        locale: String::new(),
+        // Set once every doc is known (`locales`), unless the doc declares it.
+        locale: meta.lang.unwrap_or_default(),
+        translation_key: meta.translation_key.unwrap_or_default(),
         extra: meta.extra.into(),
         // Moved, not cloned: link resolution reads the anchors from the outline.
         outline: std::mem::take(&mut markdown.sections).into(),

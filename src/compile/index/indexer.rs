@@ -8,7 +8,7 @@ use super::scan::{LANE_HIGH, Words};
 use super::terms::{Key, TermDict, ascii_key};
 use super::{doc_small_fields, put_varint};
 use crate::catalog::Doc;
-use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, tokenize};
+use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, is_connector, tokenize};
 
 /// The body of one indexed document, tokenized ahead of [`build_with`](super::build_with) (on the compiler's
 /// parallel per-file stage, while the file is in cache): its token count and its distinct terms
@@ -53,6 +53,9 @@ pub struct Indexer {
     /// `n_touched` (the rest is scratch for [`Indexer::add`]).
     pub(super) touched: Vec<u32>,
     pub(super) n_touched: usize,
+    /// The terms of the spellings that yield several tokens (an identifier such as
+    /// `astro.config` or `getStaticPaths`, [`Spelling::tokens`] > 1), each spelling's in a run.
+    pub(super) multi: Vec<u32>,
     /// The texts of a field, joined for one scan ([`Indexer::count`]); kept for its capacity.
     pub(super) joined: String,
     /// [`Indexer::body`]'s encoding buffer; kept for its capacity.
@@ -61,8 +64,8 @@ pub struct Indexer {
     pub(super) terms: Vec<(u32, u8, u32)>,
 }
 
-/// One ASCII word as written, in [`Indexer`]'s memo. 32 bytes, aligned: two per cache line,
-/// never straddling one.
+/// One ASCII word (or identifier: words joined by connectors) as written, in [`Indexer`]'s memo.
+/// 32 bytes, aligned: two per cache line, never straddling one.
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, align(32))]
 pub(super) struct Spelling {
@@ -70,10 +73,13 @@ pub(super) struct Spelling {
     pub(super) head: [u64; 2],
     /// [`Key::tag`]; 0 for an empty slot (a word has at least one byte, so its tag is not 0).
     pub(super) tag: u32,
-    /// The term it normalises to, or [`DROPPED`].
+    /// The term it normalises to, or [`DROPPED`] (no token); for a spelling of several
+    /// tokens, where their terms start in [`Indexer::multi`].
     pub(super) term: u32,
     /// Occurrences since the last [`Indexer::fold`].
     pub(super) tf: u32,
+    /// How many tokens it yields: 0 (a stop word), 1, or more (an identifier).
+    pub(super) tokens: u32,
 }
 
 /// The longest ASCII word the [`Spelling`] memo holds: its key is its bytes.
@@ -235,7 +241,20 @@ impl Indexer {
         // Counted here and added once (the count saturates; a word is at least a byte, so this
         // one cannot overflow).
         let mut counted = 0u64;
-        for (start, end) in Words::new(bytes) {
+        let mut words = Words::new(bytes);
+        let mut next = words.next();
+        while let Some((start, mut end)) = next {
+            next = words.next();
+            // Runs joined by a connector are one identifier (`astro.config.mjs`), tokenized as
+            // one piece: `tokenize` joins them only there, and never across a piece's edge
+            // (another non-word ASCII byte, or a connector no word byte follows).
+            while let Some((from, to)) = next
+                && from == end + 1
+                && is_connector(bytes[end])
+            {
+                end = to;
+                next = words.next();
+            }
             let len = end - start;
             if len <= MEMO_MAX_BYTES {
                 let key = ascii_key(bytes, start, end);
@@ -251,10 +270,11 @@ impl Indexer {
                     self.n_seen += usize::from(spelling.tf == 0);
                     spelling.tf += 1;
                     // Nor on stop words (a third of the words): they count as no token.
-                    counted += u64::from(spelling.term != DROPPED);
+                    counted += u64::from(spelling.tokens);
                     continue;
                 }
-            } else if len > MAX_TERM_BYTES && bytes[start..end].is_ascii() {
+            } else if len > MAX_TERM_BYTES && bytes[start..end].iter().all(u8::is_ascii_alphanumeric) {
+                // One ASCII word too long to index (an identifier this long still has parts).
                 continue;
             }
             // Keep first-occurrence order: the words before this piece are counted first.
@@ -294,9 +314,17 @@ impl Indexer {
                 self.grow_spellings();
                 continue;
             }
-            let mut term = DROPPED;
-            tokenize(&text[word.clone()], false, |_, _, t| term = self.dict.intern(t));
-            self.spellings[at] = Spelling { head: key.head, tag: key.tag, term, tf: 0 };
+            // Its terms go to `multi`; a spelling of one token keeps its term in the slot.
+            let first = self.multi.len();
+            let Indexer { dict, multi, .. } = self;
+            tokenize(&text[word.clone()], false, |_, _, t| multi.push(dict.intern(t)));
+            let tokens = (self.multi.len() - first) as u32;
+            let term = match tokens {
+                0 => DROPPED,
+                1 => self.multi.pop().expect("one term"),
+                _ => first as u32,
+            };
+            self.spellings[at] = Spelling { head: key.head, tag: key.tag, term, tf: 0, tokens };
             self.n_spellings += 1;
             return at;
         }
@@ -321,11 +349,18 @@ impl Indexer {
     /// Moves the counts of the spellings seen since the last fold to their terms, in the
     /// spellings' first-occurrence order (so the terms keep theirs).
     pub(super) fn fold(&mut self) {
-        let Indexer { spellings, seen, n_seen, tf, touched, n_touched, .. } = self;
+        let Indexer { spellings, seen, n_seen, tf, touched, n_touched, multi, .. } = self;
         for &at in &seen[..*n_seen] {
             let spelling = &mut spellings[at as usize];
             let count = std::mem::take(&mut spelling.tf);
-            Self::add(tf, touched, n_touched, spelling.term, count);
+            if spelling.tokens <= 1 {
+                Self::add(tf, touched, n_touched, spelling.term, count);
+            } else {
+                let first = spelling.term as usize;
+                for &id in &multi[first..first + spelling.tokens as usize] {
+                    Self::add(tf, touched, n_touched, id, count);
+                }
+            }
         }
         *n_seen = 0;
     }

@@ -115,6 +115,46 @@ fn a_field_of_several_texts_counts_the_tokens_of_each() {
     assert_eq!((tokens, got), (n, expected));
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+    /// On any text (identifiers with connectors and camelCase, stop words, Unicode case
+    /// folding, CJK, words of 16 and 17 bytes around the memo's limit, separators), the indexer
+    /// counts exactly the tokens and terms [`tokenize`] yields, in the same order.
+    #[test]
+    fn indexer_counts_what_tokenize_yields_on_any_text(
+        pieces in proptest::collection::vec(
+            proptest::prop_oneof![
+                Just("getStaticPaths"), Just("HTMLElement"), Just("the"), Just("Is"), Just("a"),
+                Just("Straße"), Just("ÉCOLE"), Just("日本語"), Just("검색"), Just("x86"),
+                Just("abcdefghijklmnop"), Just("abcdefghijklmnopq"), Just("Menus"), Just("é"),
+                Just("."), Just("_"), Just(":"), Just(" "), Just("-"), Just("()"), Just("\n"),
+                Just("—"), Just("0"),
+            ],
+            0..40,
+        ),
+        cut in 0usize..64,
+    ) {
+        let text: String = pieces.concat();
+        let (n, expected) = tokens_of(&[&text]);
+        let mut indexer = Indexer::new(0);
+        let body = indexer.body(&text);
+        proptest::prop_assert_eq!((body.tokens, terms_of(&indexer, &body)), (n, expected), "{:?}", text);
+        // Split in two at a char boundary and counted as one field of two texts.
+        let mut at = cut.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let texts = [&text[..at], &text[at..]];
+        let (n, expected) = tokens_of(&texts);
+        let mut got = Vec::new();
+        let tokens = indexer.count(texts.into_iter(), |id, tf| got.push((id, tf)));
+        let got: Vec<(String, u32)> =
+            got.into_iter().map(|(id, tf)| (indexer.dict.term(id as usize).to_owned(), tf)).collect();
+        proptest::prop_assert_eq!((tokens, got), (n, expected), "{:?}", texts);
+    }
+}
+
 /// The runs of word bytes, one byte at a time: what [`Words`] must find.
 fn runs_by_table(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut runs = Vec::new();
