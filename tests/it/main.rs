@@ -22,3 +22,4 @@ mod search_eval;
 mod skill_files;
 mod skills_spec;
 mod support;
+mod translations;
