@@ -604,8 +604,8 @@ mod tests {
         tokenize_body(text, |_, _, t| got.push(t.to_owned()));
         assert_eq!(
             got.join(" "),
-            "use p.q p q js let x y p q then c_d c d still code",
-            "joined in prose and inline code, split in fenced code"
+            "use p.q p q js let x y p.q p q then c_d c d still code",
+            "`_` joins in prose and inline code, not in fenced code; `.` joins in both"
         );
     }
 
