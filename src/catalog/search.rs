@@ -457,7 +457,7 @@ impl SearchIndex {
     /// A word absent from the index is expanded to up to 16 indexed terms it is a prefix of (at
     /// half weight), so partially typed words still match, and a word of 5+ characters that
     /// matches nothing that way to the terms a typo away. An identifier's parts match too, at
-    /// [`PART_WEIGHT`]. The BM25F sum is multiplied by the share of the query's words the
+    /// 0.3 of the weight. The BM25F sum is multiplied by the share of the query's words the
     /// document matches (coordination; a word matched only by some of its parts counts that
     /// share of them).
     pub fn score(&self, words: &[QueryWord]) -> Vec<Scored> {

@@ -113,8 +113,8 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
 }
 
 /// How a markdown body is indexed: as [`tokenize`] (without stop words), except that inside
-/// fenced code blocks ([`for_each_span`]) `_` does not join words into identifiers, while `.`
-/// and `:` still do. In a code sample, `Astro.url` or `os.path` is the API a reader looks up,
+/// fenced code blocks (a line of three or more backticks or tildes opens and closes one) `_`
+/// does not join words into identifiers, while `.` and `:` still do. In a code sample, `Astro.url` or `os.path` is the API a reader looks up,
 /// but `translation_thread = release(x)` names a local variable nobody searches for: joining
 /// those multiplied a large generated tree's distinct terms sevenfold and its build time by a
 /// third. In prose, inline code, headings and titles, `snake_case` is joined.
