@@ -81,11 +81,14 @@ impl<'a> Words<'a> {
         Words { bytes, base: 0, rest: block_mask(bytes, 0) }
     }
 
-    /// Moves to the next block; false past the end of the text.
+    /// Moves to the next block; false past the end of the text, with nothing left to yield.
     #[inline]
     pub(super) fn advance(&mut self) -> bool {
         self.base += 64;
         if self.base >= self.bytes.len() {
+            // A run through a whole last block leaves its bits set: cleared here, or the next
+            // call would yield an empty run at the end (a text of 128 bytes ending in a long word).
+            self.rest = 0;
             return false;
         }
         self.rest = block_mask(self.bytes, self.base);

@@ -191,7 +191,7 @@ fn word_scan_finds_the_runs_the_byte_table_finds() {
     // full block, the padded tail and a run that crosses into the next block), between
     // word bytes and separators.
     for fill in [b'a', b' ', 0xc3] {
-        for len in [1, 19, 63, 64, 65, 130] {
+        for len in [1, 19, 63, 64, 65, 128, 130] {
             for at in (0..len).filter(|&at| at < 3 || at + 3 > len || (60..68).contains(&at)) {
                 for b in 0..=255u8 {
                     let mut bytes = vec![fill; len];
