@@ -65,6 +65,8 @@ pub struct SearchIndex {
 
 /// Number of indexed fields.
 pub const FIELDS: usize = 5;
+/// The headings field's index.
+const HEADINGS: usize = 3;
 /// Field names, in index order.
 pub const FIELD_NAMES: [&str; FIELDS] = ["title", "description", "keywords", "headings", "body"];
 /// BM25F weight of each field: a match in a title counts like many in the body. Tuned on the
@@ -203,6 +205,9 @@ pub struct Scored {
     pub score: f32,
     /// How many of the query's words matched (wholly or by a part).
     pub matched: u32,
+    /// True when every query word is in the document's headings (wholly or by a part): only
+    /// then can one of its headings name the query.
+    pub headed: bool,
 }
 
 /// A validated, in-place view of the index bytes.
@@ -373,13 +378,14 @@ impl View<'_> {
         close.into_iter().take(MAX_EXPANSIONS).map(|(_, i)| (i, TYPO_WEIGHT)).collect()
     }
 
-    /// Each document's best BM25F score for `term` over its [`View::expansions`], by ordinal.
-    fn term_scores(&self, term: &str, expand: bool) -> Vec<(usize, f32)> {
+    /// Each document's best BM25F score for `term` over its [`View::expansions`], by ordinal,
+    /// and whether that match is in its headings.
+    fn term_scores(&self, term: &str, expand: bool) -> Vec<(usize, f32, bool)> {
         let expansions = self.expansions(term, expand);
         let n = self.n_docs as f32;
         // One expansion (the usual case) yields each document once, in order: no sort.
         let single = expansions.len() == 1;
-        let mut best: Vec<(usize, f32)> = Vec::new();
+        let mut best: Vec<(usize, f32, bool)> = Vec::new();
         for (i, weight) in expansions {
             let df = self.df(i) as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
@@ -391,7 +397,7 @@ impl View<'_> {
                         tf += FIELD_WEIGHTS[f] * tfs[f] as f32 / norm;
                     }
                 }
-                best.push((ordinal, weight * idf * tf / (K1 + tf)));
+                best.push((ordinal, weight * idf * tf / (K1 + tf), tfs[HEADINGS] > 0));
             });
         }
         if !single {
@@ -403,25 +409,27 @@ impl View<'_> {
 
     /// Each document's score and coordination credit for one query word, by ordinal: the whole
     /// form's score plus [`PART_WEIGHT`] times its parts'; credit 1 for the whole form, else the
-    /// share of the parts matched.
-    fn word_scores(&self, word: &QueryWord) -> Vec<(usize, f32, f32)> {
+    /// share of the parts matched; and whether the whole form or a part is in its headings.
+    fn word_scores(&self, word: &QueryWord) -> Vec<(usize, f32, f32, bool)> {
         let whole = self.term_scores(&word.term, true);
         if word.parts.is_empty() {
-            return whole.into_iter().map(|(ordinal, s)| (ordinal, s, 1.0)).collect();
+            return whole.into_iter().map(|(ordinal, s, headed)| (ordinal, s, 1.0, headed)).collect();
         }
-        // (ordinal, which: 0 for the whole form, else the part's number, score)
-        let mut all: Vec<(usize, usize, f32)> = whole.into_iter().map(|(o, s)| (o, 0, s)).collect();
+        // (ordinal, which: 0 for the whole form, else the part's number, score, in headings)
+        let mut all: Vec<(usize, usize, f32, bool)> =
+            whole.into_iter().map(|(o, s, h)| (o, 0, s, h)).collect();
         for (k, part) in word.parts.iter().enumerate() {
-            all.extend(self.term_scores(part, false).into_iter().map(|(o, s)| (o, k + 1, s)));
+            all.extend(self.term_scores(part, false).into_iter().map(|(o, s, h)| (o, k + 1, s, h)));
         }
         all.sort_by_key(|a| (a.0, a.1));
         let share = 1.0 / word.parts.len() as f32;
-        let mut out: Vec<(usize, f32, f32)> = Vec::new();
-        for (ordinal, which, s) in all {
+        let mut out: Vec<(usize, f32, f32, bool)> = Vec::new();
+        for (ordinal, which, s, headed) in all {
             if out.last().is_none_or(|last| last.0 != ordinal) {
-                out.push((ordinal, 0.0, 0.0));
+                out.push((ordinal, 0.0, 0.0, false));
             }
             let last = out.last_mut().expect("pushed");
+            last.3 |= headed;
             if which == 0 {
                 last.1 += s;
                 last.2 = 1.0;
@@ -465,15 +473,17 @@ impl SearchIndex {
         let mut scores = vec![0f32; view.n_docs];
         let mut credit = vec![0f32; view.n_docs];
         let mut matched = vec![0u32; view.n_docs];
+        let mut headed = vec![0u32; view.n_docs];
         let mut touched: Vec<usize> = Vec::new();
         for word in words {
-            for (ordinal, s, c) in view.word_scores(word) {
+            for (ordinal, s, c, h) in view.word_scores(word) {
                 if matched[ordinal] == 0 {
                     touched.push(ordinal);
                 }
                 scores[ordinal] += s;
                 credit[ordinal] += c;
                 matched[ordinal] += 1;
+                headed[ordinal] += u32::from(h);
             }
         }
         let n_words = words.len().max(1) as f32;
@@ -483,6 +493,7 @@ impl SearchIndex {
                 entry: view.doc_entry(ordinal),
                 score: scores[ordinal] * credit[ordinal] / n_words,
                 matched: matched[ordinal],
+                headed: headed[ordinal] as usize == words.len(),
             })
             .collect()
     }

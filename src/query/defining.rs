@@ -22,11 +22,21 @@ const HEADING_BOOST: f32 = 2.0;
 /// (`Astro.props`, `getStaticPaths`). A prose heading that happens to equal a prose query
 /// (`## Environment variables` in a guide about something else) is ordinary evidence, which the
 /// headings field already counts. True when a score changed.
-pub(super) fn boost_defining_headings(query: &Query, words: &[QueryWord], hits: &mut [(u32, f32)]) -> bool {
+/// `headed` (sorted) are the entries whose headings hold every query word: the others are not
+/// looked at (reading a hit's outline and tokenizing its headings is most of the cost).
+pub(super) fn boost_defining_headings(
+    query: &Query,
+    words: &[QueryWord],
+    headed: &[u32],
+    hits: &mut [(u32, f32)],
+) -> bool {
     let catalog = &query.catalog;
     let wanted = Wanted::new(words);
     let mut boosted = false;
     for (entry, score) in hits.iter_mut() {
+        if headed.binary_search(entry).is_err() {
+            continue;
+        }
         let (title, outline) = match query.owner(*entry as usize) {
             Some(Owner::Doc(d)) => (&catalog.docs[d as usize].title, catalog.docs[d as usize].outline.get()),
             Some(Owner::Skill(s, None)) => {

@@ -131,6 +131,9 @@ pub(super) fn ranked_entries(
 fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let scored = catalog.search.score(words);
+    // The entries that can have a heading naming the query (every word is in their headings).
+    let mut headed: Vec<u32> = scored.iter().filter(|s| s.headed).map(|s| s.entry).collect();
+    headed.sort_unstable();
     let filter = params.filter();
     let filtered = filter != Filter::default();
     let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
@@ -174,7 +177,7 @@ fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize)
         hits.sort_by(order);
     }
     // Boosting only raises scores, so the boosted best stay above everything after them.
-    if boost_defining_headings(query, words, &mut hits[..checked]) {
+    if boost_defining_headings(query, words, &headed, &mut hits[..checked]) {
         hits[..checked].sort_by(order);
     }
     hits
