@@ -14,6 +14,7 @@
 
 mod complete;
 mod cursor;
+mod defining;
 mod detail;
 mod filter;
 mod list;

@@ -49,8 +49,8 @@ mod check;
 #[path = "search/token.rs"]
 mod token;
 
-pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_until};
-pub(crate) use token::{is_cjk, is_connector};
+pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_body, tokenize_until};
+pub(crate) use token::{for_each_span, is_cjk, is_connector};
 
 /// The search index stored in the catalog.
 ///
@@ -528,6 +528,36 @@ mod tests {
         let long = format!("{}.b", "a".repeat(48));
         check(&long, &format!("{a}@{a} b@b", a = "a".repeat(48)));
         check(&"xY".repeat(25), "");
+    }
+
+    #[test]
+    fn bodies_join_identifiers_outside_fenced_code_only() {
+        fn spans(text: &str) -> Vec<(&str, bool)> {
+            let mut got = Vec::new();
+            token::for_each_span(text, |span, code| got.push((&text[span], code)));
+            got
+        }
+        let text = "Use `p.q`.\n  ```js\nlet x_y = p.q;\n```\nThen c_d.\n~~~\n```\nstill code\n";
+        assert_eq!(
+            spans(text),
+            [
+                ("Use `p.q`.\n", false),
+                ("  ```js\nlet x_y = p.q;\n```\n", true),
+                ("Then c_d.\n", false),
+                ("~~~\n```\nstill code\n", true),
+            ]
+        );
+        // A backtick run with a backtick after it is inline code, not a fence; a closing fence
+        // must be as long as the opening one.
+        assert_eq!(spans("```a``` b\n"), [("```a``` b\n", false)]);
+        assert_eq!(spans("````\n```\nx\n````\ny\n"), [("````\n```\nx\n````\n", true), ("y\n", false)]);
+        let mut got = Vec::new();
+        tokenize_body(text, |_, _, t| got.push(t.to_owned()));
+        assert_eq!(
+            got.join(" "),
+            "use p.q p q js let x y p q then c_d c d still code",
+            "joined in prose and inline code, split in fenced code"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::defining::{HEADING_CHECK, boost_defining_headings};
 use super::filter::{Facets, Filter};
 use super::snippet::{mark, snippet};
 use super::translations::{Translation, Translations};
@@ -177,49 +178,6 @@ fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize)
         hits[..checked].sort_by(order);
     }
     hits
-}
-
-/// How many of the best hits are checked for a heading that names what the query asks for
-/// (20 left `astro add`'s reference page unchecked on the Astro set; 50 did no better than 30).
-const HEADING_CHECK: usize = 30;
-/// Score factor of a page with a heading that names exactly what the query asks for
-/// (`` ## `astro add` ``, `` ### `getStaticPaths()` ``): the page that defines it, rather than
-/// pages that mention it.
-const HEADING_BOOST: f32 = 2.0;
-
-/// Multiplies by [`HEADING_BOOST`] the score of each hit with a heading that names the query:
-/// its words are the query's words, and it is code (written in backticks) or the query holds
-/// an identifier (`Astro.props`, `getStaticPaths`). A prose heading that happens to equal a
-/// prose query (`## Environment variables` in a guide about something else) is ordinary
-/// evidence, which the headings field already counts. True when a score changed.
-fn boost_defining_headings(query: &Query, words: &[QueryWord], hits: &mut [(u32, f32)]) -> bool {
-    let catalog = &query.catalog;
-    let identifier = words.iter().any(|w| !w.parts.is_empty());
-    let mut wanted: Vec<&str> = words.iter().map(|w| w.term.as_str()).collect();
-    wanted.sort_unstable();
-    let names_query = |title: &str| {
-        let mut got: Vec<String> = query_words(title).into_iter().map(|w| w.term).collect();
-        got.sort_unstable();
-        got.len() == wanted.len() && got.iter().zip(&wanted).all(|(a, b)| a == b)
-    };
-    let mut boosted = false;
-    for (entry, score) in hits.iter_mut() {
-        let outline = match query.owner(*entry as usize) {
-            Some(Owner::Doc(d)) => catalog.docs[d as usize].outline.get(),
-            Some(Owner::Skill(s, None)) => catalog.skills[s as usize].outline.get(),
-            _ => continue,
-        };
-        let text = || catalog.entries.get(*entry as usize).and_then(|e| e.text()).unwrap_or("");
-        let is_code = |line: u32| text().split('\n').nth(line as usize - 1).is_some_and(|l| l.contains('`'));
-        // An outline that does not decode (a forged catalog) earns nothing; reading the hit
-        // reports it.
-        let names = |s: &Section| names_query(&s.title) && (identifier || is_code(s.line_start));
-        if outline.is_ok_and(|sections| sections.iter().any(names)) {
-            *score *= HEADING_BOOST;
-            boosted = true;
-        }
-    }
-    boosted
 }
 
 pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {

@@ -23,3 +23,4 @@ mod search_eval;
 mod skill_files;
 mod skills_spec;
 mod support;
+mod translations;

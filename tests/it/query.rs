@@ -10,8 +10,9 @@ use folio::query::{ListParams, Query, QueryError, ReadContent, SearchParams, Sel
 
 use crate::support::{Tree, copy_dir, corpora};
 
-/// MRR the labeled set must keep (reported in the issue note: 0.862 on 65 queries).
-const MIN_MRR: f64 = 0.86;
+/// MRR the labeled set must keep (0.862 on 65 queries when first reported; 0.885 since the
+/// ranking was tuned on the multilingual set, `search_eval`).
+const MIN_MRR: f64 = 0.88;
 /// Recall@5 it must keep (reported: 0.969).
 const MIN_RECALL_AT_5: f64 = 0.96;
 
@@ -232,4 +233,27 @@ fn hostile_input_is_refused_cleanly_on_a_real_catalog() {
     assert!(matches!(res, Err(QueryError::InvalidParams { param: "cursor", .. })), "{res:?}");
     let context = BTreeMap::from([("skill_id".to_owned(), "../x".to_owned())]);
     assert_eq!(query.complete("ref_id", "", &context).unwrap().total, 0);
+}
+
+#[test]
+fn hugo_words_with_a_typo_or_cut_short_and_identifiers_find_their_pages() {
+    let query = Query::from_catalog(compile_corpus("hugo-docs"));
+    let first = |text: &str| {
+        let page = query.search(&SearchParams { query: text.to_owned(), ..SearchParams::default() }).unwrap();
+        page.items.first().map(|h| h.uri.clone()).unwrap_or_default()
+    };
+    // The same first hit for the word, a typo of it (a swap, a missing letter) and a prefix.
+    let taxonomy = first("taxonomy");
+    assert_eq!(first("taxonmoy"), taxonomy);
+    assert_eq!(first("taxnomy"), taxonomy);
+    assert!(first("taxono").contains("taxonom"), "a prefix expands: {}", first("taxono"));
+    // A typo is only tried for words of 5+ characters that match nothing else.
+    assert_eq!(first("mneu"), "", "4 characters: no typo tolerance");
+    // `baseURL` is one term and two parts: the page found for the name mentions it.
+    let uri = first("baseURL");
+    let text = match query.read(&uri, &Selection::default()) {
+        Ok(read) => format!("{read:?}"),
+        Err(e) => panic!("{uri}: {e:?}"),
+    };
+    assert!(text.contains("baseURL"), "{uri}");
 }

@@ -108,8 +108,78 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
     // One buffer for every token: case folding writes into it, so tokenizing allocates nothing
     // per token (this runs over every byte of every document at compile time).
     let mut term = String::new();
-    let bytes = text.as_bytes();
-    let mut pos = 0;
+    tokenize_span(text, 0..text.len(), true, keep_stop_words, &mut term, &mut f);
+}
+
+/// How a markdown body is indexed: as [`tokenize`] (without stop words), except that inside
+/// fenced code blocks ([`for_each_span`]) connectors do not join words into identifiers. A
+/// sample's `translation_thread = release(x)` names local variables nobody searches for, and
+/// indexing each as a term of its own multiplied a large tree's terms sevenfold; the names a
+/// reader looks up are the ones prose, inline code, headings and titles mention, where they are
+/// joined. camelCase words are one word everywhere, as before.
+pub fn tokenize_body(text: &str, mut f: impl FnMut(usize, usize, &str)) {
+    let mut term = String::new();
+    let mut emit = |start: usize, end: usize, t: &str| {
+        f(start, end, t);
+        true
+    };
+    for_each_span(text, |span, code| {
+        tokenize_span(text, span, !code, false, &mut term, &mut emit);
+    });
+}
+
+/// Calls `f(range, in_code)` for the consecutive spans of whole lines of `text` that are inside
+/// a fenced code block (its fence lines included) or outside one. A fence is a line of at
+/// least three backticks or tildes after any indentation (lists and JSX indent them), closed by
+/// a line of the same character at least as long with nothing after it; a backtick fence's
+/// info string holds no backtick (CommonMark), and an unclosed fence runs to the end.
+pub(crate) fn for_each_span(text: &str, mut f: impl FnMut(std::ops::Range<usize>, bool)) {
+    let mut open: Option<(u8, usize)> = None;
+    let mut span_start = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let trimmed = line.trim_start_matches([' ', '\t']).as_bytes();
+        let Some(&c) = trimmed.first().filter(|&&c| c == b'`' || c == b'~') else { continue };
+        let run = trimmed.iter().take_while(|&&b| b == c).count();
+        if run < 3 {
+            continue;
+        }
+        let rest = &trimmed[run..];
+        match open {
+            None if c == b'~' || !rest.contains(&b'`') => {
+                if start > span_start {
+                    f(span_start..start, false);
+                }
+                span_start = start;
+                open = Some((c, run));
+            }
+            Some((fence, len)) if c == fence && run >= len && rest.iter().all(u8::is_ascii_whitespace) => {
+                f(span_start..at, true);
+                span_start = at;
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if at > span_start {
+        f(span_start..at, open.is_some());
+    }
+}
+
+/// Tokenizes `text[span]` (whole lines, or all of `text`), joining words into identifiers only
+/// when `join`; `false` when `f` asked to stop.
+fn tokenize_span(
+    text: &str,
+    span: std::ops::Range<usize>,
+    join: bool,
+    keep_stop_words: bool,
+    term: &mut String,
+    f: &mut impl FnMut(usize, usize, &str) -> bool,
+) -> bool {
+    let bytes = &text.as_bytes()[..span.end];
+    let mut pos = span.start;
     while pos < bytes.len() {
         let b = bytes[pos];
         let c = if b < 0x80 {
@@ -123,25 +193,27 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
             continue;
         }
         if is_cjk(c) {
-            match cjk_run(text, pos, &mut term, &mut f) {
+            match cjk_run(text, pos, term, f) {
                 Some(end) => pos = end,
-                None => return,
+                None => return false,
             }
             continue;
         }
-        // A word, and the words connectors join to it: one identifier.
+        // A word, and the words connectors join to it: one identifier. (A span ends with a
+        // line end or the text, so no word runs past it.)
         let start = pos;
         let mut end = word_end(text, pos);
         let mut compound = false;
-        while let Some(next) = joined_word(text, end) {
+        while join && let Some(next) = joined_word(text, end) {
             end = word_end(text, next);
             compound = true;
         }
         pos = end;
-        if !emit_identifier(text, start..end, compound, keep_stop_words, &mut term, &mut f) {
-            return;
+        if !emit_identifier(text, start..end, compound, keep_stop_words, term, f) {
+            return false;
         }
     }
+    true
 }
 
 /// A CJK run from `start`: overlapping bigrams, or the lone character. Returns where the run

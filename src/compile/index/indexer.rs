@@ -8,7 +8,7 @@ use super::scan::{LANE_HIGH, Words};
 use super::terms::{Key, TermDict, ascii_key};
 use super::{doc_small_fields, put_varint};
 use crate::catalog::Doc;
-use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, is_connector, tokenize};
+use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, for_each_span, is_connector, tokenize};
 
 /// The body of one indexed document, tokenized ahead of [`build_with`](super::build_with) (on the compiler's
 /// parallel per-file stage, while the file is in cache): its token count and its distinct terms
@@ -167,7 +167,7 @@ impl Indexer {
         // each body's own list by doubling cost a reallocation and a copy per step.
         let mut scratch = std::mem::take(&mut self.pairs);
         scratch.clear();
-        let tokens = self.count([text].into_iter(), |id, tf| {
+        let tokens = self.count([text].into_iter(), true, |id, tf| {
             put_varint(&mut scratch, id);
             put_varint(&mut scratch, tf);
         });
@@ -191,24 +191,26 @@ impl Indexer {
         scratch.clear();
         let mut lengths = [0; FIELDS - 1];
         for (field, (texts, length)) in fields.into_iter().zip(&mut lengths).enumerate() {
-            *length = self.count(texts.iter().copied(), |id, tf| scratch.push((id, field as u8, tf)));
+            *length = self.count(texts.iter().copied(), false, |id, tf| scratch.push((id, field as u8, tf)));
         }
         let terms = scratch.clone();
         self.terms = scratch;
         SmallTerms { dict: self.id, terms, lengths }
     }
 
-    /// Tokenizes `texts` as one field, calls `emit(term id, frequency)` once per distinct term
-    /// in first-occurrence order, and returns the number of tokens.
+    /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`]; else
+    /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term in
+    /// first-occurrence order, and returns the number of tokens.
     pub(super) fn count<'a>(
         &mut self,
         texts: impl Iterator<Item = &'a str>,
+        fenced: bool,
         mut emit: impl FnMut(u32, u32),
     ) -> u32 {
         let mut tokens = 0u32;
         let mut texts = texts.peekable();
         match texts.next() {
-            Some(only) if texts.peek().is_none() => self.scan(only, &mut tokens),
+            Some(only) if texts.peek().is_none() => self.scan(only, fenced, &mut tokens),
             Some(first) => {
                 // Several short texts (a doc's headings) are scanned as one, joined by spaces:
                 // a space ends any token, so the tokens are the same, and scanning costs
@@ -220,7 +222,7 @@ impl Indexer {
                     joined.push(' ');
                     joined.push_str(text);
                 }
-                self.scan(&joined, &mut tokens);
+                self.scan(&joined, fenced, &mut tokens);
                 self.joined = joined;
             }
             None => {}
@@ -232,8 +234,7 @@ impl Indexer {
         tokens
     }
 
-    pub(super) fn scan(&mut self, text: &str, tokens: &mut u32) {
-        let bytes = text.as_bytes();
+    pub(super) fn scan(&mut self, text: &str, fenced: bool, tokens: &mut u32) {
         if self.spellings.is_empty() {
             self.spellings = vec![Spelling::default(); 1024];
             self.seen = vec![0; 1024];
@@ -241,6 +242,18 @@ impl Indexer {
         // Counted here and added once (the count saturates; a word is at least a byte, so this
         // one cannot overflow).
         let mut counted = 0u64;
+        if fenced {
+            for_each_span(text, |span, code| self.scan_span(&text[span], !code, &mut counted));
+        } else {
+            self.scan_span(text, true, &mut counted);
+        }
+        *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
+    }
+
+    /// Counts the tokens of `text` (whole lines of a body, or a whole field), joining words into
+    /// identifiers only when `join` (outside fenced code).
+    fn scan_span(&mut self, text: &str, join: bool, counted: &mut u64) {
+        let bytes = text.as_bytes();
         let mut words = Words::new(bytes);
         let mut next = words.next();
         while let Some((start, mut end)) = next {
@@ -248,7 +261,8 @@ impl Indexer {
             // Runs joined by a connector are one identifier (`astro.config.mjs`), tokenized as
             // one piece: `tokenize` joins them only there, and never across a piece's edge
             // (another non-word ASCII byte, or a connector no word byte follows).
-            while let Some((from, to)) = next
+            while join
+                && let Some((from, to)) = next
                 && from == end + 1
                 && is_connector(bytes[end])
             {
@@ -270,7 +284,7 @@ impl Indexer {
                     self.n_seen += usize::from(spelling.tf == 0);
                     spelling.tf += 1;
                     // Nor on stop words (a third of the words): they count as no token.
-                    counted += u64::from(spelling.tokens);
+                    *counted += u64::from(spelling.tokens);
                     continue;
                 }
             } else if len > MAX_TERM_BYTES && bytes[start..end].iter().all(u8::is_ascii_alphanumeric) {
@@ -282,12 +296,11 @@ impl Indexer {
             let Indexer { dict, tf, touched, n_touched, .. } = self;
             // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
             tokenize(&text[start..end], false, |_, _, term| {
-                counted += 1;
+                *counted += 1;
                 Self::add(tf, touched, n_touched, dict.intern(term), 1);
             });
         }
         self.fold();
-        *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
     }
 
     /// The memo slot of the ASCII word `text[word]` (at most [`MEMO_MAX_BYTES`]), whose key is

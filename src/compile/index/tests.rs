@@ -4,7 +4,9 @@ use super::postings::{PostingRun, TermRun};
 use super::scan::{Words, gather_lanes, is_word_byte};
 use super::terms::{Key, ascii_key, term_hash};
 use super::*;
-use crate::catalog::search::{BODY_ONLY, INLINE_TF_MAX, decode_postings, get_varint, tokenize};
+use crate::catalog::search::{
+    BODY_ONLY, INLINE_TF_MAX, decode_postings, get_varint, tokenize, tokenize_body,
+};
 
 #[test]
 fn keys_read_from_words_equal_keys_of_the_bytes() {
@@ -37,21 +39,31 @@ fn term_dict_tells_apart_terms_sharing_a_long_prefix() {
     assert_eq!(dict.len(), terms.len());
 }
 
-/// What [`tokenize`] yields over each of `texts`: the token count, and each distinct term
-/// with its frequency in first-occurrence order (what an [`Indexer`] must count).
+/// What [`tokenize`] yields over each of `texts` (a field's): the token count, and each
+/// distinct term with its frequency in first-occurrence order (what an [`Indexer`] must count).
 fn tokens_of(texts: &[&str]) -> (u32, Vec<(String, u32)>) {
     let mut terms: Vec<(String, u32)> = Vec::new();
     let mut n = 0;
     for text in texts {
-        tokenize(text, false, |_, _, t| {
-            n += 1;
-            match terms.iter_mut().find(|(x, _)| x == t) {
-                Some((_, tf)) => *tf += 1,
-                None => terms.push((t.to_owned(), 1)),
-            }
-        });
+        tokenize(text, false, |_, _, t| count_term(&mut n, &mut terms, t));
     }
     (n, terms)
+}
+
+/// [`tokens_of`] for a body: what [`tokenize_body`] yields.
+fn body_tokens_of(text: &str) -> (u32, Vec<(String, u32)>) {
+    let mut terms: Vec<(String, u32)> = Vec::new();
+    let mut n = 0;
+    tokenize_body(text, |_, _, t| count_term(&mut n, &mut terms, t));
+    (n, terms)
+}
+
+fn count_term(n: &mut u32, terms: &mut Vec<(String, u32)>, t: &str) {
+    *n += 1;
+    match terms.iter_mut().find(|(x, _)| x == t) {
+        Some((_, tf)) => *tf += 1,
+        None => terms.push((t.to_owned(), 1)),
+    }
 }
 
 /// A body's `(term, frequency)` pairs, with the terms spelled out from `indexer`'s dictionary.
@@ -70,7 +82,7 @@ fn terms_of(indexer: &Indexer, body: &BodyTerms) -> Vec<(String, u32)> {
 fn indexer_counts_the_tokens_tokenize_yields() {
     let text = "The Shortcodes and shortcodes: taxonomies, Überblick 日本語 x2 the_end \
                 averyveryveryveryveryveryveryveryveryveryverylongwordthatisdropped";
-    let (n, expected) = tokens_of(&[text]);
+    let (n, expected) = body_tokens_of(text);
     let mut indexer = Indexer::new(0);
     let body = indexer.body(text);
     assert_eq!(body.tokens, n);
@@ -94,7 +106,7 @@ fn indexer_counts_what_tokenize_yields_as_its_memo_grows() {
             longer.to_uppercase()
         ));
     }
-    let (n, expected) = tokens_of(&[&text]);
+    let (n, expected) = body_tokens_of(&text);
     let mut indexer = Indexer::new(0);
     let body = indexer.body(&text);
     assert!(indexer.spellings.len() > 4096, "the memo grew: {} slots", indexer.spellings.len());
@@ -109,7 +121,7 @@ fn a_field_of_several_texts_counts_the_tokens_of_each() {
     let (n, expected) = tokens_of(&texts);
     let mut indexer = Indexer::new(0);
     let mut got = Vec::new();
-    let tokens = indexer.count(texts.into_iter(), |id, tf| got.push((id, tf)));
+    let tokens = indexer.count(texts.into_iter(), false, |id, tf| got.push((id, tf)));
     let got: Vec<(String, u32)> =
         got.into_iter().map(|(id, tf)| (indexer.dict.term(id as usize).to_owned(), tf)).collect();
     assert_eq!((tokens, got), (n, expected));
@@ -119,8 +131,9 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
 
     /// On any text (identifiers with connectors and camelCase, stop words, Unicode case
-    /// folding, CJK, words of 16 and 17 bytes around the memo's limit, separators), the indexer
-    /// counts exactly the tokens and terms [`tokenize`] yields, in the same order.
+    /// folding, CJK, words of 16 and 17 bytes around the memo's limit, separators, code
+    /// fences), the indexer counts exactly the tokens and terms [`tokenize_body`] yields for a
+    /// body and [`tokenize`] for a field, in the same order.
     #[test]
     fn indexer_counts_what_tokenize_yields_on_any_text(
         pieces in proptest::collection::vec(
@@ -129,14 +142,15 @@ proptest::proptest! {
                 Just("Straße"), Just("ÉCOLE"), Just("日本語"), Just("검색"), Just("x86"),
                 Just("abcdefghijklmnop"), Just("abcdefghijklmnopq"), Just("Menus"), Just("é"),
                 Just("."), Just("_"), Just(":"), Just(" "), Just("-"), Just("()"), Just("\n"),
-                Just("—"), Just("0"),
+                Just("—"), Just("0"), Just("\n```js\n"), Just("\n~~~~\n"), Just("\n  ```\n"),
+                Just("```"), Just("snake_case"),
             ],
             0..40,
         ),
         cut in 0usize..64,
     ) {
         let text: String = pieces.concat();
-        let (n, expected) = tokens_of(&[&text]);
+        let (n, expected) = body_tokens_of(&text);
         let mut indexer = Indexer::new(0);
         let body = indexer.body(&text);
         proptest::prop_assert_eq!((body.tokens, terms_of(&indexer, &body)), (n, expected), "{:?}", text);
@@ -148,7 +162,7 @@ proptest::proptest! {
         let texts = [&text[..at], &text[at..]];
         let (n, expected) = tokens_of(&texts);
         let mut got = Vec::new();
-        let tokens = indexer.count(texts.into_iter(), |id, tf| got.push((id, tf)));
+        let tokens = indexer.count(texts.into_iter(), false, |id, tf| got.push((id, tf)));
         let got: Vec<(String, u32)> =
             got.into_iter().map(|(id, tf)| (indexer.dict.term(id as usize).to_owned(), tf)).collect();
         proptest::prop_assert_eq!((tokens, got), (n, expected), "{:?}", texts);

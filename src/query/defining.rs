@@ -1,0 +1,113 @@
+//! Defining headings: among a search's best hits, the pages whose heading names exactly what
+//! the query asks for (`` ## `astro add` ``, `` ### `getStaticPaths()` ``) rank above pages that
+//! only mention it.
+//!
+//! Pure, over an open catalog. Must not score text (the index does) nor order hits (`search`
+//! does, after this raises scores).
+
+use super::{Owner, Query};
+use crate::catalog::Section;
+use crate::catalog::search::{QueryWord, query_words};
+
+/// How many of the best hits are checked for a heading that names what the query asks for
+/// (20 left `astro add`'s reference page unchecked on the Astro set; 50 did no better than 30).
+pub(super) const HEADING_CHECK: usize = 30;
+/// Score factor of a page with a heading that names exactly what the query asks for
+/// (`` ## `astro add` ``, `` ### `getStaticPaths()` ``): the page that defines it, rather than
+/// pages that mention it.
+const HEADING_BOOST: f32 = 2.0;
+
+/// Multiplies by [`HEADING_BOOST`] the score of each hit with a heading that names the query
+/// ([`Wanted::named_by`]): written as code (in backticks), or asked for by an identifier query
+/// (`Astro.props`, `getStaticPaths`). A prose heading that happens to equal a prose query
+/// (`## Environment variables` in a guide about something else) is ordinary evidence, which the
+/// headings field already counts. True when a score changed.
+pub(super) fn boost_defining_headings(query: &Query, words: &[QueryWord], hits: &mut [(u32, f32)]) -> bool {
+    let catalog = &query.catalog;
+    let wanted = Wanted::new(words);
+    let mut boosted = false;
+    for (entry, score) in hits.iter_mut() {
+        let (title, outline) = match query.owner(*entry as usize) {
+            Some(Owner::Doc(d)) => (&catalog.docs[d as usize].title, catalog.docs[d as usize].outline.get()),
+            Some(Owner::Skill(s, None)) => {
+                (&catalog.skills[s as usize].title, catalog.skills[s as usize].outline.get())
+            }
+            _ => continue,
+        };
+        let text = || catalog.entries.get(*entry as usize).and_then(|e| e.text()).unwrap_or("");
+        let is_code = |line: u32| text().split('\n').nth(line as usize - 1).is_some_and(|l| l.contains('`'));
+        let names =
+            |s: &Section| wanted.named_by(&s.title, title) && (wanted.identifier || is_code(s.line_start));
+        // An outline that does not decode (a forged catalog) earns nothing; reading the hit
+        // reports it.
+        if outline.is_ok_and(|sections| sections.iter().any(names)) {
+            *score *= HEADING_BOOST;
+            boosted = true;
+        }
+    }
+    boosted
+}
+
+/// What a heading must say to name a query.
+struct Wanted {
+    /// The query's words' terms, sorted.
+    terms: Vec<String>,
+    /// True when a query word is an identifier (it has parts).
+    identifier: bool,
+    /// For a query of one dotted name (`Astro.props`): its object's term and its member's
+    /// (`astro`, `prop`). Reference pages document members under the member's own heading
+    /// (`` ### `props` `` on a page titled "Astro render context").
+    member: Option<(String, String)>,
+}
+
+impl Wanted {
+    fn new(words: &[QueryWord]) -> Wanted {
+        let mut terms: Vec<String> = words.iter().map(|w| w.term.clone()).collect();
+        terms.sort_unstable();
+        let member = match words {
+            [only] => only.term.split_once('.').and_then(|(object, _)| {
+                let (_, member) = only.term.rsplit_once('.')?;
+                let term = |text: &str| query_words(text).into_iter().next().map(|w| w.term);
+                Some((term(object)?, term(member)?))
+            }),
+            _ => None,
+        };
+        Wanted { terms, identifier: words.iter().any(|w| !w.parts.is_empty()), member }
+    }
+
+    /// True when `heading`'s words are the query's; or, for a dotted name, when the heading is
+    /// its member and the page's `title` names its object.
+    fn named_by(&self, heading: &str, title: &str) -> bool {
+        let mut got: Vec<String> = query_words(heading).into_iter().map(|w| w.term).collect();
+        got.sort_unstable();
+        if got == self.terms {
+            return true;
+        }
+        match &self.member {
+            Some((object, member)) => {
+                got.len() == 1 && &got[0] == member && query_words(title).iter().any(|w| &w.term == object)
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heading_names_a_query_by_its_words_or_a_dotted_name_by_its_member() {
+        let wanted = |q: &str| Wanted::new(&query_words(q));
+        assert!(wanted("getStaticPaths").named_by("getStaticPaths()", "Routing Reference"));
+        assert!(wanted("astro add").named_by("astro add", "CLI Commands"));
+        assert!(wanted("add astro").named_by("astro add", "CLI Commands"), "in any order");
+        assert!(!wanted("astro add").named_by("astro add --help", "CLI Commands"));
+        // `Astro.props` is documented under `props` on a page about `Astro`, not elsewhere.
+        assert!(wanted("Astro.props").named_by("props", "Astro render context"));
+        assert!(wanted("Astro.redirect()").named_by("redirect()", "Astro render context"));
+        assert!(!wanted("Astro.props").named_by("props", "Component props"));
+        assert!(!wanted("Astro.props other").named_by("props", "Astro render context"));
+        assert!(wanted("getStaticPaths").identifier && !wanted("astro add").identifier);
+    }
+}
