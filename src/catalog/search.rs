@@ -408,7 +408,7 @@ impl SearchIndex {
     /// A word absent from the index is expanded to up to 16 indexed terms it is a prefix of (at
     /// half weight), so partially typed words still match, and a word of 5+ characters that
     /// matches nothing that way to the terms a typo away. An identifier's parts match too, at
-    /// [`PART_WEIGHT`]. The BM25F sum is multiplied by the share of the query's words the
+    /// 0.3 of the weight. The BM25F sum is multiplied by the share of the query's words the
     /// document matches (coordination; a word matched only by some of its parts counts that
     /// share of them).
     pub fn score(&self, words: &[QueryWord]) -> Vec<Scored> {
@@ -555,8 +555,8 @@ mod tests {
         tokenize_body(text, |_, _, t| got.push(t.to_owned()));
         assert_eq!(
             got.join(" "),
-            "use p.q p q js let x y p q then c_d c d still code",
-            "joined in prose and inline code, split in fenced code"
+            "use p.q p q js let x y p.q p q then c_d c d still code",
+            "`_` joins in prose and inline code, not in fenced code; `.` joins in both"
         );
     }
 

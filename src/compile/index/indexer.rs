@@ -198,7 +198,7 @@ impl Indexer {
         SmallTerms { dict: self.id, terms, lengths }
     }
 
-    /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`]; else
+    /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`](crate::catalog::search::tokenize_body); else
     /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term in
     /// first-occurrence order, and returns the number of tokens.
     pub(super) fn count<'a>(
@@ -243,16 +243,16 @@ impl Indexer {
         // one cannot overflow).
         let mut counted = 0u64;
         if fenced {
-            for_each_span(text, |span, code| self.scan_span(&text[span], !code, &mut counted));
+            for_each_span(text, |span, code| self.scan_span(&text[span], code, &mut counted));
         } else {
-            self.scan_span(text, true, &mut counted);
+            self.scan_span(text, false, &mut counted);
         }
         *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
     }
 
     /// Counts the tokens of `text` (whole lines of a body, or a whole field), joining words into
-    /// identifiers only when `join` (outside fenced code).
-    fn scan_span(&mut self, text: &str, join: bool, counted: &mut u64) {
+    /// identifiers by the connectors of fenced code when `in_code`.
+    fn scan_span(&mut self, text: &str, in_code: bool, counted: &mut u64) {
         let bytes = text.as_bytes();
         let mut words = Words::new(bytes);
         let mut next = words.next();
@@ -261,10 +261,9 @@ impl Indexer {
             // Runs joined by a connector are one identifier (`astro.config.mjs`), tokenized as
             // one piece: `tokenize` joins them only there, and never across a piece's edge
             // (another non-word ASCII byte, or a connector no word byte follows).
-            while join
-                && let Some((from, to)) = next
+            while let Some((from, to)) = next
                 && from == end + 1
-                && is_connector(bytes[end])
+                && is_connector(bytes[end], in_code)
             {
                 end = to;
                 next = words.next();
