@@ -90,6 +90,10 @@ pub struct JsxFlow {
     /// Byte ranges of the tags in those ranges (`<a href="x">`), in order: their attributes are
     /// still links and ids.
     pub tags: Vec<Range<usize>>,
+    /// True when a line outside code fences is indented four columns or more, or will be once
+    /// its leading tags are blanked: only then can CommonMark read indented code where MDX has
+    /// none.
+    pub deep_indent: bool,
 }
 
 impl JsxFlow {
@@ -124,6 +128,9 @@ pub fn jsx_flow(body: &str) -> JsxFlow {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let line = &bytes[start..end];
         let indent = line.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        if fence.is_none() && !flow.deep_indent && indent < line.len() && !matches!(line[indent], b'\r') {
+            flow.deep_indent = line[..indent].contains(&b'\t') || indent >= 4;
+        }
         if let Some(open) = fence {
             if open.closed_by(&line[indent..]) {
                 fence = None;
@@ -145,6 +152,8 @@ pub fn jsx_flow(body: &str) -> JsxFlow {
                     if tags.first().is_some_and(|tag| starts_html_block(&bytes[tag.clone()])) {
                         flow.blanked.push(start + indent..lead);
                         flow.tags.extend(tags);
+                        // The text now starts as deep as the tags were long.
+                        flow.deep_indent |= lead - start >= 4;
                         // The tags may span lines: go on after the line their text is on.
                         start = memchr::memchr(b'\n', &bytes[lead..]).map_or(bytes.len(), |i| lead + i + 1);
                         continue;

@@ -355,11 +355,12 @@ fn prepare(body: &str, dialect: Dialect) -> (Cow<'_, str>, indented::Shifts, Vec
         Dialect::Markdown => mdx::JsxFlow::default(),
     };
     let mut text = jsx.blank(body).map_or(Cow::Borrowed(body), Cow::Owned);
+    // Only MDX reports deep indentation (`JsxFlow::default()` has none).
     if let Some(masked) = mask_hugo_block_shortcodes(&text) {
         text = Cow::Owned(masked);
     }
     let mut shifts = indented::Shifts::default();
-    if dialect == Dialect::Mdx
+    if jsx.deep_indent
         && let Some((unindented, moved)) = indented::unindent_code(&text)
     {
         (text, shifts) = (Cow::Owned(unindented), moved);

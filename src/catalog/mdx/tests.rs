@@ -222,3 +222,12 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn deep_indentation_outside_fences_is_reported() {
+    assert!(jsx_flow("<Steps>\n    ```sh\n    npm i\n    ```\n</Steps>\n").deep_indent);
+    assert!(jsx_flow("Text\n\n\tcode?\n").deep_indent, "a tab is four columns");
+    assert!(jsx_flow("<summary>Show me</summary>\n").deep_indent, "blanking the tag indents the text");
+    assert!(!jsx_flow("```js\n    if (x) {}\n```\n  - item\n   three\n").deep_indent);
+    assert!(!jsx_flow("<Tabs>\n</Tabs>\n<p>x</p>\n").deep_indent, "`<p>` is three columns");
+}

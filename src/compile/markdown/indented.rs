@@ -58,12 +58,6 @@ impl Shifts {
 /// where content moved; `None` when it has none. The rewritten text keeps the length and the line
 /// endings of `text`.
 pub(super) fn unindent_code(text: &str) -> Option<(String, Shifts)> {
-    // Indented code needs four columns of whitespace somewhere: most bodies are spared a parse.
-    if memchr::memchr(b'\t', text.as_bytes()).is_none()
-        && memchr::memmem::find(text.as_bytes(), b"    ").is_none()
-    {
-        return None;
-    }
     let mut text = Cow::Borrowed(text);
     let mut shifts = Shifts::default();
     for _ in 0..MAX_PASSES {
