@@ -274,6 +274,11 @@ pub(crate) struct SearchArgs {
     pub(crate) json: bool,
 }
 
+/// `n` with its noun: `1 entry`, `2 entries`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
 /// Runs a parsed command line and returns the process exit code.
 ///
 /// Fails on operational problems (unreadable files, a refused catalog, a bind error); the caller

@@ -62,14 +62,3 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     }
     std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
 }
-
-/// Reads and verifies a `catalog.msgpack` file (format version, `catalog_hash`, consistency).
-///
-/// Fails with [`Error::Io`] when the file cannot be read, is not a regular file or is larger
-/// than a catalog can be, and [`Error::Catalog`] when it is truncated, corrupted, tampered with
-/// or of another format version; both print as one line naming the file.
-pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
-    // Owned: the bodies stay in the buffer that was read instead of being copied out of it.
-    crate::catalog::codec::decode_owned(crate::query::read_catalog_file(path)?)
-        .map_err(|source| Error::Catalog { path: path.to_owned(), source })
-}

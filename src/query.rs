@@ -40,7 +40,7 @@ use crate::catalog::{Catalog, Doc, Entry, EntryKind, Settings, Skill};
 pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion};
 pub use detail::{Detail, DocDetail, FileRecord, LinkRecord, SectionRecord, SkillDetail};
 pub use list::{DocSummary, ListParams, Record, SkillSummary, Sort};
-pub(crate) use open::read_catalog_file;
+pub use open::load_catalog;
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
 pub use resolve::Resolved;
 pub use search::{Hit, MAX_QUERY_CHARS, SearchParams};

@@ -453,6 +453,8 @@ impl SearchIndex {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::token::{MAX_STOP_WORD_BYTES, STOP_WORDS, is_stop_word};
     use super::*;
 
@@ -558,6 +560,59 @@ mod tests {
             "use p.q p q js let x y p.q p q then c_d c d still code",
             "`_` joins in prose and inline code, not in fenced code; `.` joins in both"
         );
+    }
+
+    /// [`token::for_each_span`] as a walk over every line: what the jumps to backticks and
+    /// tildes must find.
+    fn spans_line_by_line(text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
+        let mut out = Vec::new();
+        let (mut open, mut span_start, mut at): (Option<(char, usize)>, usize, usize) = (None, 0, 0);
+        for line in text.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let trimmed = line.trim_start_matches([' ', '\t']);
+            let Some(c) = trimmed.chars().next().filter(|&c| c == '`' || c == '~') else { continue };
+            let run = trimmed.chars().take_while(|&x| x == c).count();
+            let rest = &trimmed[run..];
+            if run < 3 {
+                continue;
+            }
+            match open {
+                None if c == '~' || !rest.contains('`') => {
+                    if start > span_start {
+                        out.push((span_start..start, false));
+                    }
+                    (span_start, open) = (start, Some((c, run)));
+                }
+                Some((fence, len)) if c == fence && run >= len && rest.trim().is_empty() => {
+                    out.push((span_start..at, true));
+                    (span_start, open) = (at, None);
+                }
+                _ => {}
+            }
+        }
+        if at > span_start {
+            out.push((span_start..at, open.is_some()));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn fence_spans_are_the_ones_a_line_walk_finds(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    Just("```"), Just("~~~"), Just("`"), Just("~"), Just("\n"), Just(" "), Just("\t"),
+                    Just("js"), Just("x_y"), Just("é"),
+                ],
+                0..60,
+            )
+        ) {
+            let text = pieces.concat();
+            let mut got = Vec::new();
+            token::for_each_span(&text, |span, code| got.push((span, code)));
+            prop_assert_eq!(got, spans_line_by_line(&text), "{:?}", text);
+        }
     }
 
     #[test]

@@ -53,12 +53,27 @@ fn fail(err: &QueryError) -> ExitCode {
     {
         eprintln!("  candidates: {}", suggestions.join(", "));
     }
-    if let QueryError::InvalidParams { .. } | QueryError::Corrupt { .. } = err {
-        eprintln!("  hint: {}", err.repair());
-    } else {
-        eprintln!("  hint: run `folio search <words>` or `folio list` to see what exists");
-    }
+    eprintln!("  hint: {}", hint(err));
     ExitCode::from(2)
+}
+
+/// The next step after a refused command, in the command line's terms: the query layer's
+/// `repair` names MCP calls and URIs to read, which a person at a terminal does not make.
+fn hint(err: &QueryError) -> String {
+    match err {
+        QueryError::Corrupt { .. } => err.repair(),
+        QueryError::InvalidParams { param: "section", .. } => {
+            "pass one of the entry's section ids, or leave out --section to show all of it".to_owned()
+        }
+        QueryError::InvalidParams { param: "lines", .. } => {
+            "pass --lines A-B with 1 <= A <= B <= the entry's lines (`folio show <id>` shows how many)"
+                .to_owned()
+        }
+        QueryError::InvalidParams { param: "query", .. } => {
+            "search for words: letters or digits, such as `folio search install`".to_owned()
+        }
+        _ => "run `folio search <words>` or `folio list` to see what exists".to_owned(),
+    }
 }
 
 fn kind_filter(kind: Option<KindArg>) -> Option<Kind> {
@@ -213,7 +228,7 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
         );
         let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "{}", style.paint("2", &format!("{} entries", records.len())));
+    let _ = writeln!(out, "{}", style.paint("2", &super::count(records.len(), "entry", "entries")));
     print(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -60,12 +60,12 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let written = staged.commit()?;
     staged_manifest.commit()?;
     eprintln!(
-        "wrote {} ({} docs, {} skills, {} entries, {} bytes, catalog hash {})",
+        "wrote {} ({}, {}, {}, {}, catalog hash {})",
         msgpack.display(),
-        catalog.docs.len(),
-        catalog.skills.len(),
-        catalog.entries.len(),
-        written,
+        super::count(catalog.docs.len(), "doc", "docs"),
+        super::count(catalog.skills.len(), "skill", "skills"),
+        super::count(catalog.entries.len(), "entry", "entries"),
+        super::count(usize::try_from(written).unwrap_or(usize::MAX), "byte", "bytes"),
         &catalog_hash[..16],
     );
     // The process exits next: freeing a large catalog record by record (0.1 s on 20,000 docs)

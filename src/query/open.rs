@@ -64,9 +64,22 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
     Query::open(read_all(path, &file, len)?).map_err(refused)
 }
 
+/// Reads and verifies a `catalog.msgpack` file (format version, `catalog_hash`, consistency)
+/// into a [`Catalog`](crate::catalog::Catalog), for library users who want the records rather
+/// than a [`Query`].
+///
+/// Fails with [`Error::Io`] when the file cannot be read, is not a regular file or is larger
+/// than a catalog can be, and [`Error::Catalog`] when it is truncated, corrupted, tampered with
+/// or of another format version; both print as one line naming the file.
+pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
+    // Owned: the bodies stay in the buffer that was read instead of being copied out of it.
+    codec::decode_owned(read_catalog_file(path)?)
+        .map_err(|source| Error::Catalog { path: path.to_owned(), source })
+}
+
 /// Reads a whole catalog file, refusing what [`open_file`] refuses before reading: anything but
 /// a regular file of at most [`codec::MAX_FILE_BYTES`]. Fails with [`Error::Io`] naming `path`.
-pub(crate) fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
+fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
     let (file, len) = open_regular(path)?;
     read_all(path, &file, len)
 }
@@ -301,7 +314,7 @@ mod tests {
         ];
         for (path, kind) in cases {
             let err = open_file(path).unwrap_err().to_string();
-            let loaded = crate::error::load_catalog(path).unwrap_err().to_string();
+            let loaded = load_catalog(path).unwrap_err().to_string();
             assert_eq!(loaded, err, "the library's loader refuses it the same way");
             assert_eq!(
                 err,

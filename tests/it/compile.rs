@@ -162,7 +162,7 @@ fn backlinks_name_their_sources_when_uri_order_is_not_path_order() {
         .file("content/docs/index.md", "# Index\n\n[Space](<a b.md>), [bang](a!.md).\n");
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let catalog = folio::query::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
     let uris: Vec<&str> = catalog.entries.iter().map(|e| e.uri.as_str()).collect();
     assert_eq!(uris, ["resource://docs/a!.md", "resource://docs/a%20b.md", "resource://docs/index.md"]);
     let backlinks = |path: &str| catalog.doc(path).map(|d| d.backlinks.get().unwrap().to_vec()).unwrap();
@@ -298,7 +298,7 @@ fn bom_crlf_and_empty_frontmatter_compile_with_exact_bytes() {
     assert_eq!(check(&tree), Vec::<String>::new());
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let catalog = folio::query::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
     let crlf = catalog.doc("crlf.md").unwrap();
     assert_eq!(crlf.title, "Crlf");
     assert_eq!(crlf.tags, ["a"]);
@@ -339,7 +339,7 @@ fn deep_and_wide_trees_compile() {
     assert_eq!(check(&tree), Vec::<String>::new());
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let catalog = folio::query::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
     assert_eq!(catalog.docs.len(), 1501);
 }
 
@@ -451,7 +451,7 @@ fn basic_fixture_catalog_has_metadata_digests_and_settings() {
     let tree = Tree::new();
     copy_dir(&fixture("basic"), &tree.join("content"));
     build_bytes(tree.path(), Path::new("content"));
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let catalog = folio::query::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
     assert_eq!(catalog.settings.name, "basic");
     assert_eq!(catalog.settings.ttl_ms, 60000);
     let install = catalog.doc("guides/install.md").unwrap();
@@ -485,7 +485,7 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     let at = tampered.windows(7).position(|w| w == b"Install").expect("the doc title is in the body");
     tampered[at] ^= 0x20;
     std::fs::write(&path, &tampered).unwrap();
-    let err = folio::error::load_catalog(&path).unwrap_err().to_string();
+    let err = folio::query::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()), "{err}");
     assert!(err.contains("corrupted or was modified") && !err.contains('\n'), "{err}");
     let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
@@ -495,7 +495,7 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     assert!(out.stdout.is_empty(), "nothing is served from it: {}", out.stdout);
 
     std::fs::write(&path, &msgpack[..msgpack.len() / 2]).unwrap();
-    let err = folio::error::load_catalog(&path).unwrap_err().to_string();
+    let err = folio::query::load_catalog(&path).unwrap_err().to_string();
     assert!(err.starts_with(&path.display().to_string()) && !err.contains('\n'), "{err}");
     let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
     assert_eq!(out.code, Some(2));

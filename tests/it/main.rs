@@ -3,6 +3,7 @@
 
 mod bench_corpus;
 mod cli_browse;
+mod cli_golden;
 mod compile;
 mod forged_catalog;
 mod hardening_content;

@@ -52,7 +52,7 @@ fn reference_files_take_their_path_as_ref_id_and_their_own_title() {
     );
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let catalog = folio::error::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
+    let catalog = folio::query::load_catalog(&tree.join("out/catalog.msgpack")).unwrap();
     let files: Vec<_> = catalog.skills[0]
         .files
         .iter()

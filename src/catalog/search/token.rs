@@ -135,19 +135,25 @@ pub fn tokenize_body(text: &str, mut f: impl FnMut(usize, usize, &str)) {
 /// a line of the same character at least as long with nothing after it; a backtick fence's
 /// info string holds no backtick (CommonMark), and an unclosed fence runs to the end.
 pub(crate) fn for_each_span(text: &str, mut f: impl FnMut(std::ops::Range<usize>, bool)) {
+    let bytes = text.as_bytes();
     let mut open: Option<(u8, usize)> = None;
     let mut span_start = 0;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let start = at;
-        at += line.len();
-        let trimmed = line.trim_start_matches([' ', '\t']).as_bytes();
-        let Some(&c) = trimmed.first().filter(|&&c| c == b'`' || c == b'~') else { continue };
-        let run = trimmed.iter().take_while(|&&b| b == c).count();
+    // Only lines with a backtick or a tilde can be fences: jump to them (most bodies have few),
+    // instead of walking every line.
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(b'`', b'~', &bytes[from..]).map(|i| from + i) {
+        let start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |i| from + i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+        from = end;
+        if !bytes[start..at].iter().all(|&b| b == b' ' || b == b'\t') {
+            continue;
+        }
+        let c = bytes[at];
+        let run = bytes[at..end].iter().take_while(|&&b| b == c).count();
         if run < 3 {
             continue;
         }
-        let rest = &trimmed[run..];
+        let rest = &bytes[at + run..end];
         match open {
             None if c == b'~' || !rest.contains(&b'`') => {
                 if start > span_start {
@@ -157,15 +163,15 @@ pub(crate) fn for_each_span(text: &str, mut f: impl FnMut(std::ops::Range<usize>
                 open = Some((c, run));
             }
             Some((fence, len)) if c == fence && run >= len && rest.iter().all(u8::is_ascii_whitespace) => {
-                f(span_start..at, true);
-                span_start = at;
+                f(span_start..end, true);
+                span_start = end;
                 open = None;
             }
             _ => {}
         }
     }
-    if at > span_start {
-        f(span_start..at, open.is_some());
+    if bytes.len() > span_start {
+        f(span_start..bytes.len(), open.is_some());
     }
 }
 

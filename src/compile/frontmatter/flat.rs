@@ -119,32 +119,14 @@ fn block(lines: &mut Lines<'_>) -> Option<Node> {
     }
     items.push(mapping(entries)?);
     let size = 1 + items.iter().map(|item| item.size).sum::<usize>();
-    Some(Node {
-        value: NodeValue::Seq(items),
-        line: seq_line,
-        column: seq_column,
-        tag: None,
-        flow: false,
-        anchored: false,
-        aliased: false,
-        size,
-    })
+    Some(Node::plain(NodeValue::Seq(items), seq_line, seq_column, size))
 }
 
 /// A mapping of `entries` (at least one), placed at its first key.
 fn mapping(entries: Vec<(Node, Node)>) -> Option<Node> {
     let (line, column) = entries.first().map(|(key, _)| (key.line, key.column))?;
     let size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
-    Some(Node {
-        value: NodeValue::Map(entries),
-        line,
-        column,
-        tag: None,
-        flow: false,
-        anchored: false,
-        aliased: false,
-        size,
-    })
+    Some(Node::plain(NodeValue::Map(entries), line, column, size))
 }
 
 /// The length of the key starting at byte `at`: letters, digits, `_` and `-`, not starting
@@ -216,16 +198,7 @@ fn list(line: &str, start: usize, line_no: u32) -> Option<Node> {
     }
     trailing_spaces(bytes, at + 1)?;
     let size = 1 + items.len();
-    Some(Node {
-        value: NodeValue::Seq(items),
-        line: line_no,
-        column: column(start),
-        tag: None,
-        flow: true,
-        anchored: false,
-        aliased: false,
-        size,
-    })
+    Some(Node { flow: true, ..Node::plain(NodeValue::Seq(items), line_no, column(start), size) })
 }
 
 /// The text of the quoted string opening at `start` (`"` or `'`), and the offset past its
@@ -248,16 +221,7 @@ fn trailing_spaces(bytes: &[u8], at: usize) -> Option<()> {
 }
 
 fn scalar(text: &str, style: Style, line: u32, at: usize) -> Node {
-    Node {
-        value: NodeValue::Scalar(text.to_owned(), style),
-        line,
-        column: column(at),
-        tag: None,
-        flow: false,
-        anchored: false,
-        aliased: false,
-        size: 1,
-    }
+    Node::plain(NodeValue::Scalar(text.to_owned(), style), line, column(at), 1)
 }
 
 /// The 1-based column of byte offset `at` of an ASCII line.

@@ -58,6 +58,12 @@ pub enum NodeValue {
 }
 
 impl Node {
+    /// A node of `size` nodes at `line`:`column` as most are: untagged, block style, neither
+    /// anchored nor an alias.
+    pub(super) fn plain(value: NodeValue, line: u32, column: u32, size: usize) -> Node {
+        Node { value, line, column, tag: None, flow: false, anchored: false, aliased: false, size }
+    }
+
     /// The scalar text and style, if this is a scalar.
     pub fn scalar(&self) -> Option<(&str, Style)> {
         match &self.value {
@@ -263,16 +269,7 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
         let (line, column) = at(mark.line(), mark.col());
         let fail = |message: String| YamlError { line, column, message };
         let is_seq = matches!(event, Event::SequenceStart(..));
-        let blank = |value| Node {
-            value,
-            line,
-            column,
-            tag: None,
-            flow: false,
-            anchored: false,
-            aliased: false,
-            size: 1,
-        };
+        let blank = |value| Node::plain(value, line, column, 1);
         let (done, anchor) = match event {
             Event::StreamEnd => break,
             Event::DocumentStart => {
@@ -364,16 +361,7 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
             },
         }
     }
-    Ok(root.unwrap_or(Node {
-        value: NodeValue::Map(Vec::new()),
-        line: first_line,
-        column: 1,
-        tag: None,
-        flow: false,
-        anchored: false,
-        aliased: false,
-        size: 1,
-    }))
+    Ok(root.unwrap_or(Node::plain(NodeValue::Map(Vec::new()), first_line, 1, 1)))
 }
 
 /// A resolved tag as one string: `tag:yaml.org,2002:str`, `!custom`, `!` (non-specific).

@@ -1,5 +1,5 @@
-//! Term interning: [`TermDict`] maps terms to dense ids in first-seen order, with open addressing
-//! over small slots and each term's first 16 bytes kept by id, and the hash that places them.
+//! Term interning: [`TermDict`] maps terms to dense ids in first-seen order (a
+//! [`hashbrown::HashTable`] of ids), and the hash and [`Key`] that place terms and spellings.
 //!
 //! Pure; no IO. Which hash is used never reaches the index bytes: terms are sorted before they
 //! are written.
@@ -28,34 +28,20 @@ pub(super) fn term_hash(bytes: &[u8]) -> u64 {
 
 /// Interns terms to dense ids in first-seen order: an [`Indexer`](super::Indexer)'s terms (looked up once per
 /// new spelling and per non-ASCII token) and, in [`build_with`](super::build_with), every indexer's terms merged.
-/// Open addressing over small slots (hash tag and id) keeps the probed array small enough for
-/// the core's cache; each term's first 16 bytes are stored by id, so a lookup rarely compares
-/// against the separately stored bytes.
+/// A [`hashbrown::HashTable`] of ids placed by the hash of their term; the terms themselves are kept
+/// once, concatenated, so the table's slots stay four bytes each.
 #[derive(Debug, Default, Clone)]
 pub struct TermDict {
-    /// Open-addressing slots; the length is a power of two, at least twice the terms.
-    pub(super) slots: Vec<Slot>,
-    /// Per term id: its first 16 bytes, zero-padded.
-    pub(super) heads: Vec<[u64; 2]>,
+    /// Term ids, placed by the [`term_hash`] of their term.
+    table: hashbrown::HashTable<u32>,
     /// Every term, concatenated.
-    pub(super) text: String,
+    text: String,
     /// Per term id: its end offset in `text`.
-    pub(super) ends: Vec<usize>,
+    ends: Vec<usize>,
 }
 
-/// A [`TermDict`] slot.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Slot {
-    /// High bits of the hash, and the length (capped at 255) in the low byte.
-    pub(super) tag: u32,
-    /// Term id, or [`EMPTY`].
-    pub(super) id: u32,
-}
-
-pub(super) const EMPTY: u32 = u32::MAX;
-pub(super) const EMPTY_SLOT: Slot = Slot { tag: 0, id: EMPTY };
-
-/// What a [`TermDict`] lookup compares: the hash, the slot tag and the first 16 bytes.
+/// What the indexer's spelling memo compares (see `Spelling` in the indexer): the hash, a tag
+/// and the first 16 bytes.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Key {
     pub(super) hash: u64,
@@ -133,65 +119,31 @@ impl TermDict {
     }
 
     pub(super) fn term(&self, id: usize) -> &str {
-        let start = if id == 0 { 0 } else { self.ends[id - 1] };
-        &self.text[start..self.ends[id]]
+        term_at(&self.text, &self.ends, id)
     }
 
     /// The id of `term`, adding it if new.
     pub fn intern(&mut self, term: &str) -> u32 {
-        self.intern_key(term, Key::of(term.as_bytes()))
-    }
-
-    pub(super) fn ensure_slots(&mut self) {
-        if self.slots.is_empty() {
-            self.slots = vec![EMPTY_SLOT; 1024];
-        }
-    }
-
-    /// [`TermDict::intern`] with the key computed.
-    pub(super) fn intern_key(&mut self, term: &str, key: Key) -> u32 {
-        self.ensure_slots();
-        let mask = self.slots.len() - 1;
-        let mut i = key.hash as usize & mask;
-        loop {
-            let slot = self.slots[i];
-            if slot.id == EMPTY {
-                break;
+        let hash = term_hash(term.as_bytes());
+        let (text, ends) = (&self.text, &self.ends);
+        let term_of = |id: u32| term_at(text, ends, id as usize);
+        let entry =
+            self.table.entry(hash, |&id| term_of(id) == term, |&id| term_hash(term_of(id).as_bytes()));
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 terms");
+                slot.insert(id);
+                self.text.push_str(term);
+                self.ends.push(self.text.len());
+                id
             }
-            if slot.tag == key.tag && self.matches(slot.id, term, key) {
-                return slot.id;
-            }
-            i = (i + 1) & mask;
         }
-        let id =
-            u32::try_from(self.ends.len()).ok().filter(|&id| id != EMPTY).expect("fewer than 2^32 - 1 terms");
-        self.text.push_str(term);
-        self.ends.push(self.text.len());
-        self.heads.push(key.head);
-        self.slots[i] = Slot { tag: key.tag, id };
-        if self.ends.len() * 2 > self.slots.len() {
-            self.grow();
-        }
-        id
     }
+}
 
-    /// True when term `id` is `term` (whose tag already matched, so whose length did).
-    pub(super) fn matches(&self, id: u32, term: &str, key: Key) -> bool {
-        // Equal length and first 16 bytes: equal unless longer than that.
-        self.heads[id as usize] == key.head && (term.len() <= 16 || self.term(id as usize) == term)
-    }
-
-    pub(super) fn grow(&mut self) {
-        let mut slots = vec![EMPTY_SLOT; self.slots.len() * 2];
-        let mask = slots.len() - 1;
-        for slot in self.slots.iter().filter(|s| s.id != EMPTY) {
-            let hash = term_hash(self.term(slot.id as usize).as_bytes());
-            let mut i = hash as usize & mask;
-            while slots[i].id != EMPTY {
-                i = (i + 1) & mask;
-            }
-            slots[i] = *slot;
-        }
-        self.slots = slots;
-    }
+/// Term `id` of a [`TermDict`]'s `text` and `ends`.
+fn term_at<'a>(text: &'a str, ends: &[usize], id: usize) -> &'a str {
+    let start = if id == 0 { 0 } else { ends[id - 1] };
+    &text[start..ends[id]]
 }
