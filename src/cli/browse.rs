@@ -132,6 +132,53 @@ fn text_width(text: &str) -> usize {
     text.chars().map(char_width).sum()
 }
 
+/// `text` in at most `max` lines of at most `width` columns: broken at spaces, and inside a
+/// word wider than a line (CJK text has no spaces). A `**mark**` a break splits is closed at the
+/// end of its line and opened again on the next, so each line's marks pair up.
+fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    let mut words = text.split(' ').peekable();
+    'words: while let Some(word) = words.next() {
+        if used > 0 && used + 1 + text_width(word) > width {
+            lines.push(std::mem::take(&mut line));
+            used = 0;
+        } else if used > 0 {
+            line.push(' ');
+            used += 1;
+        }
+        for c in word.chars() {
+            let w = char_width(c);
+            if used > 0 && used + w > width {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            if lines.len() == max {
+                break 'words;
+            }
+            line.push(c);
+            used += w;
+        }
+        if words.peek().is_none() && !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+    }
+    lines.truncate(max);
+    let mut open = false;
+    for line in &mut lines {
+        if open {
+            line.insert_str(0, "**");
+        }
+        open = line.matches("**").count() % 2 == 1;
+        if open {
+            line.push_str("**");
+        }
+    }
+    lines
+}
+
 /// Cuts `text` to at most `width` columns, ending with `…` when cut, and pads it to `width`.
 /// Control characters are shown escaped (`\u{1b}`).
 fn fit(text: &str, width: usize) -> String {
@@ -396,24 +443,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
             let _ = writeln!(out, "    {}", style.paint("2", &format!("also in: {}", others.join(", "))));
         }
         // The snippet wraps over at most two lines of the terminal width.
-        let snippet_width = style.width.saturating_sub(4);
-        let mut line = String::new();
-        let mut lines = 0;
-        for word in printable(&hit.snippet).split(' ') {
-            if text_width(&line) + text_width(word) + 1 > snippet_width && !line.is_empty() {
-                let _ = writeln!(out, "    {}", style.marks(&line));
-                line.clear();
-                lines += 1;
-                if lines == 2 {
-                    break;
-                }
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        if lines < 2 && !line.is_empty() {
+        for line in wrap(&printable(&hit.snippet), style.width.saturating_sub(4), 2) {
             let _ = writeln!(out, "    {}", style.marks(&line));
         }
     }
@@ -425,4 +455,20 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     );
     print(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn snippets_wrap_at_spaces_inside_wide_words_and_keep_marks_paired() {
+        assert_eq!(wrap("one two three", 8, 2), ["one two", "three"]);
+        // CJK text has no spaces: it breaks between characters (two columns each).
+        assert_eq!(wrap("日本語の文書です", 6, 3), ["日本語", "の文書", "です"]);
+        assert_eq!(wrap("日本語の文書です", 6, 2), ["日本語", "の文書"], "at most two lines");
+        // A mark split by a break closes on its line and opens on the next.
+        assert_eq!(wrap("see **configure menus** now", 16, 2), ["see **configure**", "**menus** now"]);
+        assert_eq!(wrap("", 10, 2), Vec::<String>::new());
+    }
 }

@@ -128,7 +128,7 @@ fn a_field_of_several_texts_counts_the_tokens_of_each() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
     /// On any text (identifiers with connectors and camelCase, stop words, Unicode case
     /// folding, CJK, words of 16 and 17 bytes around the memo's limit, separators, code
