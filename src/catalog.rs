@@ -11,6 +11,8 @@ pub mod codec;
 pub mod consistency;
 #[path = "catalog/fence.rs"]
 pub mod fence;
+#[path = "catalog/mdx.rs"]
+pub mod mdx;
 #[path = "catalog/search.rs"]
 pub mod search;
 #[path = "catalog/uri.rs"]

@@ -38,7 +38,7 @@ pub mod validate;
 
 use std::path::PathBuf;
 
-use crate::catalog::{Catalog, Doc, Entry, search};
+use crate::catalog::{Catalog, Doc, Entry, mdx, search};
 pub use diagnostic::{Diagnostic, Severity};
 use frontmatter::{DocMeta, SkillMeta};
 pub use lenient::{Lenient, lenient, lenient_incremental};
@@ -475,14 +475,14 @@ fn process_bytes(
         (Kind::Doc, Some(text)) => {
             let p = frontmatter::parse_doc(&found.path, text, diags);
             // MDX module statements at the top are code, not prose: not the description, no links.
-            let (body, body_line) = if search::is_mdx(&found.path) {
-                let body = search::skip_esm(p.body);
+            let (body, body_line) = if mdx::is_mdx(&found.path) {
+                let body = mdx::skip_esm(p.body);
                 let skipped = &p.body[..p.body.len() - body.len()];
                 (body, p.body_line.saturating_add(count_newlines(skipped.as_bytes()) as u32))
             } else {
                 (p.body, p.body_line)
             };
-            let mut md = markdown::analyze(body, body_line);
+            let mut md = markdown::analyze_in(body, body_line, markdown::Dialect::of(&found.path));
             let doc = assemble::doc_record(&found.path, p.meta, &mut md);
             Parsed::Doc(Box::new(doc), md)
         }
@@ -498,7 +498,7 @@ fn process_bytes(
             // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
             // a title and a description, and its problems are not the skill's.
             let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
-            let mut md = markdown::analyze(p.body, p.body_line);
+            let mut md = markdown::analyze_in(p.body, p.body_line, markdown::Dialect::of(&found.path));
             let title = p.meta.title.or_else(|| md.title.clone());
             let description = p
                 .meta

@@ -107,56 +107,7 @@ pub fn strip_frontmatter(text: &str) -> &str {
 /// (`.mdx`), without the `import`/`export` statements at its top (module code, not prose).
 pub fn body_of<'t>(path: &str, text: &'t str) -> &'t str {
     let body = strip_frontmatter(text);
-    if is_mdx(path) { skip_esm(body) } else { body }
-}
-
-/// True for an `.mdx` path (any case).
-pub fn is_mdx(path: &str) -> bool {
-    path.len() >= 4 && path.as_bytes()[path.len() - 4..].eq_ignore_ascii_case(b".mdx")
-}
-
-/// `body` after the MDX `import`/`export` statements at its top (and the blank lines around
-/// them); `body` itself when it does not start with one. A statement runs over several lines
-/// while its brackets are open (`import {\n  a,\n} from 'x';`).
-pub fn skip_esm(body: &str) -> &str {
-    let mut at = 0;
-    let mut end = 0;
-    let mut depth: i64 = 0;
-    let mut in_statement = false;
-    for line in body.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if !in_statement {
-            if trimmed.is_empty() {
-                at += line.len();
-                continue;
-            }
-            let starts = ["import ", "import{", "export "].iter().any(|k| trimmed.starts_with(k));
-            if !starts {
-                break;
-            }
-            in_statement = true;
-        }
-        for c in line.chars() {
-            match c {
-                '{' | '(' | '[' => depth += 1,
-                '}' | ')' | ']' => depth -= 1,
-                _ => {}
-            }
-        }
-        at += line.len();
-        if depth <= 0 {
-            depth = 0;
-            in_statement = false;
-            end = at;
-        }
-    }
-    if end == 0 {
-        return body;
-    }
-    // The blank lines after the last statement go with it.
-    let rest = &body[end..];
-    let blank: usize = rest.split_inclusive('\n').take_while(|l| l.trim().is_empty()).map(str::len).sum();
-    &rest[blank..]
+    if super::mdx::is_mdx(path) { super::mdx::skip_esm(body) } else { body }
 }
 
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it
@@ -695,8 +646,6 @@ mod tests {
         let mdx = "---\ntitle: x\n---\n\nimport Since from '~/components/Since.astro';\nimport {\n  Tabs,\n  TabItem,\n} from '@astrojs/starlight/components';\nexport const x = { a: 1 };\n\n# Routing\n\nimport is a word here.\n";
         assert_eq!(body_of("docs/a.mdx", mdx), "# Routing\n\nimport is a word here.\n");
         assert_eq!(body_of("docs/a.md", mdx), &mdx[17..], "only MDX has module statements");
-        assert_eq!(skip_esm("# Title\nimport x from 'y'\n"), "# Title\nimport x from 'y'\n");
-        assert_eq!(skip_esm("\n\nText\n"), "\n\nText\n", "nothing skipped: the body is kept as it is");
     }
 
     #[test]
@@ -713,45 +662,6 @@ mod tests {
             let index = SearchIndex { data: data.to_vec().into() };
             assert!(index.score(&query_words("x")).is_empty());
             assert!(index.terms_with_prefix("", 10).is_empty());
-        }
-    }
-
-    mod esm {
-        use proptest::prelude::*;
-
-        use super::super::skip_esm;
-
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(256))]
-
-            /// What is skipped is whole lines of module statements and blank lines: the rest is a
-            /// suffix of the body that starts at a line, and a body whose first non-blank line is
-            /// not a statement is kept whole.
-            #[test]
-            fn skipping_module_lines_keeps_a_suffix_at_a_line_start(
-                lines in proptest::collection::vec(
-                    prop_oneof![
-                        Just("import X from 'y';".to_owned()),
-                        Just("import {".to_owned()),
-                        Just("  a,".to_owned()),
-                        Just("} from 'z';".to_owned()),
-                        Just("export const x = [1, {a: 2}];".to_owned()),
-                        Just(String::new()),
-                        "[^\n]{0,20}",
-                    ],
-                    0..12,
-                )
-            ) {
-                let body = lines.join("\n");
-                let rest = skip_esm(&body);
-                prop_assert!(body.ends_with(rest));
-                let skipped = &body[..body.len() - rest.len()];
-                prop_assert!(skipped.is_empty() || skipped.ends_with('\n') || rest.is_empty());
-                let first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-                if !["import ", "import{", "export "].iter().any(|k| first.trim().starts_with(k)) {
-                    prop_assert_eq!(rest, body.as_str());
-                }
-            }
         }
     }
 }

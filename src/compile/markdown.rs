@@ -19,22 +19,34 @@
 //! shortcodes (`{{% include "/_common/x.md" %}}`) are recorded as links marked `include`: the
 //! resolver checks them and lends the included file's anchors to the page.
 //!
+//! MDX (`.mdx`, [`Dialect::Mdx`]): a line holding only JSX tags or an expression (`<Tabs>`,
+//! `</Fragment>`, `<TabItem label="npm">` over several lines, `{/* note */}`) is a JSX flow
+//! element, and the markdown between such lines is markdown; CommonMark would start an HTML block
+//! there that swallows the next lines up to a blank one. Those lines are blanked before parsing
+//! (the rule and the scan are `crate::catalog::mdx`'s, shared with search); their tags' attributes
+//! are still read for links and ids, as raw HTML's are. MDX has no indented code blocks, so lines
+//! indented four columns or more are moved left before parsing (`markdown/indented.rs`). `.md`
+//! files are parsed as CommonMark.
+//!
 //! Raw HTML: `<a href>`, `<img src>` and the `src` of `<source>`, `<video>` and `<audio>` are
 //! links too (outside comments, and unless the value is a template: `{{ .Permalink }}`).
 //! Not extracted: bare URLs without `<>`.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
-use crate::catalog::{LinkKind, Section};
+use crate::catalog::{LinkKind, Section, mdx};
 
 #[path = "markdown/html.rs"]
 mod html;
 #[path = "markdown/hugo.rs"]
 mod hugo;
+#[path = "markdown/indented.rs"]
+mod indented;
 #[path = "markdown/lines.rs"]
 mod lines;
 #[path = "markdown/slug.rs"]
@@ -179,13 +191,40 @@ pub fn options() -> Options {
         | Options::ENABLE_WIKILINKS
 }
 
-/// Analyses a markdown body. `first_line` is the 1-based line of the body's first line in the file
-/// (after any frontmatter), so every reported line is a line of the whole file.
+/// The markdown a file is written in, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// CommonMark with the extensions in the module docs: `.md` and every other extension.
+    Markdown,
+    /// MDX (`.mdx`): JSX flow lines are not HTML blocks (see the module docs).
+    Mdx,
+}
+
+impl Dialect {
+    /// The dialect of a file at `path`.
+    pub fn of(path: &str) -> Dialect {
+        if mdx::is_mdx(path) { Dialect::Mdx } else { Dialect::Markdown }
+    }
+}
+
+/// Analyses a CommonMark body: [`analyze_in`] with [`Dialect::Markdown`].
 pub fn analyze(body: &str, first_line: u32) -> Markdown {
-    let masked = mask_hugo_block_shortcodes(body);
-    let text = masked.as_deref().unwrap_or(body);
+    analyze_in(body, first_line, Dialect::Markdown)
+}
+
+/// Analyses a markdown body written in `dialect`. `first_line` is the 1-based line of the body's
+/// first line in the file (after any frontmatter), so every reported line is a line of the whole
+/// file.
+pub fn analyze_in(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
+    let (text, shifts, jsx_tags) = prepare(body, dialect);
+    let text = text.as_ref();
     let lines = LineIndex::new(body, first_line);
+    let locate = |offset: usize| lines.locate(shifts.to_file(offset));
     let mut acc = Analysis::default();
+    // The blanked tags' attributes, read from the body as written (links are sorted below).
+    for tag in jsx_tags {
+        acc.push_html(body, tag, &|offset| lines.locate(offset));
+    }
     let mut iter = Parser::new_ext(text, options()).into_offset_iter();
     while let Some((event, range)) = iter.next() {
         // Every open link's text ends at or after this event: that is how the target of an inline
@@ -200,7 +239,7 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
                     level: heading_level(level),
                     explicit_id: id.map(|id| id.into_string()),
                     // Located now, in source order with the links (see `LineIndex`).
-                    line: lines.locate(range.start).0,
+                    line: locate(range.start).0,
                     text: String::new(),
                 });
             }
@@ -278,7 +317,7 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             Event::End(TagEnd::Link | TagEnd::Image) => {
                 if let Some(open) = acc.open_links.pop() {
                     let at = open.target_at.unwrap_or_else(|| inline_target(text, open.text_end, open.start));
-                    acc.links.push(RawLink::new(open.target, open.wiki, open.email, lines.locate(at), false));
+                    acc.links.push(RawLink::new(open.target, open.wiki, open.email, locate(at), false));
                 }
                 acc.extend_open_links(range.end);
             }
@@ -292,7 +331,7 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
             // A block is read from its whole source at its start (its `Html` events are its
             // lines, and a comment or tag may span several); an inline tag or comment is one
             // event.
-            Event::Start(Tag::HtmlBlock) | Event::InlineHtml(_) => acc.push_html(text, range, &lines),
+            Event::Start(Tag::HtmlBlock) | Event::InlineHtml(_) => acc.push_html(text, range, &locate),
             _ => {}
         }
     }
@@ -300,11 +339,33 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
         if acc.code.iter().any(|r| r.contains(&at)) {
             continue;
         }
-        acc.links.push(RawLink::new(target, false, false, lines.locate(at), true));
+        acc.links.push(RawLink::new(target, false, false, locate(at), true));
     }
     // Links close inner-first; report them in source order.
     acc.links.sort_by_key(|l| (l.line, l.column));
     acc.finish(&lines)
+}
+
+/// The text pulldown-cmark parses for a body, the same length with the same lines: for MDX, JSX
+/// flow lines blanked and indented lines moved left (with the map back to the body, and the
+/// blanked tags, whose attributes are still read); in any dialect, Hugo block shortcodes blanked.
+fn prepare(body: &str, dialect: Dialect) -> (Cow<'_, str>, indented::Shifts, Vec<Range<usize>>) {
+    let jsx = match dialect {
+        Dialect::Mdx => mdx::jsx_flow(body),
+        Dialect::Markdown => mdx::JsxFlow::default(),
+    };
+    let mut text = jsx.blank(body).map_or(Cow::Borrowed(body), Cow::Owned);
+    // Only MDX reports deep indentation (`JsxFlow::default()` has none).
+    if let Some(masked) = mask_hugo_block_shortcodes(&text) {
+        text = Cow::Owned(masked);
+    }
+    let mut shifts = indented::Shifts::default();
+    if jsx.deep_indent
+        && let Some((unindented, moved)) = indented::unindent_code(&text)
+    {
+        (text, shifts) = (Cow::Owned(unindented), moved);
+    }
+    (text, shifts, jsx.tags)
 }
 
 /// Accumulator for [`analyze`].
@@ -354,7 +415,8 @@ impl Analysis {
     }
 
     /// Records the links and ids of the raw HTML at `range` of `text`.
-    fn push_html(&mut self, text: &str, range: Range<usize>, lines: &LineIndex) {
+    /// `locate` gives the line and column of an offset in `text`.
+    fn push_html(&mut self, text: &str, range: Range<usize>, locate: &dyn Fn(usize) -> (u32, u32)) {
         let Some(html) = text.get(range.clone()) else { return };
         html_attributes(html, |element, attribute, at, value| {
             if attribute.eq_ignore_ascii_case("id") || attribute.eq_ignore_ascii_case("name") {
@@ -374,7 +436,7 @@ impl Analysis {
             // potentially surrounded by spaces"); the location is that of the URL itself.
             let lead = value.len() - value.trim_start().len();
             let target = decode_character_references(value.trim());
-            self.links.push(RawLink::new(target, false, false, lines.locate(range.start + at + lead), false));
+            self.links.push(RawLink::new(target, false, false, locate(range.start + at + lead), false));
         });
     }
 

@@ -17,6 +17,7 @@ mod mcp_http_limits;
 mod mcp_params;
 mod mcp_prompts;
 mod mcp_stdio;
+mod mdx;
 mod query;
 mod real_trees;
 mod search_eval;

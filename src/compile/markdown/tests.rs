@@ -538,3 +538,77 @@ mod jsx {
         }
     }
 }
+
+mod mdx {
+    use proptest::prelude::*;
+
+    use super::super::{Dialect, analyze, analyze_in};
+
+    /// Lines of MDX as docs write it: tags, expressions, fences, headings, links, indentation.
+    fn mdx_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("<Tabs>".to_owned()),
+            Just("  <TabItem label=\"a > b\">".to_owned()),
+            Just("</TabItem>".to_owned()),
+            Just("<summary>See [x](y.md)</summary>".to_owned()),
+            Just("{/* c */}".to_owned()),
+            Just("```".to_owned()),
+            Just("    ```sh".to_owned()),
+            Just("  \t```".to_owned()),
+            Just("# Heading".to_owned()),
+            Just("        ## Deep [l](/a/)".to_owned()),
+            Just("    - [item](b.md)".to_owned()),
+            Just("1. Step".to_owned()),
+            Just(String::new()),
+            "[ \t]{0,6}[^\n]{0,16}",
+        ]
+    }
+
+    /// Lines with nothing MDX reads differently: no tag or expression at a line start, no
+    /// indentation of four columns or more.
+    fn plain_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("# Heading".to_owned()),
+            Just("```".to_owned()),
+            Just("  - [item](b.md#x)".to_owned()),
+            Just("Text with <Since v=\"1\" /> and {x}.".to_owned()),
+            Just("> quote <b>".to_owned()),
+            Just(String::new()),
+            "[a-z#\\[\\]()<>{} ]{0,16}".prop_filter("no tag or expression first", |l| {
+                !l.trim_start().starts_with(['<', '{']) && !l.starts_with("    ")
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever the MDX, every section and link is located on a line of the file, at a
+        /// column of that line, and section ranges are ordered.
+        #[test]
+        fn mdx_locations_stay_in_the_file(lines in proptest::collection::vec(mdx_line(), 0..16)) {
+            let text = lines.join("\n");
+            let md = analyze_in(&text, 1, Dialect::Mdx);
+            let file: Vec<&str> = text.split('\n').collect();
+            for s in &md.sections {
+                prop_assert!(1 <= s.line_start && s.line_start <= s.line_end);
+                prop_assert!(s.line_end as usize <= file.len().max(1));
+            }
+            for l in &md.links {
+                let line = file[l.line as usize - 1];
+                prop_assert!(l.column as usize <= line.chars().count() + 1, "{:?} in {:?}", l, text);
+                let at: String = line.chars().skip(l.column as usize - 1).collect();
+                prop_assert!(at.starts_with(l.path()), "{:?} not at {:?} in {:?}", l, at, text);
+            }
+        }
+
+        /// A body with nothing MDX reads differently reads the same as `.mdx` and as `.md`.
+        #[test]
+        fn mdx_without_jsx_or_deep_indentation_reads_as_commonmark(
+            lines in proptest::collection::vec(plain_line(), 0..16)
+        ) {
+            let text = lines.join("\n");
+            prop_assert_eq!(analyze_in(&text, 1, Dialect::Mdx), analyze(&text, 1));
+        }
+    }
+}
