@@ -166,9 +166,10 @@ pub fn jsx_flow(body: &str) -> JsxFlow {
     flow
 }
 
-/// An open code fence: its character and length.
+/// An open code fence: its character and length. The one fence rule of MDX reading and of
+/// search's bodies (`search::tokenize_body`).
 #[derive(Debug, Clone, Copy)]
-struct Fence {
+pub(crate) struct Fence {
     char: u8,
     len: usize,
 }
@@ -176,7 +177,7 @@ struct Fence {
 impl Fence {
     /// The fence a line (without its indentation) opens: three or more backticks (with no
     /// backtick in the info string after them) or tildes.
-    fn opened_by(line: &[u8]) -> Option<Fence> {
+    pub(crate) fn opened_by(line: &[u8]) -> Option<Fence> {
         let char = *line.first().filter(|&&c| c == b'`' || c == b'~')?;
         let len = line.iter().take_while(|&&b| b == char).count();
         (len >= 3 && (char == b'~' || !line[len..].contains(&b'`'))).then_some(Fence { char, len })
@@ -184,7 +185,7 @@ impl Fence {
 
     /// True when a line (without its indentation) closes this fence: at least as many of its
     /// characters, then only whitespace.
-    fn closed_by(self, line: &[u8]) -> bool {
+    pub(crate) fn closed_by(self, line: &[u8]) -> bool {
         let len = line.iter().take_while(|&&b| b == self.char).count();
         len >= self.len && line[len..].iter().all(u8::is_ascii_whitespace)
     }

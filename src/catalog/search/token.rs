@@ -5,6 +5,7 @@
 //! Pure: text in, tokens to a callback.
 
 use super::MAX_TERM_BYTES;
+use crate::catalog::mdx::Fence;
 
 /// English words too common to help ranking.
 pub(super) const STOP_WORDS: &[&str] = &[
@@ -130,13 +131,12 @@ pub fn tokenize_body(text: &str, mut f: impl FnMut(usize, usize, &str)) {
 }
 
 /// Calls `f(range, in_code)` for the consecutive spans of whole lines of `text` that are inside
-/// a fenced code block (its fence lines included) or outside one. A fence is a line of at
-/// least three backticks or tildes after any indentation (lists and JSX indent them), closed by
-/// a line of the same character at least as long with nothing after it; a backtick fence's
-/// info string holds no backtick (CommonMark), and an unclosed fence runs to the end.
+/// a fenced code block (its fence lines included) or outside one: a line opens or closes a
+/// fence after any indentation (lists and JSX indent them) by [`Fence`]'s rule, and an unclosed
+/// fence runs to the end.
 pub(crate) fn for_each_span(text: &str, mut f: impl FnMut(std::ops::Range<usize>, bool)) {
     let bytes = text.as_bytes();
-    let mut open: Option<(u8, usize)> = None;
+    let mut open: Option<Fence> = None;
     let mut span_start = 0;
     // Only lines with a backtick or a tilde can be fences: jump to them (most bodies have few),
     // instead of walking every line.
@@ -148,26 +148,24 @@ pub(crate) fn for_each_span(text: &str, mut f: impl FnMut(std::ops::Range<usize>
         if !bytes[start..at].iter().all(|&b| b == b' ' || b == b'\t') {
             continue;
         }
-        let c = bytes[at];
-        let run = bytes[at..end].iter().take_while(|&&b| b == c).count();
-        if run < 3 {
-            continue;
-        }
-        let rest = &bytes[at + run..end];
+        let line = &bytes[at..end];
         match open {
-            None if c == b'~' || !rest.contains(&b'`') => {
-                if start > span_start {
-                    f(span_start..start, false);
+            None => {
+                if let Some(fence) = Fence::opened_by(line) {
+                    if start > span_start {
+                        f(span_start..start, false);
+                    }
+                    span_start = start;
+                    open = Some(fence);
                 }
-                span_start = start;
-                open = Some((c, run));
             }
-            Some((fence, len)) if c == fence && run >= len && rest.iter().all(u8::is_ascii_whitespace) => {
-                f(span_start..end, true);
-                span_start = end;
-                open = None;
+            Some(fence) => {
+                if fence.closed_by(line) {
+                    f(span_start..end, true);
+                    span_start = end;
+                    open = None;
+                }
             }
-            _ => {}
         }
     }
     if bytes.len() > span_start {
