@@ -49,7 +49,7 @@ mod check;
 #[path = "search/token.rs"]
 mod token;
 
-pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_body, tokenize_until};
+pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_body, tokenize_until, word_terms};
 pub(crate) use token::{for_each_span, is_cjk, is_connector};
 
 /// The search index stored in the catalog.

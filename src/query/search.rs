@@ -8,7 +8,7 @@ use super::filter::{Facets, Filter};
 use super::snippet::{mark, snippet};
 use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
-use crate::catalog::search::{QueryWord, body_of, query_words};
+use crate::catalog::search::{QueryWord, body_of, query_words, word_terms};
 use crate::catalog::{Section, uri};
 
 /// Longest accepted query, in characters.
@@ -106,12 +106,7 @@ fn checked_terms(text: &str) -> Result<Terms, QueryError> {
         ));
     }
     words.truncate(MAX_TERMS);
-    let mut marks: Vec<String> = Vec::new();
-    for term in words.iter().flat_map(|w| std::iter::once(&w.term).chain(&w.parts)) {
-        if !marks.contains(term) {
-            marks.push(term.clone());
-        }
-    }
+    let marks = word_terms(&words);
     Ok(Terms { words, marks })
 }
 

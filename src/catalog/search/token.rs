@@ -450,12 +450,15 @@ pub fn query_words(query: &str) -> Vec<QueryWord> {
 /// The distinct terms of a query, words and their parts, in first-occurrence order (what
 /// snippets mark). Stop words are dropped unless the query has nothing else.
 pub fn query_terms(query: &str) -> Vec<String> {
+    word_terms(&query_words(query))
+}
+
+/// The distinct terms of `words` and their parts, in order.
+pub fn word_terms(words: &[QueryWord]) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
-    for word in query_words(query) {
-        for term in std::iter::once(word.term).chain(word.parts) {
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
+    for term in words.iter().flat_map(|w| std::iter::once(&w.term).chain(&w.parts)) {
+        if !terms.contains(term) {
+            terms.push(term.clone());
         }
     }
     terms
