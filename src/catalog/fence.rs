@@ -75,4 +75,126 @@ mod tests {
             Fence::Closed { yaml: "a: 1\n", body: "# T\n", body_line: 4 }
         );
     }
+
+    /// gray_matter (the frontmatter crate of the Rust ecosystem) as an oracle: where its rules
+    /// are defined, it finds the same block and body. Its output is normalised (it joins lines
+    /// with `\n`, drops the final newline and leading blank lines, and trims the YAML), so it is
+    /// compared after the same normalisation. Where Folio differs by design, the test pins the
+    /// difference: gray_matter keeps a byte-order mark in front of the fence (so the block is
+    /// body text), does not close a block at YAML's `...` document end, drops the opening `---`
+    /// of a block that is never closed, and returns no body at all for a file of three bytes or
+    /// fewer. Folio keeps every byte, which is why it does not call gray_matter for the fence: it
+    /// also needs the body's line number, which gray_matter does not give.
+    mod against_gray_matter {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn gray(text: &str) -> (String, String) {
+            let matter = gray_matter::Matter::<gray_matter::engine::YAML>::new();
+            let parsed = matter.parse::<gray_matter::Pod>(text).expect("the generated YAML is valid");
+            (parsed.matter, parsed.content)
+        }
+
+        /// What gray_matter makes of a body: its lines joined by `\n`, leading blank lines dropped.
+        fn normalised(body: &str) -> String {
+            body.lines().collect::<Vec<_>>().join("\n").trim_start_matches('\n').to_owned()
+        }
+
+        /// Lines a frontmatter file is made of: fences with trailing blanks, YAML (distinct keys,
+        /// so it always parses), markdown with thematic breaks and blank lines.
+        fn line() -> impl Strategy<Value = String> {
+            prop_oneof![
+                3 => Just("---".to_owned()),
+                1 => Just("--- \t".to_owned()),
+                1 => Just("...".to_owned()),
+                1 => Just("----".to_owned()),
+                1 => Just(String::new()),
+                1 => Just("  ".to_owned()),
+                1 => Just("# Title".to_owned()),
+                1 => Just("# comment in YAML, a heading in markdown".to_owned()),
+                3 => (0u32..1000).prop_map(|n| format!("key{n}: value {n}")),
+                2 => "[a-z ]{1,12}",
+            ]
+        }
+
+        fn file() -> impl Strategy<Value = String> {
+            (proptest::collection::vec((line(), prop_oneof![Just("\n"), Just("\r\n")]), 0..12), any::<bool>())
+                .prop_map(|(lines, final_newline)| {
+                    let mut text: String = lines.iter().map(|(line, end)| format!("{line}{end}")).collect();
+                    if !final_newline && text.ends_with('\n') {
+                        text.pop();
+                        if text.ends_with('\r') {
+                            text.pop();
+                        }
+                    }
+                    text
+                })
+        }
+
+        /// YAML gray_matter's engine accepts: blank lines, comments and distinct `key: value`
+        /// lines only.
+        fn yaml_is_valid(yaml: &str) -> bool {
+            let mut keys = std::collections::HashSet::new();
+            yaml.lines().all(|l| {
+                let l = l.trim();
+                l.is_empty()
+                    || l.starts_with('#')
+                    || l.split_once(": ")
+                        .is_some_and(|(key, _)| key.starts_with("key") && keys.insert(key.to_owned()))
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            #[test]
+            fn block_and_body_agree_with_gray_matter(text in file()) {
+                let (opening, rest) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+                let opens = trim_line(opening) == "---";
+                // Where gray_matter would read YAML, it must be YAML it accepts.
+                let gray_yaml_end = rest.lines().position(|l| l.trim_end() == "---");
+                let gray_yaml = match gray_yaml_end {
+                    Some(end) => rest.lines().take(end).collect::<Vec<_>>().join("\n"),
+                    None => String::new(),
+                };
+                prop_assume!(!opens || yaml_is_valid(&gray_yaml));
+                let (matter, content) = gray(&text);
+                match fence(&text) {
+                    _ if text.len() <= 3 => prop_assert_eq!(content, ""),
+                    Fence::None(body) => {
+                        prop_assert_eq!(matter, "");
+                        prop_assert_eq!(content, normalised(body));
+                    }
+                    Fence::Closed { yaml, body, .. } => {
+                        let closed_by_dots = trim_line(text[..text.len() - body.len()].lines().last().unwrap()) == "...";
+                        if closed_by_dots {
+                            // YAML's document end closes the block here, not there.
+                            prop_assert_ne!(content, normalised(body));
+                        } else {
+                            let lines = yaml.lines().collect::<Vec<_>>().join("\n");
+                            prop_assert_eq!(matter, lines.trim());
+                            prop_assert_eq!(content, normalised(body));
+                        }
+                    }
+                    Fence::Unclosed(body) if !body.contains('\n') => {
+                        prop_assert_eq!(content, normalised(body));
+                    }
+                    Fence::Unclosed(body) => {
+                        // gray_matter drops the opening fence's line.
+                        let after_opening = &body[body.find('\n').map_or(body.len(), |i| i + 1)..];
+                        prop_assert_eq!(content, normalised(after_opening));
+                    }
+                }
+            }
+
+            #[test]
+            fn a_byte_order_mark_hides_the_block_from_gray_matter_only(text in file()) {
+                let marked = format!("\u{feff}{text}");
+                prop_assert_eq!(fence(&marked), fence(&text));
+                if text.len() > 3 && matches!(fence(&text), Fence::Closed { .. }) {
+                    prop_assert_eq!(gray(&marked).0, "");
+                }
+            }
+        }
+    }
 }

@@ -1,13 +1,15 @@
 //! Frontmatter: split the `---` block off a markdown file, parse its YAML into a located tree
 //! (`yaml`), and read it into the typed [`DocMeta`] here or [`SkillMeta`] (`skill`).
 //!
-//! The YAML is read with yaml-rust2's event parser (the engine gray_matter uses) instead of its
-//! tree loader, for two reasons: every event carries a position, so each diagnostic points at the
-//! offending key or value; and aliases are expanded under a node budget, so an alias bomb
-//! ("billion laughs") is refused after a few thousand nodes instead of exhausting memory.
-//! gray_matter's `Pod` is never serialized: its maps are `HashMap`s, and output must be ordered.
+//! The YAML is read with yaml-rust2's event parser (the engine gray_matter uses) rather than
+//! through gray_matter, for three reasons: every event carries a position, so each diagnostic
+//! points at the offending key or value; aliases are expanded under a node budget, so an alias
+//! bomb ("billion laughs") is refused after a few thousand nodes instead of exhausting memory; and
+//! gray_matter's `Pod` keeps maps in `HashMap`s, while output must be ordered. The fence is
+//! [`crate::catalog::fence`]'s (gray_matter's drops CRLF, line numbers and an unclosed block's
+//! first line); a property test there holds the two together where their rules meet.
 //!
-//! This file owns the fence, the top-level mapping (with duplicate keys), the field readers both
+//! This file owns the split into block and body, the top-level mapping (with duplicate keys), the field readers both
 //! schemas share, and the doc schema. It must not grow skill rules (they are `skill`'s) or YAML
 //! scalar typing (`yaml`'s). Pure: no IO. Diagnostics name the file given by the caller.
 
