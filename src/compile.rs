@@ -489,8 +489,9 @@ fn process_bytes(
         (Kind::SkillDocument { skill_dir }, Some(text)) => {
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
             let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
-            let md = markdown::analyze(p.body, p.body_line);
-            Parsed::Skill(Box::new(p.meta), md, mentions::find(p.body, p.body_line))
+            let mut md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
+            let found_mentions = std::mem::take(&mut md.mentions);
+            Parsed::Skill(Box::new(p.meta), md, found_mentions)
         }
         (Kind::SkillFile { skill_dir }, Some(text))
             if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
@@ -498,13 +499,14 @@ fn process_bytes(
             // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
             // a title and a description, and its problems are not the skill's.
             let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
-            let mut md = markdown::analyze_in(p.body, p.body_line, markdown::Dialect::of(&found.path));
+            let mut md =
+                markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::of(&found.path));
             let title = p.meta.title.or_else(|| md.title.clone());
             let description = p
                 .meta
                 .description
                 .or_else(|| md.first_paragraph.take().as_deref().map(assemble::first_sentences));
-            let found_mentions = mentions::find(p.body, p.body_line);
+            let found_mentions = std::mem::take(&mut md.mentions);
             Parsed::SkillMarkdown(md, title, description, found_mentions)
         }
         _ => Parsed::None,

@@ -39,6 +39,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::mentions::{self, Mention};
+
 use crate::catalog::{LinkKind, Section, mdx};
 
 #[path = "markdown/html.rs"]
@@ -78,6 +80,9 @@ pub struct Markdown {
     /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), which are link
     /// targets as well as heading ids are.
     pub html_ids: Vec<String>,
+    /// File names and paths written in the text, for the mention lint: filled only by
+    /// [`analyze_with_mentions`] (a skill's markdown).
+    pub mentions: Vec<Mention>,
 }
 
 impl Markdown {
@@ -216,11 +221,21 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
 /// first line in the file (after any frontmatter), so every reported line is a line of the whole
 /// file.
 pub fn analyze_in(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
+    analyze_body(body, first_line, dialect, false)
+}
+
+/// [`analyze_in`], also collecting [`Markdown::mentions`] (the mention lint's words, on the same
+/// parse: a skill's markdown is read once).
+pub fn analyze_with_mentions(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
+    analyze_body(body, first_line, dialect, true)
+}
+
+fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -> Markdown {
     let (text, shifts, jsx_tags) = prepare(body, dialect);
     let text = text.as_ref();
     let lines = LineIndex::new(body, first_line);
     let locate = |offset: usize| lines.locate(shifts.to_file(offset));
-    let mut acc = Analysis::default();
+    let mut acc = Analysis { mentions: mentions.then(Vec::new), ..Analysis::default() };
     // The blanked tags' attributes, read from the body as written (links are sorted below).
     for tag in jsx_tags {
         acc.push_html(body, tag, &|offset| lines.locate(offset));
@@ -321,12 +336,20 @@ pub fn analyze_in(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
                 }
                 acc.extend_open_links(range.end);
             }
-            Event::Text(t) => acc.push_text(&t),
+            Event::Text(t) => {
+                acc.push_mentions(&t, text, range, &locate);
+                acc.push_text(&t);
+            }
             Event::Code(t) => {
+                acc.push_mentions(&t, text, range.clone(), &locate);
                 acc.code.push(range);
                 acc.push_text(&t);
             }
-            Event::Start(Tag::CodeBlock(_)) => acc.code.push(range),
+            Event::Start(Tag::CodeBlock(_)) => {
+                acc.code.push(range);
+                acc.code_blocks += 1;
+            }
+            Event::End(TagEnd::CodeBlock) => acc.code_blocks = acc.code_blocks.saturating_sub(1),
             Event::SoftBreak | Event::HardBreak => acc.push_text(" "),
             // A block is read from its whole source at its start (its `Html` events are its
             // lines, and a comment or tag may span several); an inline tag or comment is one
@@ -385,7 +408,11 @@ struct Analysis {
     links: Vec<RawLink>,
     /// Byte ranges of code spans and code blocks.
     code: Vec<Range<usize>>,
+    /// Code blocks open (their text is no mention).
+    code_blocks: u32,
     html_ids: Vec<String>,
+    /// The mentions found, when asked for.
+    mentions: Option<Vec<Mention>>,
 }
 
 struct OpenHeading {
@@ -438,6 +465,23 @@ impl Analysis {
             let target = decode_character_references(value.trim());
             self.links.push(RawLink::new(target, false, false, locate(range.start + at + lead), false));
         });
+    }
+
+    /// Collects the mentions of a text or code run (`run`, at `range` of `text`), unless it is
+    /// in a code block or a link's text (a link's target is `links`'s to check).
+    fn push_mentions(
+        &mut self,
+        run: &str,
+        text: &str,
+        range: Range<usize>,
+        locate: &dyn Fn(usize) -> (u32, u32),
+    ) {
+        if let Some(out) = &mut self.mentions
+            && self.code_blocks == 0
+            && self.open_links.is_empty()
+        {
+            mentions::scan(run, &text[range.clone()], range.start, locate, out);
+        }
     }
 
     fn push_text(&mut self, text: &str) {
@@ -493,6 +537,7 @@ impl Analysis {
             links: self.links,
             term_ids: self.term_ids,
             html_ids,
+            mentions: self.mentions.unwrap_or_default(),
         }
     }
 }

@@ -11,10 +11,9 @@
 //! at least four characters). Names of files outside the skill (`package.json` of the user's
 //! project) match nothing and are never reported.
 //!
-//! [`find`] runs on the parallel stage, on each markdown file's text; [`check`] runs once the
-//! skill's files are known. Pure: no IO.
-
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+//! [`scan`] runs inside the markdown analysis of each of a skill's markdown files, on the
+//! parallel stage (one parse per file); [`check`] runs once the skill's files are known. Pure:
+//! no IO; must not parse markdown itself.
 
 use super::diagnostic::Diagnostic;
 
@@ -37,34 +36,32 @@ const EXTENSIONS: &[&str] = &[
     "otf",
 ];
 
-/// The file mentions in a markdown body (`body_line` is the file line of its first line).
+/// The file mentions in a markdown body (`body_line` is the file line of its first line): what
+/// [`analyze_with_mentions`](super::markdown::analyze_with_mentions) collects, on the parse the
+/// compiler makes anyway. This runs that whole analysis, for a caller that wants the mentions
+/// alone.
 pub fn find(body: &str, body_line: u32) -> Vec<Mention> {
-    let mut out = Vec::new();
-    let mut in_code_block = 0usize;
-    let mut link_depth = 0usize;
-    for (event, range) in Parser::new_ext(body, Options::ENABLE_TABLES).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(_)) => in_code_block += 1,
-            Event::End(TagEnd::CodeBlock) => in_code_block = in_code_block.saturating_sub(1),
-            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => link_depth += 1,
-            Event::End(TagEnd::Link | TagEnd::Image) => link_depth = link_depth.saturating_sub(1),
-            // Link text is not followed (its target is, and `links` checks that).
-            Event::Text(text) | Event::Code(text) if in_code_block == 0 && link_depth == 0 => {
-                let source = &body[range.clone()];
-                for word in words(&text) {
-                    if !is_mention(word) {
-                        continue;
-                    }
-                    // The word's place in the source (text may differ from it by escapes).
-                    let at = range.start + source.find(word).unwrap_or(0);
-                    let (line, column) = locate(body, at, body_line);
-                    out.push(Mention { text: word.to_owned(), line, column });
-                }
-            }
-            _ => {}
+    super::markdown::analyze_with_mentions(body, body_line, super::markdown::Dialect::Markdown).mentions
+}
+
+/// Adds to `out` the mentions in one text or code run of a body (`run`, as the parser gives
+/// it), whose source is `source`, at byte `start` of the parsed text; `locate` gives an
+/// offset's line and column. The markdown analysis calls it outside code blocks and link text.
+pub(super) fn scan(
+    run: &str,
+    source: &str,
+    start: usize,
+    locate: &dyn Fn(usize) -> (u32, u32),
+    out: &mut Vec<Mention>,
+) {
+    for word in words(run) {
+        if !is_mention(word) {
+            continue;
         }
+        // The word's place in the source (the run may differ from it by escapes).
+        let (line, column) = locate(start + source.find(word).unwrap_or(0));
+        out.push(Mention { text: word.to_owned(), line, column });
     }
-    out
 }
 
 /// The words of a text run: split at whitespace and the punctuation that surrounds a name in a
@@ -95,17 +92,6 @@ fn is_mention(word: &str) -> bool {
         || word.starts_with(['/', '~', '-', '.', '@', '#'])
         || word.contains("..")
         || word.contains(['*', '{', '}', '$', '%', '\\', ':', '?', '&']))
-}
-
-fn locate(body: &str, offset: usize, body_line: u32) -> (u32, u32) {
-    let before = &body[..offset.min(body.len())];
-    let line = before.matches('\n').count();
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    (
-        body_line + u32::try_from(line).unwrap_or(u32::MAX - body_line),
-        u32::try_from(column).unwrap_or(u32::MAX),
-    )
 }
 
 /// Checks the mentions of one markdown file of a skill: `path` is the file's content path,
@@ -232,6 +218,19 @@ mod tests {
         check("skills/pdf/references/api.md", "skills/pdf", "references", &files, &mentions, &mut diags);
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
+    }
+
+    #[test]
+    fn mentions_come_from_the_parse_the_analysis_makes() {
+        use crate::compile::markdown::{Dialect, analyze_with_mentions};
+        // An MDX reference file: its JSX lines are not HTML blocks that would hide the text
+        // after them, and a wiki link is a link (its target is `links`'s), not text.
+        let body = "<Tabs>\n  <TabItem>\nSee Forms.md and [[REFERENCE.md]].\n  </TabItem>\n</Tabs>\n";
+        let md = analyze_with_mentions(body, 3, Dialect::Mdx);
+        assert_eq!(md.mentions, [Mention { text: "Forms.md".into(), line: 5, column: 5 }]);
+        assert_eq!(md.links.len(), 1, "{:?}", md.links);
+        let plain = crate::compile::markdown::analyze_in(body, 3, Dialect::Mdx);
+        assert!(plain.mentions.is_empty(), "only asked for, for a skill's markdown");
     }
 
     /// `is_mention` as first written, path tests before the extension: the reference that the
