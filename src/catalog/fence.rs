@@ -134,7 +134,7 @@ mod tests {
         /// YAML gray_matter's engine accepts: blank lines, comments and distinct `key: value`
         /// lines only.
         fn yaml_is_valid(yaml: &str) -> bool {
-            let mut keys = std::collections::HashSet::new();
+            let mut keys = std::collections::BTreeSet::new();
             yaml.lines().all(|l| {
                 let l = l.trim();
                 l.is_empty()
