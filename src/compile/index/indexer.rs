@@ -85,6 +85,9 @@ pub(super) struct Spelling {
 /// The longest ASCII word the [`Spelling`] memo holds: its key is its bytes.
 pub(super) const MEMO_MAX_BYTES: usize = 16;
 
+/// Pieces cut and keyed ahead of their memo lookups ([`Indexer::scan`]).
+const BATCH: usize = 32;
+
 /// In [`Spelling::term`]: a word that yields no token (a stop word).
 pub(super) const DROPPED: u32 = u32::MAX;
 
@@ -256,50 +259,82 @@ impl Indexer {
         let bytes = text.as_bytes();
         let mut words = Words::new(bytes);
         let mut next = words.next();
-        while let Some((start, mut end)) = next {
-            next = words.next();
-            // Runs joined by a connector are one identifier (`astro.config.mjs`), tokenized as
-            // one piece: `tokenize` joins them only there, and never across a piece's edge
-            // (another non-word ASCII byte, or a connector no word byte follows).
-            while let Some((from, to)) = next
-                && from == end + 1
-                && is_connector(bytes[end], in_code)
+        let mut batch = [(0usize, 0usize, Key::EMPTY); BATCH];
+        loop {
+            // Cut the next pieces, and compute their keys, before any is looked up.
+            let mut n = 0;
+            while n < BATCH
+                && let Some((start, mut end)) = next
             {
-                end = to;
                 next = words.next();
-            }
-            let len = end - start;
-            if len <= MEMO_MAX_BYTES {
-                let key = ascii_key(bytes, start, end);
-                // The key holds the word's bytes: ASCII when none has bit 7 set.
-                if (key.head[0] | key.head[1]) & LANE_HIGH == 0 {
-                    let at = self.spelling(text, start..end, key);
-                    // No branch on "first time since the fold" (taken for most rare words, in
-                    // no predictable order): the slot is written every time and kept only when
-                    // new. (`seen` is as long as the memo: a fold keeps a slot in it at most
-                    // once.)
-                    self.seen[self.n_seen] = at as u32;
-                    let spelling = &mut self.spellings[at];
-                    self.n_seen += usize::from(spelling.tf == 0);
-                    spelling.tf += 1;
-                    // Nor on stop words (a third of the words): they count as no token.
-                    *counted += u64::from(spelling.tokens);
-                    continue;
+                // Runs joined by a connector are one identifier (`astro.config.mjs`), tokenized
+                // as one piece: `tokenize` joins them only there, and never across a piece's
+                // edge (another non-word ASCII byte, or a connector no word byte follows).
+                while let Some((from, to)) = next
+                    && from == end + 1
+                    && is_connector(bytes[end], in_code)
+                {
+                    end = to;
+                    next = words.next();
                 }
-            } else if len > MAX_TERM_BYTES && bytes[start..end].iter().all(u8::is_ascii_alphanumeric) {
-                // One ASCII word too long to index (an identifier this long still has parts).
-                continue;
+                let key =
+                    if end - start <= MEMO_MAX_BYTES { ascii_key(bytes, start, end) } else { Key::EMPTY };
+                batch[n] = (start, end, key);
+                n += 1;
             }
-            // Keep first-occurrence order: the words before this piece are counted first.
-            self.fold();
-            let Indexer { dict, tf, touched, n_touched, .. } = self;
-            // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
-            tokenize(&text[start..end], false, |_, _, term| {
-                *counted += 1;
-                Self::add(tf, touched, n_touched, dict.intern(term), 1);
-            });
+            if n == 0 {
+                break;
+            }
+            // Then touch their memo slots in a loop of independent loads, so their cache misses
+            // overlap (on a large tree the memo is megabytes; one miss at a time, they were most
+            // of the scan's time).
+            let mask = self.spellings.len() - 1;
+            let mut touched = 0u32;
+            for &(_, _, key) in &batch[..n] {
+                touched ^= self.spellings[key.hash as usize & mask].tag;
+            }
+            std::hint::black_box(touched);
+            for &(start, end, key) in &batch[..n] {
+                self.count_piece(text, start, end, key, counted);
+            }
         }
         self.fold();
+    }
+
+    /// Counts the piece `text[start..end]`, whose key is `key` when it is at most
+    /// [`MEMO_MAX_BYTES`].
+    #[inline(always)]
+    fn count_piece(&mut self, text: &str, start: usize, end: usize, key: Key, counted: &mut u64) {
+        let bytes = text.as_bytes();
+        let len = end - start;
+        if len <= MEMO_MAX_BYTES {
+            // The key holds the word's bytes: ASCII when none has bit 7 set.
+            if (key.head[0] | key.head[1]) & LANE_HIGH == 0 {
+                let at = self.spelling(text, start..end, key);
+                // No branch on "first time since the fold" (taken for most rare words, in
+                // no predictable order): the slot is written every time and kept only when
+                // new. (`seen` is as long as the memo: a fold keeps a slot in it at most
+                // once.)
+                self.seen[self.n_seen] = at as u32;
+                let spelling = &mut self.spellings[at];
+                self.n_seen += usize::from(spelling.tf == 0);
+                spelling.tf += 1;
+                // Nor on stop words (a third of the words): they count as no token.
+                *counted += u64::from(spelling.tokens);
+                return;
+            }
+        } else if len > MAX_TERM_BYTES && bytes[start..end].iter().all(u8::is_ascii_alphanumeric) {
+            // One ASCII word too long to index (an identifier this long still has parts).
+            return;
+        }
+        // Keep first-occurrence order: the words before this piece are counted first.
+        self.fold();
+        let Indexer { dict, tf, touched, n_touched, .. } = self;
+        // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
+        tokenize(&text[start..end], false, |_, _, term| {
+            *counted += 1;
+            Self::add(tf, touched, n_touched, dict.intern(term), 1);
+        });
     }
 
     /// The memo slot of the ASCII word `text[word]` (at most [`MEMO_MAX_BYTES`]), whose key is

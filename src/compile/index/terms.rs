@@ -52,6 +52,9 @@ pub(super) struct Key {
 }
 
 impl Key {
+    /// A placeholder (the key of no word: a piece too long for the memo is not keyed).
+    pub(super) const EMPTY: Key = Key { hash: 0, tag: 0, head: [0; 2] };
+
     pub(super) fn of(bytes: &[u8]) -> Key {
         let mut head = [0u8; 16];
         let n = bytes.len().min(16);
