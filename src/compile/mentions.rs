@@ -11,7 +11,7 @@
 //! at least four characters). Names of files outside the skill (`package.json` of the user's
 //! project) match nothing and are never reported.
 //!
-//! [`scan`] runs inside the markdown analysis of each of a skill's markdown files, on the
+//! `scan` runs inside the markdown analysis of each of a skill's markdown files, on the
 //! parallel stage (one parse per file); [`check`] runs once the skill's files are known. Pure:
 //! no IO; must not parse markdown itself.
 
