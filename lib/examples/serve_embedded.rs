@@ -14,8 +14,8 @@
 //! HTTP):
 //!
 //! ```text
-//! cargo run --example serve_embedded                         # stdio, for an MCP client
-//! cargo run --example serve_embedded -- --http 127.0.0.1:8090
+//! cargo run -p folio-core --features server --example serve_embedded   # stdio, for an MCP client
+//! cargo run -p folio-core --features server --example serve_embedded -- --http 127.0.0.1:8090
 //! ```
 
 use std::process::ExitCode;

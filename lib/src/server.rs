@@ -48,8 +48,9 @@ pub use transport::{
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Folio's own name: the server's name on the wire when the catalog names no project (never
-/// rmcp's), and always under [`FOLIO_META_KEY`] for diagnosis.
-pub const SERVER_NAME: &str = env!("CARGO_PKG_NAME");
+/// rmcp's), and always under [`FOLIO_META_KEY`] for diagnosis. The product's name, not the
+/// library package's (`folio-core`).
+pub const SERVER_NAME: &str = "folio";
 /// Folio's own version, reported like [`SERVER_NAME`].
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `_meta` key naming the Folio build that serves, whatever project the server is.

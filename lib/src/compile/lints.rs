@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn every_code_has_a_manual_page_and_every_page_a_code() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("content/docs/diagnostics");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/docs/diagnostics");
         let mut pages: Vec<String> = std::fs::read_dir(&dir)
             .expect("the diagnostics pages")
             .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".md").map(str::to_owned))

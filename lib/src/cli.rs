@@ -19,11 +19,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Compile markdown docs and Agent Skills into a content-hashed catalog and serve it over MCP.
 #[derive(Debug, Parser)]
-#[command(name = "folio", version, about, long_about = None, after_help = EXAMPLES)]
+// The name and summary are the `folio` binary's, spelled out: this module is compiled in the
+// library package, whose Cargo name and description are not the command's.
+#[command(name = "folio", version, about = ABOUT, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// The command's summary (its `--help` first line).
+const ABOUT: &str = "Compile markdown docs and Agent Skills into a deterministic, content-hashed catalog and serve it to AI agents over MCP";
 
 const EXAMPLES: &str = "\
 Examples:

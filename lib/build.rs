@@ -1,4 +1,4 @@
-//! Compiles `content/` with the same compiler the CLI uses and writes the catalog into `OUT_DIR`,
+//! Compiles the workspace's `content/` (the manual, beside this package) with the same compiler the CLI uses and writes the catalog into `OUT_DIR`,
 //! where `src/embedded.rs` includes it. Fails the build, listing every error, if `content/` has
 //! errors, so a binary can never embed a broken or stale catalog.
 //!
@@ -35,8 +35,9 @@ fn main() {
     let manifest_dir =
         PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let content = manifest_dir.join("content");
-    println!("cargo::rerun-if-changed=content");
+    // The manual lives at the workspace root, beside the binary's package.
+    let content = manifest_dir.join("../content");
+    println!("cargo::rerun-if-changed=../content");
     println!("cargo::rerun-if-changed=src/catalog.rs");
     println!("cargo::rerun-if-changed=src/catalog");
     println!("cargo::rerun-if-changed=src/compile.rs");
