@@ -263,11 +263,11 @@ pub enum Parsed {
     None,
     /// A doc: its record (with no entry or links yet), and what link resolution needs.
     Doc(Box<Doc>, Markdown),
-    /// A SKILL.md, and the file names its text mentions.
-    Skill(Box<SkillMeta>, Markdown, Vec<mentions::Mention>),
-    /// Another markdown file of a skill (`references/api.md`): its links and anchors, its title,
-    /// its description and the file names its text mentions.
-    SkillMarkdown(Markdown, Option<String>, Option<String>, Vec<mentions::Mention>),
+    /// A SKILL.md (its markdown holds the file names its text mentions).
+    Skill(Box<SkillMeta>, Markdown),
+    /// Another markdown file of a skill (`references/api.md`): its links, anchors and mentions,
+    /// its title and its description.
+    SkillMarkdown(Markdown, Option<String>, Option<String>),
 }
 
 /// One worker's processed files, each with its number (`None` once taken out).
@@ -489,9 +489,8 @@ fn process_bytes(
         (Kind::SkillDocument { skill_dir }, Some(text)) => {
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
             let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
-            let mut md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
-            let found_mentions = std::mem::take(&mut md.mentions);
-            Parsed::Skill(Box::new(p.meta), md, found_mentions)
+            let md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
+            Parsed::Skill(Box::new(p.meta), md)
         }
         (Kind::SkillFile { skill_dir }, Some(text))
             if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
@@ -506,8 +505,7 @@ fn process_bytes(
                 .meta
                 .description
                 .or_else(|| md.first_paragraph.take().as_deref().map(assemble::first_sentences));
-            let found_mentions = std::mem::take(&mut md.mentions);
-            Parsed::SkillMarkdown(md, title, description, found_mentions)
+            Parsed::SkillMarkdown(md, title, description)
         }
         _ => Parsed::None,
     };

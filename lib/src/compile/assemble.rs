@@ -244,8 +244,9 @@ fn gather(
                 let parts = skills.entry(skill_dir).or_default();
                 parts.document_lines = entry.total_lines;
                 parts.document_size = entry.size;
-                if let Parsed::Skill(meta, markdown, mentions) = parsed {
+                if let Parsed::Skill(meta, mut markdown) = parsed {
                     parts.meta = Some(meta);
+                    let mentions = std::mem::take(&mut markdown.mentions);
                     parts.markdown = markdown;
                     parts.mentions.push((found.path.clone(), String::new(), mentions));
                 }
@@ -255,7 +256,8 @@ fn gather(
                 let rel = found.path[skill_dir.len() + 1..].to_owned();
                 let parts = skills.entry(skill_dir).or_default();
                 let mut about = (None, None);
-                if let Parsed::SkillMarkdown(markdown, title, description, mentions) = parsed {
+                if let Parsed::SkillMarkdown(mut markdown, title, description) = parsed {
+                    let mentions = std::mem::take(&mut markdown.mentions);
                     parts.markdown_files.push((found.path.clone(), markdown));
                     let file_dir = rel.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
                     parts.mentions.push((found.path.clone(), file_dir, mentions));

@@ -85,7 +85,7 @@ pub(super) struct Spelling {
 /// The longest ASCII word the [`Spelling`] memo holds: its key is its bytes.
 pub(super) const MEMO_MAX_BYTES: usize = 16;
 
-/// Pieces cut and keyed ahead of their memo lookups ([`Indexer::scan`]).
+/// Pieces `Indexer::scan_span` cuts and keys ahead of their memo lookups.
 const BATCH: usize = 32;
 
 /// In [`Spelling::term`]: a word that yields no token (a stop word).
