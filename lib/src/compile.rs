@@ -89,6 +89,11 @@ pub struct Compilation {
     /// The lint levels in force (`folio.toml` and the command line), already applied to
     /// `diagnostics`.
     pub levels: lints::Levels,
+    /// True when a file reported as unreadable is gone or readable by the end of the compile:
+    /// the tree changed while it was being read (an editor's save, a rename), so the result
+    /// shows no single moment of it. A caller following a live tree compiles again instead of
+    /// serving it.
+    pub unsettled: bool,
 }
 
 impl Compilation {
@@ -227,10 +232,12 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
     let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, config, &mut diagnostics);
+    let unsettled =
+        diagnostics.iter().any(|d| d.code == "unreadable-file" && source::moved_since(&config.root, &d.path));
     built.levels.apply(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(|d| config.gate.blocks(d)) { None } else { built.catalog };
-    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings, levels: built.levels }
+    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings, levels: built.levels, unsettled }
 }
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.

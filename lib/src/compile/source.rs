@@ -539,6 +539,19 @@ pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
     read_regular(&resolved).ok()
 }
 
+/// True when `path` (content-relative), reported as unreadable, is gone now or opens: the tree
+/// changed while it was being read (a file renamed or deleted between the walk and its read), so
+/// the report describes a moment that has passed rather than a file that cannot be read. Opens
+/// what it finds (a directory is listed), never reads it.
+pub fn moved_since(root: &Path, path: &str) -> bool {
+    let at = root.join(path);
+    match std::fs::symlink_metadata(&at) {
+        Err(e) => matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory),
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(&at).is_ok(),
+        Ok(_) => open_nonblocking(&at).is_ok(),
+    }
+}
+
 /// Why [`read_regular`] read nothing.
 enum ReadError {
     Io(std::io::Error),
@@ -619,7 +632,7 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
 mod tests {
     use std::path::Path;
 
-    use super::{read_inside, relative};
+    use super::{moved_since, read_inside, relative};
 
     #[cfg(unix)]
     #[test]
@@ -638,6 +651,26 @@ mod tests {
         for refused in ["docs/out.md", "docs/zero.md", "docs", ".", "../outside.md", "docs/missing.md"] {
             assert_eq!(read_inside(&root, refused), None, "{refused}");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_reported_unreadable_has_moved_when_it_is_gone_or_opens_now() {
+        let dir = std::env::temp_dir().join(format!("folio-moved-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
+        std::os::unix::fs::symlink("nowhere.md", dir.join("docs/dangling.md")).unwrap();
+        // Renamed or deleted after the walk saw it.
+        assert!(moved_since(&dir, "docs/gone.md"));
+        // Replaced by a save while it was read: it opens now.
+        assert!(moved_since(&dir, "docs/a.md"));
+        assert!(moved_since(&dir, "docs"));
+        // Its directory became a file.
+        assert!(moved_since(&dir, "docs/a.md/b.md"));
+        // Still unreadable: a real error, not a moment that passed.
+        assert!(!moved_since(&dir, "docs/dangling.md"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
