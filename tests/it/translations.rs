@@ -1,6 +1,7 @@
 //! Search in a translated tree, as a person sees it from `folio search` and `folio check`: one
 //! hit per page in the query's language, its other locales listed, `--lang` filtering, a page
-//! only another locale has kept, frontmatter `lang` and `translationKey`, and `invalid-lang`.
+//! only another locale has kept, frontmatter `lang` and `translationKey`, and `invalid-lang`; and
+//! `resource://catalog/docs_index`, whose `q` answers as search does, filters included.
 
 use serde_json::Value;
 
@@ -68,6 +69,50 @@ fn each_page_is_one_hit_in_the_query_language_listing_its_translations() {
     assert_eq!(search(&tree, &["deploy", "--lang", "ko"]), ["ko/guide.md [\"en\", \"ja\"]"]);
     // A page only another locale has is found in it.
     assert_eq!(search(&tree, &["config"]), ["en/setup.md []", "ja/settei.md []"]);
+}
+
+/// `resource://catalog/docs_index?QUERY` read with `folio show --json`: each record as
+/// `path [locales of its translations]`.
+fn docs_index(tree: &Tree, query: &str) -> Vec<String> {
+    let uri = format!("resource://catalog/docs_index?{query}");
+    let out = folio(tree.path(), &["show", &uri, "--content", "content", "--json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let read: Value = serde_json::from_str(&out.stdout).unwrap();
+    let page: Value = serde_json::from_str(read["text"].as_str().unwrap()).unwrap();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|doc| {
+            let others: Vec<&str> = doc["translations"]
+                .as_array()
+                .map(|t| t.iter().map(|t| t["locale"].as_str().unwrap()).collect())
+                .unwrap_or_default();
+            format!("{} {others:?}", doc["path"].as_str().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_docs_index_q_answers_as_search_does_with_its_filters_applied_first() {
+    let tree = tree();
+    // The same pages in the same order as search, with or without a locale.
+    for (q, lang) in [("deploy", None), ("デプロイ", None), ("deploy", Some("ja")), ("deploy", Some("ko"))] {
+        let (index, searched) = match lang {
+            None => (docs_index(&tree, &format!("q={q}")), search(&tree, &[q])),
+            Some(l) => (docs_index(&tree, &format!("q={q}&lang={l}")), search(&tree, &[q, "--lang", l])),
+        };
+        assert_eq!(index, searched, "{q} {lang:?}");
+    }
+    // Filtered before translations collapse: a Latin-script query answered in English otherwise
+    // keeps the Japanese pages under a `ja/` prefix (it used to keep nothing).
+    assert_eq!(docs_index(&tree, "q=deploy&lang=ja"), ["ja/settei.md []", "ja/guide.md [\"en\", \"ko\"]"]);
+    assert_eq!(docs_index(&tree, "q=deploy&prefix=ja/"), docs_index(&tree, "q=deploy&lang=ja"));
+    // Without `q`, every doc of every locale is listed, each naming its translations.
+    assert_eq!(
+        docs_index(&tree, "prefix=ja/"),
+        ["ja/guide.md [\"en\", \"ko\"]", "ja/hajimeni.md [\"en\"]", "ja/settei.md []"]
+    );
 }
 
 #[test]

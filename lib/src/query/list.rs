@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::filter::{Facets, Filter, check_date};
+use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
 use crate::catalog::{Entry, uri};
 
@@ -154,6 +155,9 @@ pub struct DocSummary {
     pub size: u64,
     /// Number of lines.
     pub total_lines: u32,
+    /// The other locales' versions of its page, sorted by locale (in a catalog of several).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub translations: Vec<Translation>,
 }
 
 /// The generated catalog resources, in URI order.
@@ -387,18 +391,17 @@ pub(super) fn skills_index(
         ..Filter::default()
     };
     let skills = &query.catalog.skills;
-    let keep =
-        |idx: usize| filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(idx as u32, None)));
     let order: Vec<usize> = match param(params, "q") {
-        Some(q) => super::search::ranked_entries(query, q, Some(Kind::Skill))?
+        Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true)?
             .into_iter()
             .filter_map(|(entry, _)| match query.owner(entry as usize) {
                 Some(Owner::Skill(s, None)) => Some(s as usize),
                 _ => None,
             })
-            .filter(|&s| keep(s))
             .collect(),
-        None => (0..skills.len()).filter(|&s| keep(s)).collect(),
+        None => (0..skills.len())
+            .filter(|&s| filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(s as u32, None))))
+            .collect(),
     };
     let filters = filter.fingerprint(param(params, "q"));
     let offset = match param(params, "cursor") {
@@ -446,22 +449,28 @@ pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<P
     };
     let prefix = param(params, "prefix");
     let docs = &query.catalog.docs;
-    let keep = |idx: usize| {
+    let under_prefix = |idx: usize| {
         let path = &docs[idx].path;
         prefix.is_none_or(|p| {
             path.starts_with(p) || p.strip_prefix("docs/").is_some_and(|p| path.starts_with(p))
-        }) && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(idx as u32)))
+        })
     };
     let order: Vec<usize> = match param(params, "q") {
-        Some(q) => super::search::ranked_entries(query, q, Some(Kind::Doc))?
-            .into_iter()
-            .filter_map(|(entry, _)| match query.owner(entry as usize) {
-                Some(Owner::Doc(d)) => Some(d as usize),
-                _ => None,
+        Some(q) => {
+            let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
+            super::search::ranked_entries(query, q, &filter, &keep)?
+                .into_iter()
+                .filter_map(|(entry, _)| match query.owner(entry as usize) {
+                    Some(Owner::Doc(d)) => Some(d as usize),
+                    _ => None,
+                })
+                .collect()
+        }
+        None => (0..docs.len())
+            .filter(|&d| {
+                under_prefix(d) && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(d as u32)))
             })
-            .filter(|&d| keep(d))
             .collect(),
-        None => (0..docs.len()).filter(|&d| keep(d)).collect(),
     };
     let filters = filter.fingerprint((param(params, "q"), prefix));
     let offset = match param(params, "cursor") {
@@ -477,6 +486,8 @@ pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<P
 fn doc_summary(query: &Query, doc_idx: usize) -> DocSummary {
     let doc = &query.catalog.docs[doc_idx];
     let entry: &Entry = &query.catalog.entries[doc.entry as usize];
+    let translations =
+        query.translations.get_or_init(|| Translations::new(&query.catalog)).of(&query.catalog, doc_idx as u32);
     DocSummary {
         path: doc.path.clone(),
         uri: entry.uri.clone(),
@@ -489,6 +500,7 @@ fn doc_summary(query: &Query, doc_idx: usize) -> DocSummary {
         updated: doc.updated.clone(),
         size: entry.size,
         total_lines: entry.total_lines,
+        translations,
     }
 }
 

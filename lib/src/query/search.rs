@@ -110,27 +110,39 @@ fn checked_terms(text: &str) -> Result<Terms, QueryError> {
     Ok(Terms { words, marks })
 }
 
-/// Entries matching `text`, best first (ties by URI), optionally of one kind; unpaginated.
+/// Entries matching `text` that `filter` keeps and `keep` accepts (by owner), best first (ties
+/// by URI), one per page across its translations; unpaginated. What the index templates' `q`
+/// orders by.
 pub(super) fn ranked_entries(
     query: &Query,
     text: &str,
-    kind: Option<Kind>,
+    filter: &Filter<'_>,
+    keep: &dyn Fn(Owner) -> bool,
 ) -> Result<Vec<(u32, f32)>, QueryError> {
-    let params = SearchParams { query: text.to_owned(), kind, ..SearchParams::default() };
     let terms = checked_terms(text)?;
-    Ok(ranked(query, &params, &terms.words, usize::MAX))
+    Ok(ranked(query, text, filter, keep, &terms.words, usize::MAX))
 }
 
 /// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
 /// after them in no particular order. `hits.len()` is always the total number of matches.
-fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize) -> Vec<(u32, f32)> {
+///
+/// Filtered before translations collapse: a page stands for its translations only among the
+/// docs the request keeps, so `lang=ja` (or a `prefix` of `ja/`) keeps the Japanese version of
+/// a page a Latin-script query would otherwise be answered with in English.
+fn ranked(
+    query: &Query,
+    text: &str,
+    filter: &Filter<'_>,
+    keep: impl Fn(Owner) -> bool,
+    words: &[QueryWord],
+    top: usize,
+) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let scored = catalog.search.score(words);
     // The entries that can have a heading naming the query (every word is in their headings).
     let mut headed: Vec<u32> = scored.iter().filter(|s| s.headed).map(|s| s.entry).collect();
     headed.sort_unstable();
-    let filter = params.filter();
-    let filtered = filter != Filter::default();
+    let filtered = *filter != Filter::default();
     let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
     hits.extend(
         scored
@@ -141,18 +153,18 @@ fn ranked(query: &Query, params: &SearchParams, words: &[QueryWord], top: usize)
                 // A common word matches most of the catalog: without filters the owner table
                 // (12 bytes an entry) is all a hit needs, not its entry and doc records.
                 if !filtered {
-                    return true;
+                    return keep(owner);
                 }
                 let Some(entry) = catalog.entries.get(idx) else { return false };
-                filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
+                filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner)) && keep(owner)
             })
             .map(|s| (s.entry, s.score)),
     );
     // One hit per page, in the language the query is written in (when the catalog has several).
     let translations = query.translations.get_or_init(|| Translations::new(catalog));
-    let preferred = match &params.lang {
+    let preferred = match filter.lang {
         Some(_) => None,
-        None => translations.preferred(&params.query),
+        None => translations.preferred(text),
     };
     let doc_of = |entry: u32| match query.owner(entry as usize) {
         Some(Owner::Doc(d)) => Some(d),
@@ -184,7 +196,7 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
     // ordered; an invalid cursor is refused below before anything is returned.
     let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
-    let hits = ranked(query, params, &terms.words, wanted.saturating_add(limit));
+    let hits = ranked(query, &params.query, &params.filter(), |_| true, &terms.words, wanted.saturating_add(limit));
     let filters = params.filter().fingerprint(&terms.marks);
     let offset = match &params.cursor {
         Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
