@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use folio::catalog::codec;
 use folio::catalog::{Catalog, Section};
-use folio::query::{ListParams, Query, SearchParams, Selection};
+use folio::query::{ListParams, Query, QueryError, SearchParams, Selection};
 use folio::server::FolioServer;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -576,4 +576,20 @@ fn special_files_are_refused_as_catalogs_without_waiting() {
             );
         }
     }
+}
+
+#[test]
+fn suggestions_for_a_catalog_whose_uris_do_not_resolve_end() {
+    // A doc entry's URI forged to name no doc, far from every path, in the place the order
+    // checks expect. "Did you mean" searches when no name is near; resolving each hit by its
+    // URI failed, suggested, searched and found the same hit, until the stack overflowed.
+    let mut catalog = basic();
+    let entry = catalog.entries.iter_mut().find(|e| e.uri == "resource://docs/guides/install.md").unwrap();
+    entry.uri = "resource://docs/guides/qqqqqqqqqqqqqqqq.md".to_owned();
+    let query = Query::open(write(&catalog)).expect("the forgery passes the checks at open");
+    let Err(QueryError::NotFound { suggestions, .. }) = query.resolve("zzzz guides") else {
+        panic!("nothing is named `zzzz guides`")
+    };
+    assert_eq!(suggestions, ["guides/install.md", "guides/uninstall.md", "index.md"]);
+    assert!(query.resolve("resource://docs/guides/qqqqqqqqqqqqqqqq.md").is_err());
 }

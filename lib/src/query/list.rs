@@ -392,7 +392,7 @@ pub(super) fn skills_index(
     };
     let skills = &query.catalog.skills;
     let order: Vec<usize> = match param(params, "q") {
-        Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true)?
+        Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, usize::MAX)?
             .into_iter()
             .filter_map(|(entry, _)| match query.owner(entry as usize) {
                 Some(Owner::Skill(s, None)) => Some(s as usize),
@@ -458,7 +458,7 @@ pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<P
     let order: Vec<usize> = match param(params, "q") {
         Some(q) => {
             let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
-            super::search::ranked_entries(query, q, &filter, &keep)?
+            super::search::ranked_entries(query, q, &filter, &keep, usize::MAX)?
                 .into_iter()
                 .filter_map(|(entry, _)| match query.owner(entry as usize) {
                     Some(Owner::Doc(d)) => Some(d as usize),

@@ -1,7 +1,8 @@
 //! `resolve`: turning what a person or an agent typed (a skill id, a doc path, a URI) into one
 //! catalog entry, with "did you mean" suggestions when nothing matches.
 
-use super::{Kind, Owner, Query, QueryError, SearchParams};
+use super::filter::Filter;
+use super::{Kind, Owner, Query, QueryError};
 use crate::catalog::uri::{self, Target, UriError};
 use crate::catalog::{Doc, Skill};
 use crate::suggest::distance;
@@ -252,19 +253,25 @@ pub(super) fn suggest(query: &Query, id: &str) -> Vec<String> {
 }
 
 /// Skill ids or doc paths of the best search hits for `text` (spaces for separators).
+///
+/// Each hit is resolved from its entry, never by looking its URI up again: a lookup that fails
+/// suggests, which searches, so in a forged catalog whose hits do not resolve that recursed
+/// until the stack overflowed.
 fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
+    const HITS: usize = 3;
     if text.len() > MAX_SUGGESTION_INPUT {
         return Vec::new();
     }
     let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
-    let params = SearchParams { query: words, limit: Some(3), ..SearchParams::default() };
-    let Ok(page) = query.search(&params) else { return Vec::new() };
-    page.items
-        .into_iter()
-        .filter_map(|hit| match query.resolve(&hit.uri).ok()? {
-            Resolved::Skill { skill_id, ref_id: None, .. } => Some(skill_id),
-            Resolved::Doc { path, .. } => Some(path),
-            other => Some(other.uri().to_owned()),
+    let Ok(hits) = super::search::ranked_entries(query, &words, &Filter::default(), &|_| true, HITS) else {
+        return Vec::new();
+    };
+    hits.iter()
+        .take(HITS)
+        .map(|&(entry, _)| match entry_resolved(query, entry as usize) {
+            Resolved::Skill { skill_id, ref_id: None, .. } => skill_id,
+            Resolved::Doc { path, .. } => path,
+            other => other.uri().to_owned(),
         })
         .collect()
 }

@@ -110,17 +110,19 @@ fn checked_terms(text: &str) -> Result<Terms, QueryError> {
     Ok(Terms { words, marks })
 }
 
-/// Entries matching `text` that `filter` keeps and `keep` accepts (by owner), best first (ties
-/// by URI), one per page across its translations; unpaginated. What the index templates' `q`
-/// orders by.
+/// Entries matching `text` that `filter` keeps and `keep` accepts (by owner), one per page
+/// across its translations, unpaginated: the first `top` best first (ties by URI), the rest
+/// after them in no particular order. What the index templates' `q` orders by, and where
+/// "did you mean" looks when no name is near.
 pub(super) fn ranked_entries(
     query: &Query,
     text: &str,
     filter: &Filter<'_>,
     keep: &dyn Fn(Owner) -> bool,
+    top: usize,
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let terms = checked_terms(text)?;
-    Ok(ranked(query, text, filter, keep, &terms.words, usize::MAX))
+    Ok(ranked(query, text, filter, keep, &terms.words, top))
 }
 
 /// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
