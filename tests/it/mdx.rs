@@ -1,13 +1,14 @@
 //! MDX bodies read the way MDX reads them: the data-driven snippets of `tests/fixtures/mdx`
 //! (JSX flow tags, expressions, indented JSX children, inline JSX, code) against their
-//! `.expected` outlines, and the real Astro install page whose tabs once hid half of it.
+//! `.expected` outlines, the real Astro install page whose tabs once hid half of it, and link
+//! components checked like links.
 
 use std::path::Path;
 
 use folio::catalog::LinkKind;
 use folio::compile::markdown::{Dialect, Markdown, analyze_in};
 
-use crate::support::{corpora, expect_file, folio};
+use crate::support::{Tree, corpora, expect_file, folio};
 
 /// What the markdown pass found, one item a line: the first paragraph, every section and link.
 fn render(md: &Markdown) -> String {
@@ -89,5 +90,26 @@ fn the_astro_install_page_has_its_manual_setup_section() {
             "use-a-theme-or-starter-template 120-157",
             "manual-setup 158-328",
         ]
+    );
+}
+
+#[test]
+fn a_link_components_href_is_checked_like_a_link() {
+    let tree = Tree::new();
+    tree.file("content/docs/guides/deploy.mdx", "# Deploy\n")
+        .file(
+            "content/docs/index.mdx",
+            "# Start\n\n<CardGrid>\n  <LinkCard title=\"Deploy\" href=\"/guides/deploy/\" />\n  <LinkCard\n    \
+             title=\"Gone\"\n    href=\"/guides/gone/\"\n  />\n</CardGrid>\n",
+        )
+        .file("content/docs/notes.md", "# Notes\n\n[home](index.mdx) <LinkCard href=\"nowhere.md\" />\n");
+    let out = folio(tree.path(), &["check", "content"]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    // In `.md`, `<LinkCard>` is an unknown HTML element: its attributes are not links.
+    let errors: Vec<&str> = out.stdout.lines().filter(|l| l.contains("error[")).collect();
+    assert_eq!(
+        errors,
+        ["content/docs/index.mdx:7:11: error[broken-link]: link `/guides/gone/` matches no file: no \
+          `docs/guides/gone.md`, `docs/guides/gone/index.md` or `docs/guides/gone/_index.md`"]
     );
 }

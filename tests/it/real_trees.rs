@@ -204,8 +204,9 @@ fn astro_docs_check_with_no_locale_or_jsx_errors_and_no_configuration() {
     let diags: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
     let fallback: Vec<&Value> = diags.iter().filter(|d| d["code"] == "locale-fallback").collect();
     // Links between JSX tags (`<ReadMore>`, `<ListCard>`, `<Steps>`) count: MDX reads the text
-    // between them as markdown.
-    assert_eq!(fallback.len(), 458);
+    // between them as markdown. So does a `<LinkCard>`'s `href` (four of them, in `ja/` and
+    // `ru/develop-and-build.mdx`, point into pages those locales lack).
+    assert_eq!(fallback.len(), 462);
     assert!(fallback.iter().all(|d| d["severity"] == "warning"));
     let one =
         fallback.iter().find(|d| d["path"] == "astro-docs/docs/ja/basics/astro-components.mdx").unwrap();

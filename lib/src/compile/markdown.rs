@@ -29,7 +29,8 @@
 //! files are parsed as CommonMark.
 //!
 //! Raw HTML: `<a href>`, `<img src>` and the `src` of `<source>`, `<video>` and `<audio>` are
-//! links too (outside comments, and unless the value is a template: `{{ .Permalink }}`).
+//! links too (outside comments, and unless the value is a template: `{{ .Permalink }}`); in MDX,
+//! so is a component's `href` (`<LinkCard href="/guides/deploy/">`) and `<Link to>`.
 //! Not extracted: bare URLs without `<>`.
 //!
 //! Lines are counted by `\n` (so `\r\n` files count the same), columns in characters.
@@ -54,7 +55,7 @@ mod lines;
 #[path = "markdown/slug.rs"]
 mod slug;
 
-use html::{HTML_LINK_ATTRIBUTES, decode_character_references, html_attributes};
+use html::{decode_character_references, html_attributes, is_link};
 #[cfg(test)]
 use hugo::find_ascii;
 use hugo::{hugo_includes, mask_hugo_block_shortcodes};
@@ -235,7 +236,8 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -
     let text = text.as_ref();
     let lines = LineIndex::new(body, first_line);
     let locate = |offset: usize| lines.locate(shifts.to_file(offset));
-    let mut acc = Analysis { mentions: mentions.then(Vec::new), ..Analysis::default() };
+    let mut acc =
+        Analysis { mentions: mentions.then(Vec::new), jsx: dialect == Dialect::Mdx, ..Analysis::default() };
     // The blanked tags' attributes, read from the body as written (links are sorted below).
     for tag in jsx_tags {
         acc.push_html(body, tag, &|offset| lines.locate(offset));
@@ -411,6 +413,8 @@ struct Analysis {
     /// Code blocks open (their text is no mention).
     code_blocks: u32,
     html_ids: Vec<String>,
+    /// MDX: a component's link props are links too (`html::is_link`).
+    jsx: bool,
     /// The mentions found, when asked for.
     mentions: Option<Vec<Mention>>,
 }
@@ -452,11 +456,8 @@ impl Analysis {
                 }
                 return;
             }
-            let is_link = HTML_LINK_ATTRIBUTES
-                .iter()
-                .any(|(e, a)| e.eq_ignore_ascii_case(element) && a.eq_ignore_ascii_case(attribute));
             // A template (`{{ .RelPermalink }}`) only a site generator can fill in.
-            if !is_link || value.contains("{{") {
+            if !is_link(element, attribute, self.jsx) || value.contains("{{") {
                 return;
             }
             // URLs in attributes are trimmed of surrounding whitespace (HTML's "valid URL

@@ -1,12 +1,25 @@
 //! Links in raw HTML: the elements and attributes whose values are links (`<a href>`, `<img src>`,
-//! …) found in an HTML block or inline HTML, and HTML character references decoded in them.
+//! …, and in MDX a component's `href`) found in an HTML block, inline HTML or a JSX tag, and HTML
+//! character references decoded in them.
 //!
 //! A scanner, not an HTML parser: it must only find attribute values, never judge the HTML.
 //! Pure; no IO.
 
 /// The elements and attributes whose value is a link to check: what a page links to or embeds.
-pub(super) const HTML_LINK_ATTRIBUTES: &[(&str, &str)] =
+const HTML_LINK_ATTRIBUTES: &[(&str, &str)] =
     &[("a", "href"), ("img", "src"), ("source", "src"), ("video", "src"), ("audio", "src")];
+
+/// True when `attribute` of `element` holds a link: an HTML pair above (in any case); and with
+/// `jsx` (an MDX file), a component's `href` (Starlight's `<LinkCard>` and `<LinkButton>`,
+/// Docusaurus's `<Link>`) or Docusaurus's `<Link to>`. Components are the elements named with
+/// a capital letter, and their props are case-sensitive, as JSX has them.
+pub(super) fn is_link(element: &str, attribute: &str, jsx: bool) -> bool {
+    let component = jsx && element.starts_with(|c: char| c.is_ascii_uppercase());
+    (component && (attribute == "href" || (element == "Link" && attribute == "to")))
+        || HTML_LINK_ATTRIBUTES
+            .iter()
+            .any(|(e, a)| e.eq_ignore_ascii_case(element) && a.eq_ignore_ascii_case(attribute))
+}
 
 /// Calls `f(element, attribute, offset of the value in html, value as written)` for every
 /// attribute with a value of every tag in a piece of raw HTML (`<a href="x.md">`,

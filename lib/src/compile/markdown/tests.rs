@@ -551,6 +551,7 @@ mod mdx {
             Just("  <TabItem label=\"a > b\">".to_owned()),
             Just("</TabItem>".to_owned()),
             Just("<summary>See [x](y.md)</summary>".to_owned()),
+            Just("  <LinkCard title=\"x\" href=\"/a/b/\" />".to_owned()),
             Just("{/* c */}".to_owned()),
             Just("```".to_owned()),
             Just("    ```sh".to_owned()),
