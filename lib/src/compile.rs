@@ -469,7 +469,7 @@ fn process_bytes(
     // while the bytes are in cache and before parsing fills the cache with its own data.
     let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
         (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
-            Some(indexer.body(search::body_of(&found.path, text)))
+            Some(indexer.body(&search::body_of(&found.path, text)))
         }
         (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
         _ => None,

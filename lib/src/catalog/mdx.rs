@@ -25,6 +25,9 @@
 //! in any case); then the leading tags alone are blanked and the text stays. After a tag or expression that never closes (MDX
 //! rejects such a file), no later line is read as JSX: the scan stays linear in the body.
 //!
+//! Search reads a body with those lines blanked too, but for the quoted attribute values of their
+//! tags, which the page shows ([`JsxFlow::searchable`]).
+//!
 //! Pure: no IO, no markdown parsing (that is the compiler's). Mounted by `build.rs` with the rest
 //! of the catalog.
 
@@ -112,6 +115,23 @@ impl JsxFlow {
             }
         }
         // A multi-byte character is blanked byte by byte: still valid UTF-8.
+        Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+    }
+
+    /// `body` as search reads it: [`JsxFlow::blank`], but for the quoted attribute values of
+    /// the blanked tags (`Deploy` in `<LinkCard title="Deploy" />`), text the page shows. Tag
+    /// and prop names and expressions are markup: `<PackageManagerTabs>` is no match for
+    /// "package manager". `None` when nothing is blanked; lengths, offsets and lines are
+    /// `body`'s.
+    pub fn searchable(&self, body: &str) -> Option<String> {
+        let mut bytes = self.blank(body)?.into_bytes();
+        for tag in &self.tags {
+            // The tags were read by `tag_end` when they were found: this reads them again.
+            let _ = tag_end_with(body.as_bytes(), tag.start, &mut |value| {
+                bytes[value.clone()].copy_from_slice(&body.as_bytes()[value]);
+            });
+        }
+        // Whole values are copied back into a text blanked byte by byte: still valid UTF-8.
         Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
     }
 }
@@ -347,6 +367,16 @@ fn name_end(bytes: &[u8], mut at: usize) -> usize {
 /// The offset just after the tag that opens at `bytes[start] == b'<'`: `<Name attr="v" {...x}>`,
 /// `</Name>`, `<Name />`, `<>` or `</>`.
 fn tag_end(bytes: &[u8], start: usize) -> Result<usize, Failure> {
+    tag_end_with(bytes, start, &mut |_| {})
+}
+
+/// [`tag_end`], calling `string_value` with the range of the text of each quoted attribute
+/// value (`Deploy` in `title="Deploy"`), in order.
+fn tag_end_with(
+    bytes: &[u8],
+    start: usize,
+    string_value: &mut dyn FnMut(Range<usize>),
+) -> Result<usize, Failure> {
     let mut at = skip_whitespace(bytes, start + 1);
     let closing = bytes.get(at) == Some(&b'/');
     if closing {
@@ -386,6 +416,7 @@ fn tag_end(bytes: &[u8], start: usize) -> Result<usize, Failure> {
                     Some(&q @ (b'"' | b'\'')) => {
                         // JSX strings have no escapes and may span lines.
                         let len = memchr::memchr(q, &bytes[at + 1..]).ok_or(Unclosed)?;
+                        string_value(at + 1..at + 1 + len);
                         at + 2 + len
                     }
                     Some(b'{') => expression_end(bytes, at)?,

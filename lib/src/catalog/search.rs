@@ -39,6 +39,8 @@
 //!
 //! Performs no IO; mounted by `build.rs`.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use bytes::Bytes;
@@ -104,10 +106,17 @@ pub fn strip_frontmatter(text: &str) -> &str {
 }
 
 /// The body text of a markdown file as search reads it: without its frontmatter and, for MDX
-/// (`.mdx`), without the `import`/`export` statements at its top (module code, not prose).
-pub fn body_of<'t>(path: &str, text: &'t str) -> &'t str {
+/// (`.mdx`), without the `import`/`export` statements at its top (module code, not prose) and
+/// with its JSX flow lines blanked but for their quoted attribute values
+/// ([`super::mdx::JsxFlow::searchable`]). It ends where the file ends, and has the length of the
+/// text it stands for, so offsets in it are offsets from `text.len() - body.len()`.
+pub fn body_of<'t>(path: &str, text: &'t str) -> Cow<'t, str> {
     let body = strip_frontmatter(text);
-    if super::mdx::is_mdx(path) { super::mdx::skip_esm(body) } else { body }
+    if !super::mdx::is_mdx(path) {
+        return Cow::Borrowed(body);
+    }
+    let body = super::mdx::skip_esm(body);
+    super::mdx::jsx_flow(body).searchable(body).map_or(Cow::Borrowed(body), Cow::Owned)
 }
 
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it

@@ -11,6 +11,8 @@
 //!
 //! Performs no IO. Build-time only: nothing here is needed to answer a query.
 
+use std::borrow::Cow;
+
 use crate::catalog::search::{
     DOC_ROW, FIELDS, HEADER, INLINE_TF_BITS, MAGIC, SearchIndex, TERM_ROW, body_of,
 };
@@ -32,7 +34,9 @@ pub use terms::TermDict;
 /// The fields of one indexed document, in field order (the body last).
 struct Fields<'a> {
     entry: u32,
-    parts: [Vec<&'a str>; FIELDS],
+    small: [Vec<&'a str>; FIELDS - 1],
+    /// As search reads it (`body_of`): an MDX body with its JSX lines blanked is a copy.
+    body: Cow<'a, str>,
 }
 
 fn heading_titles(outline: &Lazy<Vec<Section>>) -> Vec<&str> {
@@ -96,8 +100,7 @@ fn collect_fields<'a>(
             ready.push(doc.entry);
             continue;
         }
-        let [title, description, keywords, headings] = doc_small_fields(doc);
-        out.push(Fields { entry: doc.entry, parts: [title, description, keywords, headings, vec![body]] });
+        out.push(Fields { entry: doc.entry, small: doc_small_fields(doc), body });
     }
     for skill in skills {
         if let Some(body) = body_at(skill.document) {
@@ -107,13 +110,8 @@ fn collect_fields<'a>(
             keywords.push(&skill.path);
             out.push(Fields {
                 entry: skill.document,
-                parts: [
-                    vec![&skill.title],
-                    vec![&skill.description],
-                    keywords,
-                    heading_titles(&skill.outline),
-                    vec![body],
-                ],
+                small: [vec![&skill.title], vec![&skill.description], keywords, heading_titles(&skill.outline)],
+                body,
             });
         }
         for file in &skill.files {
@@ -121,13 +119,13 @@ fn collect_fields<'a>(
             let title = file.title.as_deref().unwrap_or(&file.rel_path);
             out.push(Fields {
                 entry: file.entry,
-                parts: [
+                small: [
                     vec![title],
                     file.description.iter().map(String::as_str).collect(),
                     vec![&skill.name, &file.rel_path],
                     Vec::new(),
-                    vec![body],
                 ],
+                body: Cow::Borrowed(body),
             });
         }
     }
@@ -205,11 +203,11 @@ fn doc_terms_of(
     let mut own = Indexer::new(dict);
     let mut out = Vec::with_capacity(fields.len());
     for (doc, body) in fields.iter().zip(bodies) {
-        let [title, description, keywords, headings, body_text] = &doc.parts;
+        let [title, description, keywords, headings] = &doc.small;
         let small = own.small([title, description, keywords, headings]);
         let body = match body.take() {
             Some(body) => body,
-            None => own.body(body_text.first().copied().unwrap_or_default()),
+            None => own.body(&doc.body),
         };
         out.push(DocTerms { entry: doc.entry, small, body });
     }

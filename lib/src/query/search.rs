@@ -246,7 +246,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
     let text = entry.text().unwrap_or("");
     let body = body_of(&entry.path, text);
     let body_offset = text.len() - body.len();
-    let (snippet, section_uri) = match snippet(body, terms) {
+    let (snippet, section_uri) = match snippet(&body, terms) {
         Some((snippet, at)) => {
             let line = 1 + text.as_bytes()[..body_offset + at].iter().filter(|&&b| b == b'\n').count() as u32;
             // The innermost section holding the match: the last one starting at or before it.

@@ -136,6 +136,35 @@ fn blanking_keeps_every_offset() {
     assert_eq!(jsx_flow("# Title\n\nText.\n").blank("# Title\n\nText.\n"), None);
 }
 
+#[test]
+fn search_reads_the_quoted_values_of_blanked_tags_and_nothing_else_of_them() {
+    let body = "<LinkCard\n  title=\"Deploy > Netlify\"\n  href='/x/' icon={`${a}`}\n/>\n\
+                Text <Since v=\"1\" /> here.\n<PackageManagerTabs>\n  <Fragment slot=\"npm\">\n\
+                ```sh\n<Tabs label=\"code\">\n```\n  </Fragment>\n{/* \"note\" */}\n";
+    let searchable = jsx_flow(body).searchable(body).unwrap();
+    assert_eq!(searchable.len(), body.len());
+    let lines: Vec<&str> = searchable.lines().map(str::trim_end).collect();
+    assert_eq!(
+        lines,
+        [
+            "",
+            "         Deploy > Netlify",
+            "        /x/",
+            "",
+            // Inline JSX is the paragraph's, and code is code: neither is blanked.
+            "Text <Since v=\"1\" /> here.",
+            "",
+            "                  npm",
+            "```sh",
+            "<Tabs label=\"code\">",
+            "```",
+            "",
+            "",
+        ]
+    );
+    assert_eq!(jsx_flow("Text.\n").searchable("Text.\n"), None);
+}
+
 /// Lines of MDX-looking text: tags, expressions, fences, prose and their pieces.
 fn mdx_line() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -219,6 +248,12 @@ proptest! {
         for tag in &flow.tags {
             prop_assert!(flow.blanked.iter().any(|r| r.start <= tag.start && tag.end <= r.end));
             prop_assert_eq!(body.as_bytes()[tag.start], b'<');
+        }
+        // What search reads differs from the blanked text only where the body shows through.
+        let searchable = flow.searchable(&body).unwrap_or_else(|| body.clone());
+        prop_assert_eq!(searchable.len(), body.len());
+        for (i, ((a, b), s)) in body.bytes().zip(blanked.bytes()).zip(searchable.bytes()).enumerate() {
+            prop_assert!(s == b || s == a, "byte {} of {:?}", i, body);
         }
     }
 }
