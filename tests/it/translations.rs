@@ -97,7 +97,8 @@ fn docs_index(tree: &Tree, query: &str) -> Vec<String> {
 fn the_docs_index_q_answers_as_search_does_with_its_filters_applied_first() {
     let tree = tree();
     // The same pages in the same order as search, with or without a locale.
-    for (q, lang) in [("deploy", None), ("デプロイ", None), ("deploy", Some("ja")), ("deploy", Some("ko"))] {
+    for (q, lang) in [("deploy", None), ("デプロイ", None), ("deploy", Some("ja")), ("deploy", Some("ko"))]
+    {
         let (index, searched) = match lang {
             None => (docs_index(&tree, &format!("q={q}")), search(&tree, &[q])),
             Some(l) => (docs_index(&tree, &format!("q={q}&lang={l}")), search(&tree, &[q, "--lang", l])),

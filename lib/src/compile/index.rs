@@ -110,7 +110,12 @@ fn collect_fields<'a>(
             keywords.push(&skill.path);
             out.push(Fields {
                 entry: skill.document,
-                small: [vec![&skill.title], vec![&skill.description], keywords, heading_titles(&skill.outline)],
+                small: [
+                    vec![&skill.title],
+                    vec![&skill.description],
+                    keywords,
+                    heading_titles(&skill.outline),
+                ],
                 body,
             });
         }

@@ -486,8 +486,10 @@ pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<P
 fn doc_summary(query: &Query, doc_idx: usize) -> DocSummary {
     let doc = &query.catalog.docs[doc_idx];
     let entry: &Entry = &query.catalog.entries[doc.entry as usize];
-    let translations =
-        query.translations.get_or_init(|| Translations::new(&query.catalog)).of(&query.catalog, doc_idx as u32);
+    let translations = query
+        .translations
+        .get_or_init(|| Translations::new(&query.catalog))
+        .of(&query.catalog, doc_idx as u32);
     DocSummary {
         path: doc.path.clone(),
         uri: entry.uri.clone(),

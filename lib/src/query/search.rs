@@ -198,7 +198,8 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
     // ordered; an invalid cursor is refused below before anything is returned.
     let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
-    let hits = ranked(query, &params.query, &params.filter(), |_| true, &terms.words, wanted.saturating_add(limit));
+    let hits =
+        ranked(query, &params.query, &params.filter(), |_| true, &terms.words, wanted.saturating_add(limit));
     let filters = params.filter().fingerprint(&terms.marks);
     let offset = match &params.cursor {
         Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
