@@ -105,11 +105,12 @@ fn a_link_components_href_is_checked_like_a_link() {
         .file("content/docs/notes.md", "# Notes\n\n[home](index.mdx) <LinkCard href=\"nowhere.md\" />\n");
     let out = folio(tree.path(), &["check", "content"]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
-    // In `.md`, `<LinkCard>` is an unknown HTML element: its attributes are not links.
+    // In `.md`, `<LinkCard>` is an unknown HTML element: its attributes are not links. From an
+    // MDX page, the message names the MDX files it tried.
     let errors: Vec<&str> = out.stdout.lines().filter(|l| l.contains("error[")).collect();
     assert_eq!(
         errors,
         ["content/docs/index.mdx:7:11: error[broken-link]: link `/guides/gone/` matches no file: no \
-          `docs/guides/gone.md`, `docs/guides/gone/index.md` or `docs/guides/gone/_index.md`"]
+          `docs/guides/gone.mdx`, `docs/guides/gone/index.mdx` or `docs/guides/gone/_index.mdx`"]
     );
 }

@@ -15,7 +15,7 @@ use super::forms::{
 };
 use super::site::Site;
 use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
-use crate::catalog::{Link, LinkKind};
+use crate::catalog::{Link, LinkKind, mdx};
 use crate::compile::diagnostic::Diagnostic;
 use crate::compile::markdown::RawLink;
 use crate::lookup::LookupMap;
@@ -411,7 +411,7 @@ impl<'t> Index<'t> {
         if absolute && let Some(doc) = self.targets.aliases.get(&alias_key(path)) {
             return Outcome::Found(doc);
         }
-        let Some((joined, candidates)) = first_joined else {
+        let Some((joined, mut candidates)) = first_joined else {
             return Outcome::Problem(Problem::broken(
                 format!("link `{}` escapes the content root", raw.target),
                 None,
@@ -423,6 +423,11 @@ impl<'t> Index<'t> {
             None => None,
         };
         let help = suggestion.map(|s| format!("did you mean `{s}`?"));
+        // The message names three of the files tried: from an MDX page, the MDX ones (the page
+        // a Starlight or Docusaurus author would add), shortest first, else the markdown ones.
+        if mdx::is_mdx(source.path) {
+            candidates.sort_by_key(|c| (!mdx::is_mdx(c), c.len()));
+        }
         Outcome::Problem(Problem::broken(
             format!("link `{}` matches no file: no {}", raw.target, list_or(&candidates, 3)),
             help,
