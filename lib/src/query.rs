@@ -35,6 +35,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use crate::catalog::codec::{self, DecodeError};
+use crate::catalog::mdx::SearchBlanks;
 use crate::catalog::{Catalog, Doc, Entry, EntryKind, Settings, Skill};
 
 pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion};
@@ -267,6 +268,9 @@ pub struct Query {
     vocabulary: OnceLock<Vocabulary>,
     /// Which docs translate one another, for search (built on the first search).
     translations: OnceLock<translations::Translations>,
+    /// Per entry, what search blanks in an MDX body, found the first time a search shows it
+    /// (see `search::searched_body`).
+    search_blanks: OnceLock<Vec<OnceLock<SearchBlanks>>>,
 }
 
 /// The tag, capability and category names of a catalog, with how many docs/skills carry each.
@@ -349,6 +353,7 @@ impl Query {
             skill_by_name,
             vocabulary: OnceLock::new(),
             translations: OnceLock::new(),
+            search_blanks: OnceLock::new(),
         }
     }
 

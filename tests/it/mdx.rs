@@ -1,12 +1,13 @@
 //! MDX bodies read the way MDX reads them: the data-driven snippets of `tests/fixtures/mdx`
 //! (JSX flow tags, expressions, indented JSX children, inline JSX, code) against their
-//! `.expected` outlines, the real Astro install page whose tabs once hid half of it, and link
-//! components checked like links.
+//! `.expected` outlines, the real Astro install page whose tabs once hid half of it, link
+//! components checked like links, and search reading MDX without its JSX markup.
 
 use std::path::Path;
 
 use folio::catalog::LinkKind;
 use folio::compile::markdown::{Dialect, Markdown, analyze_in};
+use folio::query::{Query, SearchParams};
 
 use crate::support::{Tree, corpora, expect_file, folio};
 
@@ -113,4 +114,42 @@ fn a_link_components_href_is_checked_like_a_link() {
         ["content/docs/index.mdx:7:11: error[broken-link]: link `/guides/gone/` matches no file: no \
           `docs/guides/gone.mdx`, `docs/guides/gone/index.mdx` or `docs/guides/gone/_index.mdx`"]
     );
+}
+
+#[test]
+fn search_reads_mdx_without_its_jsx_markup_and_the_same_every_time() {
+    let tree = Tree::new();
+    tree.file(
+        "content/docs/install.mdx",
+        "import { Tabs } from 'x';\n\n# Install\n\nRun the install command with your package manager.\n\n\
+         <PackageManagerTabs>\n  <Fragment slot=\"npm\">\n\n```sh\nnpm install astro\n```\n\n  </Fragment>\n\
+         </PackageManagerTabs>\n",
+    )
+    .file(
+        "content/docs/tabs.mdx",
+        "# Tabs\n\n<PackageManagerTabs>\n  <LinkCard title=\"Switching tabs\" href=\"/install/\" />\n\
+         </PackageManagerTabs>\n",
+    );
+    let lenient = folio::compile::lenient(&folio::compile::Config::new(tree.join("content")));
+    let query = Query::from_catalog(lenient.compilation.catalog.expect("the tree compiles"));
+    let search = |q: &str| -> Vec<(String, String)> {
+        let params = SearchParams { query: q.to_owned(), ..SearchParams::default() };
+        query.search(&params).unwrap().items.into_iter().map(|h| (h.uri, h.snippet)).collect()
+    };
+    // `<PackageManagerTabs>` is markup: only the page that says "package manager" matches, and
+    // its snippet shows no tag.
+    let first = search("package manager");
+    assert_eq!(
+        first,
+        [(
+            "resource://docs/install.mdx".to_owned(),
+            "# Install Run the install command with your **package manager**. npm ```sh npm install \
+             astro ```"
+                .to_owned()
+        )]
+    );
+    // A prop's quoted value is text the page shows.
+    assert_eq!(search("switching")[0].0, "resource://docs/tabs.mdx");
+    // What to blank is kept per entry after the first search: the second reads the same text.
+    assert_eq!(search("package manager"), first);
 }

@@ -26,7 +26,7 @@
 //! rejects such a file), no later line is read as JSX: the scan stays linear in the body.
 //!
 //! Search reads a body with those lines blanked too, but for the quoted attribute values of their
-//! tags, which the page shows ([`JsxFlow::searchable`]).
+//! tags, which the page shows ([`JsxFlow::search_blanks`]).
 //!
 //! Pure: no IO, no markdown parsing (that is the compiler's). Mounted by `build.rs` with the rest
 //! of the catalog.
@@ -118,18 +118,50 @@ impl JsxFlow {
         Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
     }
 
-    /// `body` as search reads it: [`JsxFlow::blank`], but for the quoted attribute values of
-    /// the blanked tags (`Deploy` in `<LinkCard title="Deploy" />`), text the page shows. Tag
-    /// and prop names and expressions are markup: `<PackageManagerTabs>` is no match for
-    /// "package manager". `None` when nothing is blanked; lengths, offsets and lines are
-    /// `body`'s.
-    pub fn searchable(&self, body: &str) -> Option<String> {
-        let mut bytes = self.blank(body)?.into_bytes();
+    /// What search blanks in `body` (the body these lines were found in): the same ranges, but
+    /// for the quoted attribute values of their tags (`Deploy` in `<LinkCard title="Deploy" />`),
+    /// text the page shows. Tag and prop names and expressions are markup: `<PackageManagerTabs>`
+    /// is no match for "package manager".
+    pub fn search_blanks(&self, body: &str) -> SearchBlanks {
+        let mut kept = Vec::new();
         for tag in &self.tags {
             // The tags were read by `tag_end` when they were found: this reads them again.
-            let _ = tag_end_with(body.as_bytes(), tag.start, &mut |value| {
-                bytes[value.clone()].copy_from_slice(&body.as_bytes()[value]);
-            });
+            let _ = tag_end_with(body.as_bytes(), tag.start, &mut |value| kept.push(value));
+        }
+        SearchBlanks { blanked: self.blanked.clone(), kept }
+    }
+}
+
+/// What search blanks in one MDX body ([`JsxFlow::search_blanks`]): found once, applied to that
+/// body as often as it is read (the scan that finds them costs several times the copy).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchBlanks {
+    /// Ranges blanked, as [`JsxFlow::blanked`].
+    blanked: Vec<Range<usize>>,
+    /// Ranges inside them kept as written.
+    kept: Vec<Range<usize>>,
+}
+
+impl SearchBlanks {
+    /// `body` as search reads it: `None` when nothing is blanked. Lengths, offsets and lines are
+    /// `body`'s.
+    pub fn apply(&self, body: &str) -> Option<String> {
+        if self.blanked.is_empty() {
+            return None;
+        }
+        let mut bytes = body.as_bytes().to_vec();
+        for range in &self.blanked {
+            for b in bytes.get_mut(range.clone()).unwrap_or_default() {
+                if *b != b'\n' && *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        }
+        for value in &self.kept {
+            if let (Some(to), Some(from)) = (bytes.get_mut(value.clone()), body.as_bytes().get(value.clone()))
+            {
+                to.copy_from_slice(from);
+            }
         }
         // Whole values are copied back into a text blanked byte by byte: still valid UTF-8.
         Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))

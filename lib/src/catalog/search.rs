@@ -105,18 +105,24 @@ pub fn strip_frontmatter(text: &str) -> &str {
     super::fence::body(text)
 }
 
-/// The body text of a markdown file as search reads it: without its frontmatter and, for MDX
-/// (`.mdx`), without the `import`/`export` statements at its top (module code, not prose) and
-/// with its JSX flow lines blanked but for their quoted attribute values
-/// ([`super::mdx::JsxFlow::searchable`]). It ends where the file ends, and has the length of the
-/// text it stands for, so offsets in it are offsets from `text.len() - body.len()`.
+/// The body text of a markdown file as search reads it: [`written_body_of`], and for MDX
+/// (`.mdx`) with its JSX flow lines blanked but for their quoted attribute values
+/// ([`super::mdx::JsxFlow::search_blanks`]). It has the length of the written body, so offsets
+/// in it are offsets from `text.len() - body.len()`.
 pub fn body_of<'t>(path: &str, text: &'t str) -> Cow<'t, str> {
-    let body = strip_frontmatter(text);
+    let body = written_body_of(path, text);
     if !super::mdx::is_mdx(path) {
         return Cow::Borrowed(body);
     }
-    let body = super::mdx::skip_esm(body);
-    super::mdx::jsx_flow(body).searchable(body).map_or(Cow::Borrowed(body), Cow::Owned)
+    super::mdx::jsx_flow(body).search_blanks(body).apply(body).map_or(Cow::Borrowed(body), Cow::Owned)
+}
+
+/// The body of a markdown file as written, where search reads it: without its frontmatter and,
+/// for MDX, without the `import`/`export` statements at its top (module code, not prose). A
+/// suffix of `text`.
+pub fn written_body_of<'t>(path: &str, text: &'t str) -> &'t str {
+    let body = strip_frontmatter(text);
+    if super::mdx::is_mdx(path) { super::mdx::skip_esm(body) } else { body }
 }
 
 /// Reads a posting's first varint as `(delta, inline tf)`; `None` when the bytes end inside it

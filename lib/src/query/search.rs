@@ -1,6 +1,9 @@
 //! `search`: the compile-time index queried with filters, deterministic ranking, snippets with
 //! the matched terms marked, and cursors (ARCHITECTURE.md, "Search").
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 use super::defining::{HEADING_CHECK, boost_defining_headings};
@@ -8,8 +11,8 @@ use super::filter::{Facets, Filter};
 use super::snippet::{mark, snippet};
 use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
-use crate::catalog::search::{QueryWord, body_of, query_words, word_terms};
-use crate::catalog::{Section, uri};
+use crate::catalog::search::{QueryWord, query_words, word_terms, written_body_of};
+use crate::catalog::{Section, mdx, uri};
 
 /// Longest accepted query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1000;
@@ -214,6 +217,22 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     Ok(Page { items, next_cursor, total: hits.len() })
 }
 
+/// The body of entry `idx` (whose text is `text`) as the index read it ([`body_of`]), for its
+/// snippet. For MDX, what to blank is found once per entry and kept with the open catalog: the
+/// scan costs several times the copy, and a hit shown once is likely shown again.
+fn searched_body<'t>(query: &Query, idx: usize, text: &'t str) -> Cow<'t, str> {
+    let path = query.catalog.entries.get(idx).map_or("", |e| e.path.as_str());
+    let body = written_body_of(path, text);
+    if !mdx::is_mdx(path) {
+        return Cow::Borrowed(body);
+    }
+    let per_entry =
+        query.search_blanks.get_or_init(|| query.catalog.entries.iter().map(|_| OnceLock::new()).collect());
+    let found =
+        per_entry.get(idx).map(|blanks| blanks.get_or_init(|| mdx::jsx_flow(body).search_blanks(body)));
+    found.and_then(|blanks| blanks.apply(body)).map_or(Cow::Borrowed(body), Cow::Owned)
+}
+
 fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, QueryError> {
     let catalog = &query.catalog;
     let entry = &catalog.entries[idx];
@@ -245,7 +264,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         _ => (None, Vec::new()),
     };
     let text = entry.text().unwrap_or("");
-    let body = body_of(&entry.path, text);
+    let body = searched_body(query, idx, text);
     let body_offset = text.len() - body.len();
     let (snippet, section_uri) = match snippet(&body, terms) {
         Some((snippet, at)) => {

@@ -141,7 +141,7 @@ fn search_reads_the_quoted_values_of_blanked_tags_and_nothing_else_of_them() {
     let body = "<LinkCard\n  title=\"Deploy > Netlify\"\n  href='/x/' icon={`${a}`}\n/>\n\
                 Text <Since v=\"1\" /> here.\n<PackageManagerTabs>\n  <Fragment slot=\"npm\">\n\
                 ```sh\n<Tabs label=\"code\">\n```\n  </Fragment>\n{/* \"note\" */}\n";
-    let searchable = jsx_flow(body).searchable(body).unwrap();
+    let searchable = jsx_flow(body).search_blanks(body).apply(body).unwrap();
     assert_eq!(searchable.len(), body.len());
     let lines: Vec<&str> = searchable.lines().map(str::trim_end).collect();
     assert_eq!(
@@ -162,7 +162,7 @@ fn search_reads_the_quoted_values_of_blanked_tags_and_nothing_else_of_them() {
             "",
         ]
     );
-    assert_eq!(jsx_flow("Text.\n").searchable("Text.\n"), None);
+    assert_eq!(jsx_flow("Text.\n").search_blanks("Text.\n").apply("Text.\n"), None);
 }
 
 /// Lines of MDX-looking text: tags, expressions, fences, prose and their pieces.
@@ -250,7 +250,7 @@ proptest! {
             prop_assert_eq!(body.as_bytes()[tag.start], b'<');
         }
         // What search reads differs from the blanked text only where the body shows through.
-        let searchable = flow.searchable(&body).unwrap_or_else(|| body.clone());
+        let searchable = flow.search_blanks(&body).apply(&body).unwrap_or_else(|| body.clone());
         prop_assert_eq!(searchable.len(), body.len());
         for (i, ((a, b), s)) in body.bytes().zip(blanked.bytes()).zip(searchable.bytes()).enumerate() {
             prop_assert!(s == b || s == a, "byte {} of {:?}", i, body);
