@@ -103,19 +103,7 @@ impl JsxFlow {
     /// `body` with the [`JsxFlow::blanked`] ranges blanked (every byte but `\r` and `\n` a
     /// space), or `None` when there is none. Lengths, offsets and line numbers are those of `body`.
     pub fn blank(&self, body: &str) -> Option<String> {
-        if self.blanked.is_empty() {
-            return None;
-        }
-        let mut bytes = body.as_bytes().to_vec();
-        for range in &self.blanked {
-            for b in &mut bytes[range.clone()] {
-                if *b != b'\n' && *b != b'\r' {
-                    *b = b' ';
-                }
-            }
-        }
-        // A multi-byte character is blanked byte by byte: still valid UTF-8.
-        Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+        blank(body, &self.blanked, &[])
     }
 
     /// What search blanks in `body` (the body these lines were found in): the same ranges, but
@@ -146,26 +134,32 @@ impl SearchBlanks {
     /// `body` as search reads it: `None` when nothing is blanked. Lengths, offsets and lines are
     /// `body`'s.
     pub fn apply(&self, body: &str) -> Option<String> {
-        if self.blanked.is_empty() {
-            return None;
-        }
-        let mut bytes = body.as_bytes().to_vec();
-        for range in &self.blanked {
-            for b in bytes.get_mut(range.clone()).unwrap_or_default() {
-                if *b != b'\n' && *b != b'\r' {
-                    *b = b' ';
-                }
-            }
-        }
-        for value in &self.kept {
-            if let (Some(to), Some(from)) = (bytes.get_mut(value.clone()), body.as_bytes().get(value.clone()))
-            {
-                to.copy_from_slice(from);
-            }
-        }
-        // Whole values are copied back into a text blanked byte by byte: still valid UTF-8.
-        Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
+        blank(body, &self.blanked, &self.kept)
     }
+}
+
+/// `body` with every byte of the `blanked` ranges but `\r` and `\n` a space, except the bytes of
+/// the `kept` ranges inside them; `None` when nothing is blanked.
+fn blank(body: &str, blanked: &[Range<usize>], kept: &[Range<usize>]) -> Option<String> {
+    if blanked.is_empty() {
+        return None;
+    }
+    let mut bytes = body.as_bytes().to_vec();
+    for range in blanked {
+        for b in bytes.get_mut(range.clone()).unwrap_or_default() {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    for value in kept {
+        if let (Some(to), Some(from)) = (bytes.get_mut(value.clone()), body.as_bytes().get(value.clone())) {
+            to.copy_from_slice(from);
+        }
+    }
+    // A multi-byte character is blanked byte by byte, and whole values are copied back: still
+    // valid UTF-8.
+    Some(String::from_utf8(bytes).unwrap_or_else(|_| body.to_owned()))
 }
 
 /// Finds the JSX flow lines of an MDX body: the lines a markdown parser must not read as HTML

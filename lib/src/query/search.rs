@@ -217,11 +217,11 @@ pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, 
     Ok(Page { items, next_cursor, total: hits.len() })
 }
 
-/// The body of entry `idx` (whose text is `text`) as the index read it ([`body_of`]), for its
-/// snippet. For MDX, what to blank is found once per entry and kept with the open catalog: the
-/// scan costs several times the copy, and a hit shown once is likely shown again.
-fn searched_body<'t>(query: &Query, idx: usize, text: &'t str) -> Cow<'t, str> {
-    let path = query.catalog.entries.get(idx).map_or("", |e| e.path.as_str());
+/// The body of entry `idx` (at `path`, whose text is `text`) as the index read it
+/// ([`body_of`](crate::catalog::search::body_of)), for its snippet. For MDX, what to blank is
+/// found once per entry and kept with the open catalog: the scan costs several times the copy,
+/// and a hit shown once is likely shown again.
+fn searched_body<'t>(query: &Query, idx: usize, path: &str, text: &'t str) -> Cow<'t, str> {
     let body = written_body_of(path, text);
     if !mdx::is_mdx(path) {
         return Cow::Borrowed(body);
@@ -264,7 +264,7 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         _ => (None, Vec::new()),
     };
     let text = entry.text().unwrap_or("");
-    let body = searched_body(query, idx, text);
+    let body = searched_body(query, idx, &entry.path, text);
     let body_offset = text.len() - body.len();
     let (snippet, section_uri) = match snippet(&body, terms) {
         Some((snippet, at)) => {
