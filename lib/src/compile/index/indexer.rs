@@ -19,7 +19,8 @@ pub struct BodyTerms {
     pub(super) dict: u32,
     /// Tokens in the body (its BM25F field length).
     pub(super) tokens: u32,
-    /// `(term id, frequency)` pairs as varints, in first-occurrence order.
+    /// `(term id, frequency)` pairs as varints, one per distinct term, in no promised order (the
+    /// order never reaches the index: each term has its own postings list).
     pub(super) pairs: Vec<u8>,
 }
 
@@ -49,7 +50,7 @@ pub struct Indexer {
     /// Per term id, at [`tf_slot`]: its frequency in the text being counted (zeroed after
     /// each text).
     pub(super) tf: Vec<u32>,
-    /// Term ids seen in the text being counted, in first-occurrence order: the first
+    /// Term ids seen in the text being counted, in the order they were first counted: the first
     /// `n_touched` (the rest is scratch for [`Indexer::add`]).
     pub(super) touched: Vec<u32>,
     pub(super) n_touched: usize,
@@ -103,7 +104,7 @@ pub(super) fn tf_slot(id: u32) -> usize {
 pub struct SmallTerms {
     /// Which indexer's dictionary the ids belong to.
     pub(super) dict: u32,
-    /// `(term id, field, frequency)`, each field's terms in first-occurrence order.
+    /// `(term id, field, frequency)`, each field's terms together, in no promised order.
     pub(super) terms: Vec<(u32, u8, u32)>,
     /// Tokens per field.
     pub(super) lengths: [u32; FIELDS - 1],
@@ -202,8 +203,8 @@ impl Indexer {
     }
 
     /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`](crate::catalog::search::tokenize_body); else
-    /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term in
-    /// first-occurrence order, and returns the number of tokens.
+    /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term (in no
+    /// promised order), and returns the number of tokens.
     pub(super) fn count<'a>(
         &mut self,
         texts: impl Iterator<Item = &'a str>,
@@ -250,6 +251,7 @@ impl Indexer {
         } else {
             self.scan_span(text, false, &mut counted);
         }
+        self.fold();
         *tokens = tokens.saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
     }
 
@@ -298,7 +300,6 @@ impl Indexer {
                 self.count_piece(text, start, end, key, counted);
             }
         }
-        self.fold();
     }
 
     /// Counts the piece `text[start..end]`, whose key is `key` when it is at most
@@ -327,8 +328,10 @@ impl Indexer {
             // One ASCII word too long to index (an identifier this long still has parts).
             return;
         }
-        // Keep first-occurrence order: the words before this piece are counted first.
-        self.fold();
+        // Counted at once, ahead of the memo's words pending since the last fold: the order of
+        // a text's terms never reaches the index (each goes to its own postings list, and the
+        // dictionaries are sorted before they are written), and folding here, before every
+        // non-ASCII or long piece, cost a large tree's build 1%.
         let Indexer { dict, tf, touched, n_touched, .. } = self;
         // `start` and `end` are on char boundaries: both are at (or past) ASCII bytes.
         tokenize(&text[start..end], false, |_, _, term| {
@@ -394,7 +397,7 @@ impl Indexer {
     }
 
     /// Moves the counts of the spellings seen since the last fold to their terms, in the
-    /// spellings' first-occurrence order (so the terms keep theirs).
+    /// spellings' first-occurrence order.
     pub(super) fn fold(&mut self) {
         let Indexer { spellings, seen, n_seen, tf, touched, n_touched, multi, .. } = self;
         for &at in &seen[..*n_seen] {
