@@ -5,6 +5,7 @@
 
 use crate::compile::{SKILL, case, skill_md};
 use crate::support::{corpora, folio};
+use folio::compile::markdown::{Dialect, analyze_with_mentions};
 
 #[test]
 fn markdown_outside_every_skill_and_hidden_skill_files_are_reported() {
@@ -100,7 +101,8 @@ fn the_mention_lint_is_quiet_on_every_vendored_skill() {
     let mut found = 0;
     for entry in walkdir::WalkDir::new(&skills).into_iter().map(Result::unwrap) {
         if entry.path().extension().is_some_and(|e| e == "md") {
-            found += folio::compile::mentions::find(&std::fs::read_to_string(entry.path()).unwrap(), 1).len();
+            let body = std::fs::read_to_string(entry.path()).unwrap();
+            found += analyze_with_mentions(&body, 1, Dialect::Markdown).mentions.len();
         }
     }
     assert_eq!(found, 385, "the count content/docs/diagnostics/mentioned-file.md quotes");

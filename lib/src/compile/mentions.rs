@@ -12,8 +12,9 @@
 //! project) match nothing and are never reported.
 //!
 //! `scan` runs inside the markdown analysis of each of a skill's markdown files, on the
-//! parallel stage (one parse per file); [`check`] runs once the skill's files are known. Pure:
-//! no IO; must not parse markdown itself.
+//! parallel stage (one parse per file: `markdown::analyze_with_mentions` gives a file's
+//! mentions); [`check`] runs once the skill's files are known. Pure: no IO; must not parse
+//! markdown itself, nor import the markdown analysis that calls it.
 
 use super::diagnostic::Diagnostic;
 
@@ -35,14 +36,6 @@ const EXTENSIONS: &[&str] = &[
     "ipynb", "ini", "cfg", "svg", "png", "jpg", "jpeg", "gif", "pdf", "docx", "xlsx", "pptx", "zip", "ttf",
     "otf",
 ];
-
-/// The file mentions in a markdown body (`body_line` is the file line of its first line): what
-/// [`analyze_with_mentions`](super::markdown::analyze_with_mentions) collects, on the parse the
-/// compiler makes anyway. This runs that whole analysis, for a caller that wants the mentions
-/// alone.
-pub fn find(body: &str, body_line: u32) -> Vec<Mention> {
-    super::markdown::analyze_with_mentions(body, body_line, super::markdown::Dialect::Markdown).mentions
-}
 
 /// Adds to `out` the mentions in one text or code run of a body (`run`, as the parser gives
 /// it), whose source is `source`, at byte `start` of the parsed text; `locate` gives an
@@ -180,58 +173,6 @@ fn one_edit(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn report(files: &[&str], text: &str) -> Vec<String> {
-        let mut diags = Vec::new();
-        check("skills/pdf/SKILL.md", "skills/pdf", "", files, &find(text, 5), &mut diags);
-        diags.iter().map(|d| format!("{}:{} {}", d.line, d.column, d.message)).collect()
-    }
-
-    #[test]
-    fn case_and_typo_mentions_are_reported_with_did_you_mean() {
-        let files = ["SKILL.md", "reference.md", "forms.md", "scripts/fill_form.py"];
-        let text =
-            "# PDF\n\nFor details, see REFERENCE.md. Then read `FORMS.md`\nand run `scripts/fil_form.py`.\n";
-        assert_eq!(
-            report(&files, text),
-            [
-                "7:18 `REFERENCE.md` names no file of skill `skills/pdf`; did you mean `reference.md`?",
-                "7:43 `FORMS.md` names no file of skill `skills/pdf`; did you mean `forms.md`?",
-                "8:10 `scripts/fil_form.py` names no file of skill `skills/pdf`; did you mean `scripts/fill_form.py`?",
-            ]
-        );
-    }
-
-    #[test]
-    fn exact_names_outside_files_code_blocks_and_links_are_quiet() {
-        let files = ["SKILL.md", "reference.md", "config.yaml", "a.md", "b.md"];
-        let text = "See reference.md and [ref](REFERENCE.md).\n\n```sh\ncat REFERENCE.md\n```\n\n\
-                    Edit package.json, config.yml, c.md, https://x.org/REFERENCE.md, ../Reference.md, /tmp/a.md.\n";
-        assert_eq!(report(&files, text), Vec::<String>::new());
-    }
-
-    #[test]
-    fn reference_files_resolve_against_their_directory_and_bare_names_anywhere() {
-        let files = ["SKILL.md", "references/api.md", "references/errors.md"];
-        let mut diags = Vec::new();
-        let mentions = find("See errors.md and api.md, and Errors.md.\n", 1);
-        check("skills/pdf/references/api.md", "skills/pdf", "references", &files, &mentions, &mut diags);
-        assert_eq!(diags.len(), 1, "{diags:?}");
-        assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
-    }
-
-    #[test]
-    fn mentions_come_from_the_parse_the_analysis_makes() {
-        use crate::compile::markdown::{Dialect, analyze_with_mentions};
-        // An MDX reference file: its JSX lines are not HTML blocks that would hide the text
-        // after them, and a wiki link is a link (its target is `links`'s), not text.
-        let body = "<Tabs>\n  <TabItem>\nSee Forms.md and [[REFERENCE.md]].\n  </TabItem>\n</Tabs>\n";
-        let md = analyze_with_mentions(body, 3, Dialect::Mdx);
-        assert_eq!(md.mentions, [Mention { text: "Forms.md".into(), line: 5, column: 5 }]);
-        assert_eq!(md.links.len(), 1, "{:?}", md.links);
-        let plain = crate::compile::markdown::analyze_in(body, 3, Dialect::Mdx);
-        assert!(plain.mentions.is_empty(), "only asked for, for a skill's markdown");
-    }
 
     /// `is_mention` as first written, path tests before the extension: the reference that the
     /// reordered one must agree with.

@@ -613,3 +613,62 @@ mod mdx {
         }
     }
 }
+
+// The mention lint (`mentions`) on the mentions this analysis collects: `mentions` must not
+// import the analysis that calls it, so its tests that parse live here.
+
+/// A markdown body's file mentions (`body_line` is the file line of its first line).
+fn find(body: &str, body_line: u32) -> Vec<mentions::Mention> {
+    analyze_with_mentions(body, body_line, Dialect::Markdown).mentions
+}
+
+fn report(files: &[&str], text: &str) -> Vec<String> {
+    let mut diags = Vec::new();
+    mentions::check("skills/pdf/SKILL.md", "skills/pdf", "", files, &find(text, 5), &mut diags);
+    diags.iter().map(|d| format!("{}:{} {}", d.line, d.column, d.message)).collect()
+}
+
+#[test]
+fn case_and_typo_mentions_are_reported_with_did_you_mean() {
+    let files = ["SKILL.md", "reference.md", "forms.md", "scripts/fill_form.py"];
+    let text =
+        "# PDF\n\nFor details, see REFERENCE.md. Then read `FORMS.md`\nand run `scripts/fil_form.py`.\n";
+    assert_eq!(
+        report(&files, text),
+        [
+            "7:18 `REFERENCE.md` names no file of skill `skills/pdf`; did you mean `reference.md`?",
+            "7:43 `FORMS.md` names no file of skill `skills/pdf`; did you mean `forms.md`?",
+            "8:10 `scripts/fil_form.py` names no file of skill `skills/pdf`; did you mean `scripts/fill_form.py`?",
+        ]
+    );
+}
+
+#[test]
+fn exact_names_outside_files_code_blocks_and_links_are_quiet() {
+    let files = ["SKILL.md", "reference.md", "config.yaml", "a.md", "b.md"];
+    let text = "See reference.md and [ref](REFERENCE.md).\n\n```sh\ncat REFERENCE.md\n```\n\n\
+                Edit package.json, config.yml, c.md, https://x.org/REFERENCE.md, ../Reference.md, /tmp/a.md.\n";
+    assert_eq!(report(&files, text), Vec::<String>::new());
+}
+
+#[test]
+fn reference_files_resolve_against_their_directory_and_bare_names_anywhere() {
+    let files = ["SKILL.md", "references/api.md", "references/errors.md"];
+    let mut diags = Vec::new();
+    let found = find("See errors.md and api.md, and Errors.md.\n", 1);
+    mentions::check("skills/pdf/references/api.md", "skills/pdf", "references", &files, &found, &mut diags);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(diags[0].message.contains("did you mean `references/errors.md`?"), "{diags:?}");
+}
+
+#[test]
+fn mentions_come_from_the_parse_the_analysis_makes() {
+    // An MDX reference file: its JSX lines are not HTML blocks that would hide the text
+    // after them, and a wiki link is a link (its target is `links`'s), not text.
+    let body = "<Tabs>\n  <TabItem>\nSee Forms.md and [[REFERENCE.md]].\n  </TabItem>\n</Tabs>\n";
+    let md = analyze_with_mentions(body, 3, Dialect::Mdx);
+    assert_eq!(md.mentions, [mentions::Mention { text: "Forms.md".into(), line: 5, column: 5 }]);
+    assert_eq!(md.links.len(), 1, "{:?}", md.links);
+    let plain = analyze_in(body, 3, Dialect::Mdx);
+    assert!(plain.mentions.is_empty(), "only asked for, for a skill's markdown");
+}
