@@ -89,10 +89,10 @@ pub struct Compilation {
     /// The lint levels in force (`folio.toml` and the command line), already applied to
     /// `diagnostics`.
     pub levels: lints::Levels,
-    /// True when a file reported as unreadable is gone or readable by the end of the compile:
-    /// the tree changed while it was being read (an editor's save, a rename), so the result
-    /// shows no single moment of it. A caller following a live tree compiles again instead of
-    /// serving it.
+    /// True when the tree changed while it was being read (an editor's save, a rename), so the
+    /// result shows no single moment of it: a file reported as unreadable is gone or readable by
+    /// the end of the compile, or (in an incremental compile) a file read has changed since. A
+    /// caller following a live tree compiles again instead of serving it.
     pub unsettled: bool,
 }
 
@@ -209,8 +209,12 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         let (walk, rank) = crate::parallel::join(walker);
         (walk, rank, results, dicts, fresh)
     });
+    // Files read from a live tree may have changed since (an editor saving several files):
+    // looked at again once all are read, so that a caller does not serve two moments of it.
+    let mut changed = false;
     if let Some(cache) = cache.take() {
         cache.refill(&results, &mut fresh, &dicts, started);
+        changed = cache.changed_since_read();
     }
     diagnostics.extend(walk.diagnostics);
     // The results are taken out in path order as the catalog is assembled, from each worker's
@@ -232,8 +236,10 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
     let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, config, &mut diagnostics);
-    let unsettled =
-        diagnostics.iter().any(|d| d.code == "unreadable-file" && source::moved_since(&config.root, &d.path));
+    let unsettled = changed
+        || diagnostics
+            .iter()
+            .any(|d| d.code == "unreadable-file" && source::moved_since(&config.root, &d.path));
     built.levels.apply(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(|d| config.gate.blocks(d)) { None } else { built.catalog };

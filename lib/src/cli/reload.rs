@@ -84,24 +84,27 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
     }
 }
 
-/// How many more times a tree that changed while it was being compiled is compiled again, at
-/// [`DEBOUNCE`] intervals, before what the last compile found is taken as it is (about a second).
-const SETTLE_TRIES: u32 = 20;
+/// How long a tree that changed while it was being compiled is compiled again, at [`DEBOUNCE`]
+/// intervals, before what the last compile found is taken as it is. A bound in time, not in
+/// tries: one incremental compile of a large tree takes most of a second.
+const SETTLE_WITHIN: Duration = Duration::from_secs(1);
 
 /// Compiles a content tree as `serve --content` serves it (reading only the files changed since
 /// the compile that filled `cache`): leniently, leaving out entries with errors of their own, or
 /// with `strict` refusing every error. The catalog and the entries left out; or the errors that
 /// keep it from being served, as `file:line:column: error[code]: message` lines.
 ///
-/// A compile during which a file vanished or was replaced (`Compilation::unsettled`) is done
-/// again: served, it would leave out for a moment a file or a whole skill that was only being
-/// renamed, and say so on stderr.
+/// A compile during which the tree changed (`Compilation::unsettled`: a file vanished or was
+/// replaced, or a file read has changed since) is done again: served, it would leave out for a
+/// moment a file or a whole skill that was only being renamed, or mix the files of one save as
+/// they were before it with others as they are after.
 pub(crate) fn compile_content(
     config: &compile::Config,
     strict: bool,
     cache: &mut compile::Cache,
 ) -> Result<(Catalog, Vec<LeftOut>), Vec<String>> {
-    let mut tries = 0;
+    let started = std::time::Instant::now();
+    let mut tries = 0u32;
     let (compilation, left_out) = loop {
         let (compilation, left_out) = if strict {
             (compile::compile_incremental(config, cache), Vec::new())
@@ -109,7 +112,7 @@ pub(crate) fn compile_content(
             let lenient = compile::lenient_incremental(config, cache);
             (lenient.compilation, lenient.left_out)
         };
-        if !compilation.unsettled || tries == SETTLE_TRIES {
+        if !compilation.unsettled || started.elapsed() >= SETTLE_WITHIN {
             break (compilation, left_out);
         }
         tries += 1;

@@ -178,9 +178,64 @@ impl Cache {
         self.dicts = dicts.to_vec();
         (self.reused, self.compiled) = (reused, compiled);
     }
+
+    /// True when a file the last compile read or reused has changed since (its size or
+    /// modification time is not the one recorded just before it was read, or it is gone): the
+    /// tree changed while it was compiled, so the result may hold two moments of it, an edit's
+    /// first file as it was and its second as it is now. One `stat` per file, on all cores.
+    /// Call after [`Cache::refill`].
+    pub(crate) fn changed_since_read(&self) -> bool {
+        let files: Vec<&Cached> = self.files.values().collect();
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let changed =
+            |files: &[&Cached]| files.iter().any(|c| Stamp::of(&c.processed.found) != Some(c.stamp));
+        if files.len() < CHANGED_PARALLEL_MIN || threads == 1 {
+            return changed(&files);
+        }
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = files
+                .chunks(files.len().div_ceil(threads))
+                .map(|chunk| scope.spawn(move || changed(chunk)))
+                .collect();
+            // Every worker is joined (a panic in one is a bug here; re-raised on this thread).
+            let changed: Vec<bool> = workers.into_iter().map(crate::parallel::join).collect();
+            changed.contains(&true)
+        })
+    }
 }
+
+/// Below this many files, [`Cache::changed_since_read`] looks at them on one thread.
+const CHANGED_PARALLEL_MIN: usize = 1024;
 
 /// True when two finds are the same file in the same role.
 fn same_file(a: &Found, b: &Found) -> bool {
     a.kind == b.kind && a.abs == b.abs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cache;
+    use crate::compile::{Config, compile_incremental};
+
+    #[test]
+    fn a_file_changed_or_removed_since_it_was_read_is_seen() {
+        let dir = std::env::temp_dir().join(format!("folio-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        std::fs::write(dir.join("docs/a.md"), "# A\n\nSee [b](b.md).\n").unwrap();
+        std::fs::write(dir.join("docs/b.md"), "# B\n").unwrap();
+        let config = Config::new(dir.clone());
+        let mut cache = Cache::default();
+        let first = compile_incremental(&config, &mut cache);
+        assert!(first.catalog.is_some() && !first.unsettled, "{:?}", first.diagnostics);
+        assert!(!cache.changed_since_read(), "nothing changed");
+        // A save after the read (a different size, so no timestamp granularity can hide it).
+        std::fs::write(dir.join("docs/b.md"), "# B, saved again\n").unwrap();
+        assert!(cache.changed_since_read(), "b.md was saved after it was read");
+        let second = compile_incremental(&config, &mut cache);
+        assert!(!second.unsettled && !cache.changed_since_read(), "read again, it is settled");
+        std::fs::remove_file(dir.join("docs/a.md")).unwrap();
+        assert!(cache.changed_since_read(), "a.md is gone since it was read");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
