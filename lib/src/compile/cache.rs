@@ -8,7 +8,9 @@
 //! without its size or time moving, so its time is not trusted next time (its bytes are hashed),
 //! as git does with "racily clean" entries. Everything that looks at more than one file (links,
 //! backlinks, names, the search index) runs again on every compile, so the result is the catalog
-//! and diagnostics a full compile of the same tree gives, byte for byte.
+//! and diagnostics a full compile of the same tree gives, byte for byte. Once every file is read,
+//! each is looked at again ([`Cache::changed_since_read`]): a file saved meanwhile means the
+//! result mixes two moments of the tree, which the compile reports as unsettled.
 //!
 //! The reused per-file result is [`Processed`], its diagnostics and its search terms, re-interned
 //! into the compile's own dictionaries. Must not: decide what a compile does with a file (that
