@@ -280,22 +280,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     // finds both runs and merges them in one pass.
     doc_terms.sort_by_key(|doc| doc.entry);
 
-    // One sorted dictionary over all of them; `remap[d][id]` is the global id (the term's rank).
-    // The dictionaries are deduplicated by interning (one lookup per term) and only the distinct
-    // terms are sorted: sorting every dictionary's terms and binary-searching each was a
-    // serial stretch of the index build.
-    let mut unique = TermDict::default();
-    let ids: Vec<Vec<u32>> =
-        dicts.iter().map(|d| (0..d.len()).map(|i| unique.intern(d.term(i))).collect()).collect();
-    let mut order: Vec<u32> = (0..unique.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| unique.term(a as usize).cmp(unique.term(b as usize)));
-    let mut rank = vec![0u32; order.len()];
-    for (r, &id) in order.iter().enumerate() {
-        rank[id as usize] = r as u32;
-    }
-    let remap: Vec<Vec<u32>> =
-        ids.into_iter().map(|ids| ids.into_iter().map(|id| rank[id as usize]).collect()).collect();
-    drop(rank);
+    let (unique, order, remap) = merge_dicts(&dicts);
     let all: Vec<&str> = order.iter().map(|&id| unique.term(id as usize)).collect();
     drop(order);
     let n_terms = all.len();
@@ -305,8 +290,35 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     let parts = fill_runs(&doc_terms, &remap, n_terms, threads);
     drop(remap);
 
+    write(&doc_terms, &all, &parts)
+}
+
+/// One sorted dictionary over `dicts`: the distinct terms (a dictionary of them), their ids in
+/// term order, and `remap[d][id]`, the global id (the term's rank) of dictionary `d`'s term
+/// `id`. The dictionaries are deduplicated by interning (one lookup per term) and only the
+/// distinct terms are sorted: sorting every dictionary's terms and binary-searching each was a
+/// serial stretch of the index build.
+fn merge_dicts(dicts: &[TermDict]) -> (TermDict, Vec<u32>, Vec<Vec<u32>>) {
+    let mut unique = TermDict::default();
+    let ids: Vec<Vec<u32>> =
+        dicts.iter().map(|d| (0..d.len()).map(|i| unique.intern(d.term(i))).collect()).collect();
+    let mut order: Vec<u32> = (0..unique.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| unique.term(a as usize).cmp(unique.term(b as usize)));
+    let mut rank = vec![0u32; order.len()];
+    for (r, &id) in order.iter().enumerate() {
+        rank[id as usize] = r as u32;
+    }
+    let remap = ids.into_iter().map(|ids| ids.into_iter().map(|id| rank[id as usize]).collect()).collect();
+    (unique, order, remap)
+}
+
+/// The index's bytes (the layout `crate::catalog::search` documents): the header, a row per
+/// document, a row per term in `all`'s order, the terms' text, then each term's postings, its
+/// runs in `parts` joined. The header holds each field's average length over the documents.
+fn write(doc_terms: &[DocTerms], all: &[&str], parts: &[postings::PostingRun]) -> SearchIndex {
+    let (n_docs, n_terms) = (doc_terms.len(), all.len());
     let mut avg = [0f32; FIELDS];
-    for doc in &doc_terms {
+    for doc in doc_terms {
         for (a, len) in avg.iter_mut().zip(doc.lengths()) {
             *a += len as f32;
         }
@@ -316,7 +328,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     }
 
     let strings_len: usize = all.iter().map(|t| t.len()).sum();
-    let sizes: Vec<(usize, u32)> = (0..n_terms).map(|t| join_runs(&parts, t, None)).collect();
+    let sizes: Vec<(usize, u32)> = (0..n_terms).map(|t| join_runs(parts, t, None)).collect();
     let postings_len: usize = sizes.iter().map(|s| s.0).sum();
     let mut data =
         Vec::with_capacity(HEADER + n_docs * DOC_ROW + (n_terms + 1) * TERM_ROW + strings_len + postings_len);
@@ -326,7 +338,7 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     for a in avg {
         data.extend_from_slice(&a.to_le_bytes());
     }
-    for doc in &doc_terms {
+    for doc in doc_terms {
         put_u32(&mut data, doc.entry);
         for l in doc.lengths() {
             put_u32(&mut data, l);
@@ -343,11 +355,11 @@ pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretok
     put_u32(&mut data, string_at as u32);
     put_u32(&mut data, posting_at as u32);
     put_u32(&mut data, 0);
-    for term in &all {
+    for term in all {
         data.extend_from_slice(term.as_bytes());
     }
     for term in 0..n_terms {
-        join_runs(&parts, term, Some(&mut data));
+        join_runs(parts, term, Some(&mut data));
     }
     SearchIndex { data: data.into() }
 }
