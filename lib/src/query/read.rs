@@ -371,35 +371,9 @@ fn read_entry(
         if selection.has_lines() {
             return Err(QueryError::invalid("section", "give either `section` or a line range, not both"));
         }
-        let outline = outline()?;
-        let section = outline.iter().find(|s| &s.id == id).ok_or_else(|| {
-            let known: Vec<&str> = outline.iter().map(|s| s.id.as_str()).take(20).collect();
-            let reason = if known.is_empty() {
-                format!("`{}` has no sections", entry.uri)
-            } else {
-                format!("no section `{id}` in `{}` (sections: {})", entry.uri, known.join(", "))
-            };
-            let near = super::resolve::nearest(outline.iter().map(|s| s.id.as_str()), id);
-            let repair = match near.first() {
-                Some(best) => format!("read `{}`", uri::with_section(&entry.uri, best)),
-                None => "read the detail record for the outline, or read the whole entry".to_owned(),
-            };
-            QueryError::invalid_with("section", reason, repair)
-        })?;
-        result.section = Some(section.id.clone());
-        let (first, last) = (section.line_start, section.line_end);
-        // Outlines are decoded on first use, not checked when the catalog is opened: a range
-        // the compiler cannot have written (a forged catalog) is refused here.
-        if first == 0 || first > last || last > total {
-            return Err(QueryError::Corrupt {
-                uri: entry.uri.clone(),
-                reason: format!(
-                    "section `{id}` of `{}` spans lines {first}-{last}, but the file has {total} lines",
-                    entry.uri
-                ),
-            });
-        }
-        (first, last)
+        let lines = section_lines(entry, outline()?, id, total)?;
+        result.section = Some(id.clone());
+        lines
     } else {
         let first = selection.start_line.unwrap_or(1);
         if total == 0 && !selection.has_lines() {
@@ -436,27 +410,72 @@ fn read_entry(
             .filter(|s| s.line_end > shown_last && s.line_start <= last)
             .map(|s| uri::with_section(&entry.uri, &s.id))
             .collect();
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        let _ = write!(
-            out,
-            "<!-- folio: truncated at {max} bytes: lines {first}-{shown_last} of {total} shown; next: {next}"
-        );
-        const SHOWN: usize = 40;
-        if !remaining.is_empty() {
-            let _ = write!(out, "; sections: {}", remaining[..remaining.len().min(SHOWN)].join(" "));
-            if remaining.len() > SHOWN {
-                let detail = entry.path.strip_prefix("docs/").map(uri::doc_detail).unwrap_or_default();
-                let _ = write!(out, " (and {} more, see {detail})", remaining.len() - SHOWN);
-            }
-        }
-        out.push_str(" -->\n");
+        let shown = format!("lines {first}-{shown_last} of {total} shown");
+        push_truncation_notice(&mut out, entry, max, &shown, &next, &remaining);
         result.next = Some(next);
         result.sections = remaining;
     }
     result.content = ReadContent::Text(out);
     Ok(result)
+}
+
+/// Ends a truncated read's text `out` with the comment that says so: the bound, the lines
+/// `shown`, the `next` range to read, and the sections still ahead (the first 40, then where the
+/// rest are listed).
+fn push_truncation_notice(
+    out: &mut String,
+    entry: &Entry,
+    max: usize,
+    shown: &str,
+    next: &str,
+    remaining: &[String],
+) {
+    const SHOWN: usize = 40;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let _ = write!(out, "<!-- folio: truncated at {max} bytes: {shown}; next: {next}");
+    if !remaining.is_empty() {
+        let _ = write!(out, "; sections: {}", remaining[..remaining.len().min(SHOWN)].join(" "));
+        if remaining.len() > SHOWN {
+            let detail = entry.path.strip_prefix("docs/").map(uri::doc_detail).unwrap_or_default();
+            let _ = write!(out, " (and {} more, see {detail})", remaining.len() - SHOWN);
+        }
+    }
+    out.push_str(" -->\n");
+}
+
+/// The lines `first..=last` of section `id` of `entry`, whose text has `total` lines, from its
+/// outline: `invalid_params` naming the sections there are (and the nearest id) when it has no
+/// such section, `Corrupt` when the outline's range cannot be the file's.
+fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Result<(u32, u32), QueryError> {
+    let section = outline.iter().find(|s| s.id == id).ok_or_else(|| {
+        let known: Vec<&str> = outline.iter().map(|s| s.id.as_str()).take(20).collect();
+        let reason = if known.is_empty() {
+            format!("`{}` has no sections", entry.uri)
+        } else {
+            format!("no section `{id}` in `{}` (sections: {})", entry.uri, known.join(", "))
+        };
+        let near = super::resolve::nearest(outline.iter().map(|s| s.id.as_str()), id);
+        let repair = match near.first() {
+            Some(best) => format!("read `{}`", uri::with_section(&entry.uri, best)),
+            None => "read the detail record for the outline, or read the whole entry".to_owned(),
+        };
+        QueryError::invalid_with("section", reason, repair)
+    })?;
+    let (first, last) = (section.line_start, section.line_end);
+    // Outlines are decoded on first use, not checked when the catalog is opened: a range
+    // the compiler cannot have written (a forged catalog) is refused here.
+    if first == 0 || first > last || last > total {
+        return Err(QueryError::Corrupt {
+            uri: entry.uri.clone(),
+            reason: format!(
+                "section `{id}` of `{}` spans lines {first}-{last}, but the file has {total} lines",
+                entry.uri
+            ),
+        });
+    }
+    Ok((first, last))
 }
 
 pub(super) fn about(query: &Query) -> String {
