@@ -79,14 +79,7 @@ pub fn build(
         settings.locales.as_deref(),
         settings.default_locale.as_deref(),
     );
-    for doc in &mut out_docs {
-        if doc.locale.is_empty() {
-            doc.locale = locales.locale_of(&doc.path);
-        }
-        if doc.translation_key.is_empty() {
-            doc.translation_key = locales.page_of(&doc.path);
-        }
-    }
+    set_locales(&mut out_docs, &locales);
 
     // Docs are stored by path: the files' order, since every doc path is its file's without
     // the shared `docs/`.
@@ -146,17 +139,7 @@ pub fn build(
         return Built { catalog: None, deny_warnings: settings.deny_warnings, levels };
     };
 
-    for (doc, links) in out_docs.iter_mut().zip(doc_links) {
-        doc.links = links.into();
-        doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
-    }
-    for (record, links) in skill_records.iter().zip(skill_links) {
-        if let Some(i) = *record {
-            let skill = &mut out_skills[i];
-            skill.links = links.into();
-            skill.backlinks = std::mem::take(&mut backlinks[skill.document as usize]).into();
-        }
-    }
+    attach_links(&mut out_docs, doc_links, &mut out_skills, &skill_records, skill_links, &mut backlinks);
     debug_assert!(out_skills.is_sorted_by(|a, b| a.path <= b.path));
 
     // The skills' parse results (their links and anchors) are no longer needed.
@@ -173,6 +156,42 @@ pub fn build(
         search,
     };
     Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels }
+}
+
+/// Each doc's locale (its `docs/<locale>/` folder, else the tree's default) and translation key,
+/// where its frontmatter set neither.
+fn set_locales(docs: &mut [Doc], locales: &super::locales::Locales) {
+    for doc in docs {
+        if doc.locale.is_empty() {
+            doc.locale = locales.locale_of(&doc.path);
+        }
+        if doc.translation_key.is_empty() {
+            doc.translation_key = locales.page_of(&doc.path);
+        }
+    }
+}
+
+/// Puts the resolved links, and the backlinks by entry, into the doc and skill records
+/// (`skill_records[i]`: where item `i` of the skill list went in `skills`, if anywhere).
+fn attach_links(
+    docs: &mut [Doc],
+    doc_links: Vec<Vec<Link>>,
+    skills: &mut [Skill],
+    skill_records: &[Option<usize>],
+    skill_links: Vec<Vec<Link>>,
+    backlinks: &mut [Vec<String>],
+) {
+    for (doc, links) in docs.iter_mut().zip(doc_links) {
+        doc.links = links.into();
+        doc.backlinks = std::mem::take(&mut backlinks[doc.entry as usize]).into();
+    }
+    for (record, links) in skill_records.iter().zip(skill_links) {
+        if let Some(i) = *record {
+            let skill = &mut skills[i];
+            skill.links = links.into();
+            skill.backlinks = std::mem::take(&mut backlinks[skill.document as usize]).into();
+        }
+    }
 }
 
 /// Every processed file sorted into what the later phases need, in path order.
