@@ -183,6 +183,10 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
                 seq += 1;
             };
             let mut walk = source::walk(&config.root, &mut send);
+            // What the walk says of a left-out entry is among the reasons it was left out.
+            if !config.exclude.is_empty() {
+                walk.diagnostics.retain(|d| !config.excludes(&d.path));
+            }
             for file in std::mem::take(&mut walk.files) {
                 send(file);
             }

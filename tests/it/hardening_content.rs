@@ -174,10 +174,13 @@ fn special_files_are_reported_never_read() {
 /// regular file there, and gives the diagnostic's code and message.
 #[cfg(unix)]
 fn read_found(tree: &Tree, path: &str) -> Result<Vec<u8>, String> {
+    let canonical = tree.join("content").canonicalize().unwrap();
+    let root = folio::compile::source::Root::open(canonical.clone()).unwrap();
     let found = folio::compile::source::Found {
         path: path.to_owned(),
-        abs: tree.join("content").join(path),
+        abs: canonical.join(path),
         kind: folio::compile::source::Kind::Doc,
+        root: std::sync::Arc::new(root),
     };
     folio::compile::source::read(&found).map_err(|d| format!("{} {}", d.code, d.message))
 }
@@ -194,10 +197,17 @@ fn a_file_replaced_after_the_walk_is_refused_without_following_or_blocking() {
     let big = std::fs::File::create(tree.join("content/docs/big.md")).unwrap();
     big.set_len(folio::compile::source::MAX_FILE_BYTES + 1).unwrap();
     tree.file("content/docs/plain.md", "# Plain\n");
-    assert_eq!(
-        read_found(&tree, "docs/swapped.md"),
-        Err("unreadable-file `docs/swapped.md` changed while it was being read".to_owned())
-    );
+    // A directory on the way replaced by a link to a directory outside holding the same name.
+    tree.file("outside/keys/x.md", "secret\n");
+    tree.symlink("../../outside/keys", "content/docs/dir");
+    for swapped in ["docs/swapped.md", "docs/dir/x.md"] {
+        assert_eq!(
+            read_found(&tree, swapped),
+            Err(format!(
+                "unreadable-file `{swapped}` changed while it was being read (a symlink on its path; not followed)"
+            ))
+        );
+    }
     assert_eq!(
         read_found(&tree, "docs/pipe.md"),
         Err("not-a-regular-file `docs/pipe.md` is a FIFO (named pipe), not a regular file; not read"

@@ -17,16 +17,16 @@ use crate::support::{Tree, folio};
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A running `folio serve` with its stdout and stderr read line by line on their own threads.
-struct Served {
+pub(crate) struct Served {
     child: Child,
     stdin: ChildStdin,
     stdout: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<String>,
+    pub(crate) stderr: mpsc::Receiver<String>,
     next_id: u64,
 }
 
 impl Served {
-    fn start(cwd: &Path, args: &[&str]) -> Served {
+    pub(crate) fn start(cwd: &Path, args: &[&str]) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_folio"))
             .args(args)
             .current_dir(cwd)
@@ -71,7 +71,7 @@ impl Served {
         }
     }
 
-    fn ok(&mut self, method: &str, mut params: Value) -> Value {
+    pub(crate) fn ok(&mut self, method: &str, mut params: Value) -> Value {
         params["_meta"] = modern_meta();
         let id = self.next_id;
         self.next_id += 1;
@@ -120,7 +120,7 @@ impl Drop for Served {
     }
 }
 
-fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+pub(crate) fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines() {

@@ -8,6 +8,7 @@ mod compile;
 mod forged_catalog;
 mod hardening_content;
 mod incremental;
+mod lenient;
 mod links;
 mod live;
 mod live_serve;
@@ -24,4 +25,6 @@ mod search_eval;
 mod skill_files;
 mod skills_spec;
 mod support;
+#[cfg(target_os = "linux")]
+mod swap_race;
 mod translations;

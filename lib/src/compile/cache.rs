@@ -1,7 +1,8 @@
 //! Incremental compiles: what one compile keeps so the next one (`serve --watch`, SIGHUP) does
 //! not read, parse and tokenize the files that did not change.
 //!
-//! A file is reused when its size and modification time are the ones recorded, or, when they
+//! A file is reused when its [`Stamp`] (size, modification time and, on Unix, device, inode and
+//! change time, taken from the handle that was opened) is the one recorded, or, when they
 //! differ, when its bytes hash to the recorded blake3 (a `touch`, a save without a change): it
 //! is then read and hashed but not parsed or tokenized again. A file modified in the second
 //! before a compile started may change again within the file system's timestamp granularity
@@ -20,22 +21,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use super::index::{Indexer, TermDict};
-use super::source::{self, Found};
+use super::source::{self, Found, Stamp};
 use super::{Diagnostic, Processed};
-
-/// A file's size and modification time when it was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stamp {
-    size: u64,
-    modified: Option<SystemTime>,
-}
-
-impl Stamp {
-    fn of(found: &Found) -> Option<Stamp> {
-        let meta = std::fs::metadata(&found.abs).ok()?;
-        Some(Stamp { size: meta.len(), modified: meta.modified().ok() })
-    }
-}
 
 /// How close to a compile's start a modification time must be for it not to be trusted next time.
 const RACY: Duration = Duration::from_secs(2);
@@ -110,15 +97,17 @@ impl Cache {
         diags: &mut Vec<Diagnostic>,
         fresh: &mut Fresh,
     ) -> Option<Processed> {
-        let stamp = Stamp::of(&found);
-        fresh.stamp = stamp;
-        if let Some(hit) = self.unchanged(&found, stamp) {
+        if let Some(hit) = self.unchanged(&found, source::stamp_now(&found)) {
             diags.extend(hit.diagnostics.iter().cloned());
+            fresh.stamp = Some(hit.stamp);
             fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
-        let bytes = match source::read(&found) {
-            Ok(bytes) => bytes,
+        let bytes = match source::read_stamped(&found) {
+            Ok((bytes, stamp)) => {
+                fresh.stamp = Some(stamp);
+                bytes
+            }
             Err(d) => {
                 diags.push(d);
                 return None;
@@ -157,7 +146,7 @@ impl Cache {
                 continue;
             };
             // Modified in the racy window (or in the future): hash it next time.
-            let trusted = stamp.modified.is_some_and(|m| m + RACY < started);
+            let trusted = stamp.modified().is_some_and(|m| m + RACY < started);
             let path = &processed.found.path;
             let kept = match self.files.remove(path).filter(|_| was_reused) {
                 // The cached result again, with its terms as ids of this compile's dictionaries:
@@ -181,8 +170,8 @@ impl Cache {
         (self.reused, self.compiled) = (reused, compiled);
     }
 
-    /// True when a file the last compile read or reused has changed since (its size or
-    /// modification time is not the one recorded just before it was read, or it is gone): the
+    /// True when a file the last compile read or reused has changed since (the file its path
+    /// opens now, without following a link, has not the stamp of the one read, or it is gone): the
     /// tree changed while it was compiled, so the result may hold two moments of it, an edit's
     /// first file as it was and its second as it is now. One `stat` per file, on all cores.
     /// Call after [`Cache::refill`].
@@ -190,7 +179,7 @@ impl Cache {
         let files: Vec<&Cached> = self.files.values().collect();
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let changed =
-            |files: &[&Cached]| files.iter().any(|c| Stamp::of(&c.processed.found) != Some(c.stamp));
+            |files: &[&Cached]| files.iter().any(|c| source::stamp_now(&c.processed.found) != Some(c.stamp));
         if files.len() < CHANGED_PARALLEL_MIN || threads == 1 {
             return changed(&files);
         }

@@ -5,7 +5,8 @@
 //! Owns the decision of what is left out: every error of class [`Class::Entry`] names the entry
 //! it belongs to (a skill's directory for anything inside a skill, else the doc); link errors
 //! never remove an entry and do not block; an error of class [`Class::Unsound`] (or one that
-//! belongs to no entry, such as a bad `folio.toml`) still refuses the tree. Must not print: the
+//! belongs to no entry, such as a bad `folio.toml`) still refuses the tree, but for the two that
+//! leaving an entry out removes (see `owners`). Must not print: the
 //! caller reports [`Lenient::left_out`].
 
 use std::collections::BTreeMap;
@@ -67,22 +68,51 @@ fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation
 
 /// The entries the blocking errors belong to, each with its errors; `None` when an error belongs
 /// to no entry or may not be left behind (the tree is refused).
+///
+/// Two unsound codes can be left behind with an entry, because leaving the entry out removes
+/// what made the catalog wrong: a `path-escape` inside a skill or under `docs/` (nothing was read
+/// through the link; its skill, or the link itself, is left out, so nothing that was read through
+/// that path before stays served either), and a `duplicate-skill-name` when one of the two skills
+/// is left out for errors of its own (a copied skill whose `name` is not its folder's).
 fn owners<'d>(config: &Config, diags: &'d [Diagnostic]) -> Option<BTreeMap<String, Vec<&'d Diagnostic>>> {
     let mut owners: BTreeMap<String, Vec<&Diagnostic>> = BTreeMap::new();
+    let mut duplicates = Vec::new();
     for d in diags.iter().filter(|d| config.gate.blocks(d)) {
-        if lookup(d.code).is_none_or(|c| c.class != Class::Entry) {
-            return None;
+        match lookup(d.code).map(|c| c.class) {
+            Some(Class::Entry) => {}
+            _ if d.code == "path-escape" => {}
+            _ if d.code == "duplicate-skill-name" => {
+                duplicates.push(d);
+                continue;
+            }
+            _ => return None,
         }
-        let owner = if d.path.starts_with("skills/") {
-            source::skill_dir_of(&config.root, &d.path)?
-        } else if d.path.starts_with("docs/") {
-            d.path.clone()
-        } else {
-            return None;
-        };
-        owners.entry(owner).or_default().push(d);
+        owners.entry(owner(config, &d.path)?).or_default().push(d);
+    }
+    for d in duplicates {
+        let here = source::skill_dir_of(&config.root, &d.path);
+        let first =
+            super::validate::duplicate_of(d).and_then(|first| source::skill_dir_of(&config.root, first));
+        let explained = [here, first].into_iter().flatten().find(|dir| owners.contains_key(dir))?;
+        owners.entry(explained).or_default().push(d);
+    }
+    // In the order diagnostics are reported.
+    for reasons in owners.values_mut() {
+        reasons.sort_by(|a, b| (&a.path, a.line, a.column, a.code).cmp(&(&b.path, b.line, b.column, b.code)));
     }
     Some(owners)
+}
+
+/// The entry `path` belongs to: its skill's directory under `skills/`, the doc itself under
+/// `docs/`; `None` for anything else (`folio.toml`, the root).
+fn owner(config: &Config, path: &str) -> Option<String> {
+    if path.starts_with("skills/") {
+        source::skill_dir_of(&config.root, path)
+    } else if path.starts_with("docs/") {
+        Some(path.to_owned())
+    } else {
+        None
+    }
 }
 
 /// How [`Config::exclude`] names an owner: a skill directory ends in `/`.

@@ -4,22 +4,34 @@
 //! The walk is sorted by file name (so output never depends on directory order) and skips hidden
 //! files and directories; under `skills/` it reports each one it skips inside a skill
 //! (`hidden-file`), since SEP-2640 wants a skill's manifest complete, and it reports a directory
-//! that holds markdown but no `SKILL.md` (`missing-skill-md`). It never follows a symlink blindly: each link is resolved to its
-//! canonical path first, and one that leaves the root is refused (`path-escape`) without being
-//! opened, listed or read; a link to a directory inside the root is walked as that directory
+//! that holds markdown but no `SKILL.md` (`missing-skill-md`).
+//!
+//! No byte from outside the root is ever read, whatever changes in the tree while it is walked
+//! (`source/beneath.rs` says how): every directory is listed through a handle opened below its
+//! parent's without following a link, and every file is opened below the root's handle by its
+//! link-free path, refusing a link on any component. A link the walk finds is resolved to its canonical
+//! path first, and one that leaves the root is refused (`path-escape`) without being opened,
+//! listed or read; a link to a directory inside the root is walked as that directory
 //! (`symlink-loop` when it contains the link). Only regular files are read: a FIFO, socket or
-//! device the walk finds is reported (`not-a-regular-file`) and never opened. A file is opened by
-//! its resolved, link-free path without following a link there (one swapped in since the walk is
-//! refused), its type and size are checked on the opened file before a byte is read
-//! (`file-too-large`), and the read itself stops one byte past the limit.
-//! Unreadable files are reported (`unreadable-file`) without losing the rest of the tree.
-//! Nothing found is skipped silently.
+//! device the walk finds is reported (`not-a-regular-file`) and never opened. A file's type and
+//! size are checked on the opened file before a byte is read (`file-too-large`), and the read
+//! itself stops one byte past the limit. Unreadable files are reported (`unreadable-file`)
+//! without losing the rest of the tree. Nothing found is skipped silently.
+
+#[path = "source/beneath.rs"]
+mod beneath;
+#[path = "source/walker.rs"]
+mod walker;
 
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use walkdir::WalkDir;
+pub use beneath::{Root, Stamp};
+use beneath::{is_link_refused, open_file};
+pub use walker::MAX_DEPTH;
+use walker::Walker;
 
 use super::diagnostic::Diagnostic;
 
@@ -56,6 +68,8 @@ pub struct Found {
     pub abs: PathBuf,
     /// What it is.
     pub kind: Kind,
+    /// The root it was found under: `abs` is opened below this handle, never by path alone.
+    pub root: Arc<Root>,
 }
 
 /// The outcome of a walk.
@@ -82,8 +96,9 @@ pub struct Walk {
 /// of the walk: which directory is a skill is known only once every `SKILL.md` is found.
 pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
-    let canonical_root = match root.canonicalize() {
-        Ok(p) => p,
+    let opened = root.canonicalize().and_then(Root::open);
+    let root = match opened {
+        Ok(root) => Arc::new(root),
         Err(e) => {
             out.diagnostics.push(Diagnostic::error(
                 "unreadable-file",
@@ -95,11 +110,12 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
             return out;
         }
     };
+    let canonical_root = &root.path;
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let settings = canonical_root.join("folio.toml");
     if let Ok(meta) = std::fs::symlink_metadata(&settings) {
         let target = if meta.file_type().is_symlink() {
-            resolve_link(&settings, "folio.toml", &canonical_root)
+            resolve_link(&settings, "folio.toml", canonical_root)
         } else if meta.is_file() {
             Target::File(settings)
         } else {
@@ -111,15 +127,11 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
             Target::Refused(d) => out.diagnostics.push(d),
         }
     }
-    let mut walker = Walker {
-        canonical_root: &canonical_root,
-        diags: &mut out.diagnostics,
-        links: Vec::new(),
-        hidden: Vec::new(),
-    };
+    let mut walker =
+        Walker { root: &root, diags: &mut out.diagnostics, links: Vec::new(), hidden: Vec::new() };
     walker.top("docs", &mut |path, abs| {
         if super::is_markdown(&path) {
-            doc(Found { path, abs, kind: Kind::Doc });
+            doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root) });
         } else {
             out.unserved.push(path);
         }
@@ -130,7 +142,7 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     // Pushed in walk order already; sorting states the order the compiler relies on.
     files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     out.unserved.sort();
-    out.files = classify(files, &hidden, &mut out.diagnostics);
+    out.files = classify(files, &hidden, &root, &mut out.diagnostics);
     out
 }
 
@@ -178,7 +190,11 @@ fn type_name(file_type: std::fs::FileType) -> &'static str {
 }
 
 fn not_regular(path: &str, file_type: std::fs::FileType) -> Diagnostic {
-    let what = type_name(file_type);
+    not_regular_named(path, type_name(file_type))
+}
+
+/// `not-a-regular-file` for `path`, which is `what` ("a socket").
+fn not_regular_named(path: &str, what: &str) -> Diagnostic {
     let message = if what == "not a regular file" {
         format!("`{path}` is not a regular file; not read")
     } else {
@@ -241,170 +257,16 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 
-/// Content-relative `/` path of `abs`, and whether every component was UTF-8.
-fn relative(root: &Path, abs: &Path) -> (String, bool) {
-    // The walk's paths are the root joined with file names, so on a `/` platform the relative
-    // path is the text after the root's, when all of it is UTF-8 and plain (no `.` component,
-    // no doubled or trailing separator, which `components` below would drop). Splitting into
-    // components and joining them again cost a dozen allocations per file.
-    if let (Some(abs), Some(root)) = (abs.to_str(), root.to_str())
-        && std::path::MAIN_SEPARATOR == '/'
-        && let Some(rel) = abs.strip_prefix(root).and_then(|r| r.strip_prefix('/'))
-        && !rel.is_empty()
-        && rel.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
-    {
-        return (rel.to_owned(), true);
-    }
-    let rel = abs.strip_prefix(root).unwrap_or(abs);
-    let mut utf8 = true;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| {
-            let s = c.as_os_str();
-            s.to_str().map(str::to_owned).unwrap_or_else(|| {
-                utf8 = false;
-                s.to_string_lossy().into_owned()
-            })
-        })
-        .collect();
-    (parts.join("/"), utf8)
-}
-
-/// Walks `docs/` and `skills/` without following any symlink on its own: each link is resolved
-/// by [`resolve_link`] and a directory inside the root is walked from its canonical path, so
-/// every path the walk lists or opens is link-free and inside the root.
-struct Walker<'a> {
-    canonical_root: &'a Path,
-    diags: &'a mut Vec<Diagnostic>,
-    /// Per directory link being walked: the canonical directory its walk started from and the
-    /// canonical directory holding the link. The directories on the way from the first to the
-    /// second are the link's ancestors; a link to one of them is a loop.
-    links: Vec<(PathBuf, PathBuf)>,
-    /// Content-relative paths of the hidden files and directories skipped.
-    hidden: Vec<String>,
-}
-
-impl Walker<'_> {
-    /// Walks `root/top`, calling `file(content-relative path, path to read)` for each file.
-    fn top(&mut self, top: &str, file: &mut dyn FnMut(String, PathBuf)) {
-        let start = self.canonical_root.join(top);
-        let Ok(meta) = std::fs::symlink_metadata(&start) else { return };
-        if meta.file_type().is_symlink() {
-            match resolve_link(&start, top, self.canonical_root) {
-                Target::Dir(dir) => self.dir(top, &dir, file),
-                // A `docs` or `skills` that is not a directory holds no content.
-                Target::File(_) => {}
-                Target::Refused(d) => self.diags.push(d),
-            }
-        } else if meta.is_dir() {
-            self.dir(top, &start, file);
-        }
-    }
-
-    /// Walks the link-free directory `dir`, whose content-relative path is `path`.
-    fn dir(&mut self, path: &str, dir: &Path, file: &mut dyn FnMut(String, PathBuf)) {
-        let skipped = std::cell::RefCell::new(Vec::new());
-        let it = WalkDir::new(dir)
-            .follow_links(false)
-            .follow_root_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                let keep = e.depth() == 0 || !is_hidden(e.file_name());
-                if !keep {
-                    skipped.borrow_mut().push(e.path().to_path_buf());
-                }
-                keep
-            });
-        for next in it {
-            let entry = match next {
-                Ok(entry) if entry.depth() == 0 => continue,
-                Ok(entry) => entry,
-                Err(err) => {
-                    let at = err.path().map_or_else(|| path.to_owned(), |p| self.path_of(path, dir, p).0);
-                    let why = err.io_error().map_or_else(|| err.to_string(), ToString::to_string);
-                    self.diags.push(Diagnostic::error(
-                        "unreadable-file",
-                        &at,
-                        1,
-                        1,
-                        format!("cannot read `{at}`: {why}"),
-                    ));
-                    continue;
-                }
-            };
-            let (rel, utf8) = self.path_of(path, dir, entry.path());
-            if !utf8 {
-                self.diags.push(
-                    Diagnostic::error(
-                        "non-portable-name",
-                        &rel,
-                        1,
-                        1,
-                        format!("`{rel}` is not valid UTF-8 (shown with U+FFFD replacement characters)"),
-                    )
-                    .with_help("rename it using UTF-8 characters"),
-                );
-            }
-            let file_type = entry.file_type();
-            // Sizes are checked when the file is read (on all cores), not with a second stat here.
-            if file_type.is_file() {
-                file(rel, entry.into_path());
-            } else if file_type.is_dir() {
-                // Walked by `it`.
-            } else if file_type.is_symlink() {
-                match resolve_link(entry.path(), &rel, self.canonical_root) {
-                    Target::File(abs) => file(rel, abs),
-                    Target::Dir(target) => {
-                        let holder = entry.path().parent().unwrap_or(dir).to_path_buf();
-                        let walked = self.links.iter().map(|(s, h)| (s.as_path(), h.as_path()));
-                        let on_the_way = |(start, holder): (&Path, &Path)| {
-                            holder.starts_with(&target) && target.starts_with(start)
-                        };
-                        if walked.chain([(dir, holder.as_path())]).any(on_the_way) {
-                            self.diags.push(
-                                Diagnostic::warning(
-                                    "symlink-loop",
-                                    &rel,
-                                    1,
-                                    1,
-                                    format!(
-                                        "symlink `{rel}` points at a directory that contains it; skipped"
-                                    ),
-                                )
-                                .with_help("remove the link or point it at a sibling directory"),
-                            );
-                        } else {
-                            self.links.push((dir.to_path_buf(), holder));
-                            self.dir(&rel, &target, file);
-                            self.links.pop();
-                        }
-                    }
-                    Target::Refused(d) => self.diags.push(d),
-                }
-            } else {
-                self.diags.push(not_regular(&rel, file_type));
-            }
-        }
-        for abs in skipped.into_inner() {
-            let (rel, _) = self.path_of(path, dir, &abs);
-            self.hidden.push(rel);
-        }
-    }
-
-    /// The content-relative path of `abs`, found under the directory `dir` whose
-    /// content-relative path is `path`, and whether it is all UTF-8.
-    fn path_of(&self, path: &str, dir: &Path, abs: &Path) -> (String, bool) {
-        let (rest, utf8) = relative(dir, abs);
-        if rest.is_empty() { (path.to_owned(), utf8) } else { (format!("{path}/{rest}"), utf8) }
-    }
-}
-
 /// Decides what each walked file outside `docs/` is. Skill directories are the directories under
 /// `skills/` that hold `SKILL.md`; a file belongs to the deepest one above it, so a nested skill
 /// owns its files. Reports the hidden entries skipped inside a skill (`hidden-file`) and the
 /// directories that hold markdown but no `SKILL.md` and no skill below (`missing-skill-md`).
-fn classify(files: Vec<(String, PathBuf)>, hidden: &[String], diags: &mut Vec<Diagnostic>) -> Vec<Found> {
+fn classify(
+    files: Vec<(String, PathBuf)>,
+    hidden: &[String],
+    root: &Arc<Root>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Found> {
     let skill_dirs: BTreeSet<String> = files
         .iter()
         .filter_map(|(p, ..)| p.strip_suffix("/SKILL.md"))
@@ -462,7 +324,7 @@ fn classify(files: Vec<(String, PathBuf)>, hidden: &[String], diags: &mut Vec<Di
                 Kind::SkillFile { skill_dir }
             }
         };
-        out.push(Found { path, abs, kind });
+        out.push(Found { path, abs, kind, root: Arc::clone(root) });
     }
     for (dir, lookalike) in outside {
         // A folder that groups skills may hold a README of its own.
@@ -506,9 +368,22 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
 /// Reads a found file's exact bytes. Fails with `unreadable-file`, `not-a-regular-file`, or
 /// `file-too-large` (without reading it, or when it grows past the limit while being read).
 pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
-    read_regular(&found.abs).map_err(|e| match e {
+    read_stamped(found).map(|(bytes, _)| bytes)
+}
+
+/// [`read`], with the [`Stamp`] of the file that was opened, taken before a byte was read.
+pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
+    read_regular(&found.root, &found.abs).map_err(|e| match e {
         ReadError::TooLarge(size) => too_large(&found.path, size),
         ReadError::NotRegular(file_type) => not_regular(&found.path, file_type),
+        ReadError::Io(e) if is_link_refused(&e) => Diagnostic::error(
+            "unreadable-file",
+            &found.path,
+            1,
+            1,
+            format!("`{}` changed while it was being read (a symlink on its path; not followed)", found.path),
+        )
+        .with_help("run the command again once nothing writes to the content tree"),
         ReadError::Io(e) => Diagnostic::error(
             "unreadable-file",
             &found.path,
@@ -517,27 +392,27 @@ pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
             format!("cannot read `{}`: {e}", found.path),
         )
         .with_help("check the file's permissions"),
-        ReadError::Changed => Diagnostic::error(
-            "unreadable-file",
-            &found.path,
-            1,
-            1,
-            format!("`{}` changed while it was being read", found.path),
-        )
-        .with_help("run the command again once nothing writes to the content tree"),
     })
+}
+
+/// The stamp of the file `found` names as it is now, opened the way [`read`] opens it: `None`
+/// when it cannot be opened (gone, or a link swapped in on its path).
+pub fn stamp_now(found: &Found) -> Option<Stamp> {
+    Stamp::of(&open_file(&found.root, &found.abs).ok()?).ok()
 }
 
 /// The bytes of the file at `path` (content-relative) under a content root, for showing
 /// source lines: `None` unless it resolves to a regular file inside `canonical_root` no larger
-/// than [`MAX_FILE_BYTES`]. The same checks as the compile's own reads, so a report never shows
-/// a byte the compile would not read (a link out of the root, a device, a huge file).
+/// than [`MAX_FILE_BYTES`]. The same checks as the compile's own reads (the resolved path is
+/// opened below the root with no link allowed on the way), so a report never shows a byte the
+/// compile would not read (a link out of the root, a device, a huge file).
 pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
     let resolved = canonical_root.join(path).canonicalize().ok()?;
     if !resolved.starts_with(canonical_root) {
         return None;
     }
-    read_regular(&resolved).ok()
+    let root = Root::open(canonical_root.to_owned()).ok()?;
+    read_regular(&root, &resolved).ok().map(|(bytes, _)| bytes)
 }
 
 /// True when `path` (content-relative), reported as unreadable, is gone now or opens: the tree
@@ -558,21 +433,20 @@ enum ReadError {
     Io(std::io::Error),
     TooLarge(u64),
     NotRegular(std::fs::FileType),
-    /// The path holds a link now, where the walk found a file: the tree changed meanwhile.
-    Changed,
 }
 
-/// Reads the regular file at the link-free path `path`: opened without following a link at its
-/// end (one swapped in since the walk is refused as a change), checked on the opened file's own
-/// metadata (a regular file, at most [`MAX_FILE_BYTES`]) before a byte is read, and read only up
-/// to one byte past the limit whatever the file does meanwhile.
+/// Reads the regular file at the canonical, link-free path `canonical` below `root`: opened
+/// below the root's handle with no link allowed on any component (one swapped in since the walk
+/// is refused as a change), checked on the opened file's own metadata (a regular file, at most
+/// [`MAX_FILE_BYTES`]) before a byte is read, and read only up to one byte past the limit
+/// whatever the file does meanwhile.
 ///
 /// The walk found a regular file here, so the only check before the open is the open's own: a
 /// second look at the path first (a `stat` by name) cost 2% of a large tree's build and closed
 /// no gap, since the file can change between any look and the open. A FIFO swapped in since the
 /// walk opens without blocking and is refused; a device swapped in is opened, then refused.
-fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let file = open_unfollowed(path)?;
+fn read_regular(root: &Root, canonical: &Path) -> Result<(Vec<u8>, Stamp), ReadError> {
+    let file = open_file(root, canonical).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular(meta.file_type()));
@@ -580,41 +454,13 @@ fn read_regular(path: &Path) -> Result<Vec<u8>, ReadError> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge(meta.len()));
     }
+    let stamp = Stamp::from_metadata(&meta);
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
-    Ok(bytes)
-}
-
-/// Opens `path` for reading, refusing a link at its end (`O_NOFOLLOW`, reported as
-/// [`ReadError::Changed`]: the walk resolved every link), without blocking on a FIFO
-/// (`O_NONBLOCK`, which changes nothing for a regular file) and without making a terminal the
-/// process's own (`O_NOCTTY`).
-#[cfg(unix)]
-fn open_unfollowed(path: &Path) -> Result<std::fs::File, ReadError> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
-    options.open(path).map_err(|e| match e.raw_os_error() {
-        // Linux says ELOOP for a link refused by O_NOFOLLOW; FreeBSD says EMLINK.
-        Some(libc::ELOOP | libc::EMLINK) => ReadError::Changed,
-        _ => ReadError::Io(e),
-    })
-}
-
-/// [`open_unfollowed`] where the open cannot refuse a link itself: the path is looked at first.
-#[cfg(not(unix))]
-fn open_unfollowed(path: &Path) -> Result<std::fs::File, ReadError> {
-    let checked = std::fs::symlink_metadata(path).map_err(ReadError::Io)?;
-    if checked.file_type().is_symlink() {
-        return Err(ReadError::Changed);
-    }
-    if !checked.is_file() {
-        return Err(ReadError::NotRegular(checked.file_type()));
-    }
-    std::fs::File::open(path).map_err(ReadError::Io)
+    Ok((bytes, stamp))
 }
 
 /// Opens `path` for reading; on Unix with `O_NONBLOCK`, so that a FIFO cannot block the open
@@ -625,16 +471,14 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NONBLOCK);
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
     }
     options.open(path)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use super::{moved_since, read_inside, relative};
+    use super::{moved_since, read_inside};
 
     #[cfg(unix)]
     #[test]
@@ -674,27 +518,5 @@ mod tests {
         // Still unreadable: a real error, not a moment that passed.
         assert!(!moved_since(&dir, "docs/dangling.md"));
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn relative_paths_are_the_components_after_the_root_joined_by_slashes() {
-        // The text fast path and the components path agree, however the root was written.
-        for (root, abs, expected) in [
-            ("content", "content/docs/a.md", "docs/a.md"),
-            ("content/", "content/docs/a.md", "docs/a.md"),
-            (".", "./docs/guides/b.md", "docs/guides/b.md"),
-            ("/srv/site", "/srv/site/skills/pdf/SKILL.md", "skills/pdf/SKILL.md"),
-            ("a/../content", "a/../content/docs/x.md", "docs/x.md"),
-            ("content", "content/docs/./a.md", "docs/a.md"),
-            ("content", "content/docs//a.md", "docs/a.md"),
-            ("content", "content/docs", "docs"),
-            ("content", "content", ""),
-        ] {
-            assert_eq!(
-                relative(Path::new(root), Path::new(abs)),
-                (expected.to_owned(), true),
-                "{root} {abs}"
-            );
-        }
     }
 }

@@ -115,7 +115,7 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
                     document,
                     name.line,
                     name.column,
-                    format!("skill name `{}` is already used by `{first}`", name.value),
+                    format!("skill name `{}` {DUPLICATE_OF}{first}`", name.value),
                 )
                 .with_help("skill names are their ids and must be unique in the catalog; rename one"),
             ),
@@ -125,6 +125,18 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
         }
     }
 }
+
+/// The SKILL.md a `duplicate-skill-name` diagnostic says first used the name (the message
+/// [`skill_names`] writes names it last, in backquotes).
+pub fn duplicate_of(d: &Diagnostic) -> Option<&str> {
+    if d.code != "duplicate-skill-name" {
+        return None;
+    }
+    let (_, first) = d.message.rsplit_once(DUPLICATE_OF)?;
+    first.strip_suffix('`')
+}
+
+const DUPLICATE_OF: &str = "is already used by `";
 
 /// `duplicate-uri`: (uri, content-relative path) pairs, sorted; each URI may name one file.
 /// Sorted, the files of one URI are adjacent, and the first by path is the one the others are

@@ -1,0 +1,98 @@
+//! Issue 30, finding 2, and the escaping link of finding 1 under lenient serving: an unsound error
+//! that leaving one entry out removes (a duplicate skill name explained by a copy whose `name` is
+//! not its folder's; a symlink out of the root) leaves that entry out and serves the rest; one that
+//! no left-out entry explains still refuses the tree.
+
+use crate::support::Tree;
+
+fn skill(tree: &Tree, dir: &str, name: &str) {
+    tree.file(
+        format!("content/skills/{dir}/SKILL.md"),
+        format!("---\nname: {name}\ndescription: Does {name} things.\n---\n# {name}\n"),
+    );
+}
+
+/// Left-out entries: (path, the codes of the errors that left each out).
+type LeftOut = Vec<(String, Vec<String>)>;
+
+/// The served skill names and the left-out entries of a lenient compile; `None` when the tree is
+/// refused.
+fn served(tree: &Tree) -> Option<(Vec<String>, LeftOut)> {
+    let lenient = folio::compile::lenient(&folio::compile::Config::new(tree.join("content")));
+    let catalog = lenient.compilation.catalog?;
+    let names = catalog.skills.iter().map(|s| s.name.clone()).collect();
+    let left_out = lenient
+        .left_out
+        .iter()
+        .map(|l| {
+            let codes = l.reasons.iter().map(|r| r.split(": ").nth(1).unwrap().to_owned()).collect();
+            (l.path.clone(), codes)
+        })
+        .collect();
+    Some((names, left_out))
+}
+
+#[test]
+fn a_copied_skill_is_left_out_and_the_original_served_whichever_sorts_first() {
+    // The copy after the original: the duplicate is reported on the copy itself.
+    let tree = Tree::new();
+    skill(&tree, "pdf", "pdf");
+    skill(&tree, "pdf-copy", "pdf");
+    skill(&tree, "review", "review");
+    assert_eq!(
+        served(&tree),
+        Some((
+            vec!["pdf".to_owned(), "review".to_owned()],
+            vec![(
+                "skills/pdf-copy".to_owned(),
+                vec!["duplicate-skill-name".to_owned(), "name-mismatch".to_owned()]
+            )]
+        ))
+    );
+
+    // The copy before the original: the duplicate is reported on the original, naming the copy.
+    let tree = Tree::new();
+    skill(&tree, "a-copy", "zeta");
+    skill(&tree, "zeta", "zeta");
+    assert_eq!(
+        served(&tree),
+        Some((
+            vec!["zeta".to_owned()],
+            vec![(
+                "skills/a-copy".to_owned(),
+                vec!["name-mismatch".to_owned(), "duplicate-skill-name".to_owned()]
+            )]
+        ))
+    );
+}
+
+#[test]
+fn two_skills_that_both_match_their_folders_still_refuse_the_tree() {
+    // Nothing of either skill's own explains the clash: which one is meant is the author's call.
+    let tree = Tree::new();
+    skill(&tree, "pdf", "pdf");
+    skill(&tree, "tools/pdf", "pdf");
+    assert_eq!(served(&tree), None);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_root_leaves_out_its_skill_or_doc_and_serves_the_rest() {
+    let tree = Tree::new();
+    skill(&tree, "keys", "keys");
+    skill(&tree, "notes", "notes");
+    tree.file("outside/secret/a.md", "secret\n")
+        .file("content/docs/index.md", "# Index\n")
+        .symlink("../../../outside/secret", "content/skills/keys/refs")
+        .symlink("../../outside/secret/a.md", "content/docs/leak.md");
+    assert_eq!(
+        served(&tree),
+        Some((
+            vec!["notes".to_owned()],
+            vec![
+                ("docs/leak.md".to_owned(), vec!["path-escape".to_owned()]),
+                ("skills/keys".to_owned(), vec!["path-escape".to_owned()]),
+            ]
+        ))
+    );
+}
