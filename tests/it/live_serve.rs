@@ -344,3 +344,82 @@ fn lenient_watch_leaves_out_a_broken_skill_says_so_once_and_serves_it_when_fixed
     assert_eq!(s.note(), list_changed());
     assert!(s.text(demo).starts_with("---\nname: demo"));
 }
+
+/// Issue 30, finding 3: a burst of saves across many files (each written beside the file and
+/// renamed over it, as a formatter does, one every 10 ms) is served as one save: no
+/// `resources/list` answer ever names pages of two generations at once. The guide's rule is that
+/// a pause as long as the reload's quiet period (50 ms) ends a burst; a burst that paused that
+/// long on a busy machine proves nothing, and is made again (at most three times). The writer's
+/// pace shapes the input (a per-path debouncer reloaded between two of its saves); no wait of the
+/// test depends on it.
+#[test]
+fn a_burst_across_many_files_is_served_as_one_save() {
+    const PAGES: usize = 40;
+    const PACE: Duration = Duration::from_millis(10);
+    /// The reload's quiet period (`serve --watch` waits this long with no event in the tree).
+    const QUIET: Duration = Duration::from_millis(50);
+    let t = Tree::new();
+    let page =
+        |i: usize, generation: usize| format!("---\ntitle: Page {i:03} gen {generation}\n---\n# Page\n");
+    let mut index = String::from("# Index\n\n");
+    for i in 0..PAGES {
+        t.file(format!("content/docs/p/{i:03}.md"), page(i, 0));
+        index.push_str(&format!("- [{i:03}](p/{i:03}.md)\n"));
+    }
+    t.file("content/docs/index.md", &index);
+    let mut s = Served::start(t.path(), &["serve", "--content", "content", "--watch"]);
+    let generations = |s: &mut Served| {
+        let listed = s.ok("resources/list", json!({}));
+        let mut seen: Vec<usize> = listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["title"].as_str()?.rsplit_once(" gen ")?.1.parse().ok())
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen
+    };
+    assert_eq!(generations(&mut s), [0]);
+    for generation in 1..=3 {
+        let writer = {
+            let root = t.join("content/docs/p");
+            std::thread::spawn(move || {
+                let mut longest = Duration::ZERO;
+                let mut last = std::time::Instant::now();
+                for i in 0..PAGES {
+                    std::thread::sleep(PACE);
+                    let beside = root.join(format!(".{i:03}.md.tmp"));
+                    std::fs::write(&beside, page(i, generation)).unwrap();
+                    std::fs::rename(&beside, root.join(format!("{i:03}.md"))).unwrap();
+                    longest = longest.max(last.elapsed());
+                    last = std::time::Instant::now();
+                }
+                longest
+            })
+        };
+        let mut mixed = None;
+        let mut answers = 0;
+        loop {
+            let seen = generations(&mut s);
+            answers += 1;
+            if seen.len() > 1 && mixed.is_none() {
+                mixed = Some(seen);
+            } else if seen == [generation] {
+                break;
+            }
+            assert!(answers < 100_000, "the burst was served");
+        }
+        let longest = writer.join().unwrap();
+        match mixed {
+            None => return,
+            Some(seen) if longest < QUIET => {
+                panic!(
+                    "an answer listed generations {seen:?}; the burst never paused {QUIET:?} (at most {longest:?})"
+                )
+            }
+            Some(_) => eprintln!("the burst paused for {longest:?}, as long as the quiet period: made again"),
+        }
+    }
+    panic!("three bursts in a row paused as long as the quiet period; the machine is too busy to tell");
+}

@@ -2,8 +2,10 @@
 //! from (`--catalog FILE` or `--content DIR`) and hand it to the server, which swaps it in
 //! (`content/docs/guides/serving.md`, "Live reload").
 //!
-//! One thread does every reload, one at a time: triggers (a signal, a debounced batch of file
-//! events) queue on a channel, and a burst of them costs one reload. A catalog that fails (a
+//! One thread does every reload, one at a time: triggers (a signal, file events) queue on a
+//! channel, and a burst of them costs one reload: file events start a reload only once the
+//! whole tree has been quiet for [`QUIET`] (a per-path debouncer would let a burst of 500 saves
+//! through in pieces, each reload serving some files from before it and some from after). A catalog that fails (a
 //! file that does not verify, a tree with errors) is refused: the server keeps the last good
 //! one, and the reason is printed on stderr once (the same failure again prints nothing);
 //! the next good one resumes updates with a line saying so. Status goes to stderr only:
@@ -11,21 +13,25 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer_opt};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::catalog::{Catalog, LeftOut};
 use crate::compile;
 use crate::query::Query;
 use crate::server::FolioServer;
 
-/// How long the tree must be quiet before a batch of file events triggers a reload: long enough
-/// to coalesce an editor's write-rename-chmod of one save, short next to the time a person
-/// takes to look at the result.
-pub(crate) const DEBOUNCE: Duration = Duration::from_millis(50);
+/// How long the whole tree must be quiet (no file event anywhere in it) before file events
+/// trigger a reload: long enough to coalesce an editor's write-rename-chmod of one save, or a
+/// formatter's or `git checkout`'s burst of them, short next to the time a person takes to look
+/// at the result.
+pub(crate) const QUIET: Duration = Duration::from_millis(50);
+
+/// The longest a reload waits for the tree to be quiet: a tree written without a pause (a
+/// generator in a loop) is still reloaded this often.
+pub(crate) const QUIET_AT_MOST: Duration = Duration::from_secs(2);
 
 /// Where the served catalog comes from.
 #[derive(Debug, Clone)]
@@ -84,7 +90,7 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
     }
 }
 
-/// How long a tree that changed while it was being compiled is compiled again, at [`DEBOUNCE`]
+/// How long a tree that changed while it was being compiled is compiled again, at [`QUIET`]
 /// intervals, before what the last compile found is taken as it is. A bound in time, not in
 /// tries: one incremental compile of a large tree takes most of a second.
 const SETTLE_WITHIN: Duration = Duration::from_secs(1);
@@ -117,7 +123,7 @@ pub(crate) fn compile_content(
         }
         tries += 1;
         tracing::debug!(tries, "the tree changed while it was compiled; compiling it again");
-        std::thread::sleep(DEBOUNCE);
+        std::thread::sleep(QUIET);
     };
     match compilation.catalog {
         Some(catalog) => Ok((catalog, left_out)),
@@ -148,7 +154,7 @@ pub(crate) fn left_out_lines(root: &Path, left_out: &[LeftOut]) -> Vec<String> {
 pub(crate) enum Trigger {
     /// SIGHUP.
     Signal,
-    /// A debounced batch of file events.
+    /// A file event in the watched tree.
     Files,
 }
 
@@ -156,7 +162,7 @@ pub(crate) enum Trigger {
 /// watching).
 pub(crate) struct Reloader {
     triggers: mpsc::Sender<Trigger>,
-    _watcher: Option<Debouncer<RecommendedWatcher>>,
+    _watcher: Option<RecommendedWatcher>,
 }
 
 impl Reloader {
@@ -198,7 +204,7 @@ fn run(
     // `last_left_out`: the entries left out by the last lenient load, printed when they change,
     // not on every save (an edit elsewhere leaves them as they were).
     while let Ok(first) = queue.recv() {
-        let mut why = first;
+        let mut why = if first == Trigger::Files { wait_for_quiet(queue) } else { first };
         // Everything queued meanwhile is answered by this one reload.
         while let Ok(next) = queue.try_recv() {
             if next == Trigger::Signal {
@@ -256,12 +262,33 @@ fn run(
     }
 }
 
+/// Waits, after a file event, until no other has come for [`QUIET`] (the whole tree is quiet),
+/// or for [`QUIET_AT_MOST`] in all, or until a signal asks for a reload at once. What the reload
+/// is for: [`Trigger::Signal`] when one came.
+fn wait_for_quiet(queue: &mpsc::Receiver<Trigger>) -> Trigger {
+    let started = Instant::now();
+    loop {
+        let left = QUIET_AT_MOST.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return Trigger::Files;
+        }
+        match queue.recv_timeout(QUIET.min(left)) {
+            Ok(Trigger::Files) => {}
+            Ok(Trigger::Signal) => return Trigger::Signal,
+            Err(_) => return Trigger::Files,
+        }
+    }
+}
+
+/// True for a file event that may change what the compile reads: not an access (the compile's
+/// own reads open every file, and would otherwise trigger the next reload, forever).
+fn changes_content(kind: &EventKind) -> bool {
+    !matches!(kind, EventKind::Access(_))
+}
+
 /// Watches the content tree (recursively), or the directory holding the catalog file (a file
 /// replaced by a rename is a new file: watching the old one would miss it).
-fn watch_source(
-    source: &Source,
-    triggers: mpsc::Sender<Trigger>,
-) -> anyhow::Result<Debouncer<RecommendedWatcher>> {
+fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Result<RecommendedWatcher> {
     let (target, mode, only) = match source {
         Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
         Source::Catalog(file) => {
@@ -270,23 +297,28 @@ fn watch_source(
         }
     };
     let root = target.clone();
-    let handler = move |events: DebounceEventResult| match events {
-        Ok(events) => {
-            let relevant = events.iter().any(|e| match &only {
-                Some(name) => e.path.file_name() == Some(name.as_os_str()),
-                None => !is_hidden(&root, &e.path),
-            });
+    let handler = move |event: notify::Result<notify::Event>| match event {
+        Ok(event) => {
+            // An event without paths (an overflowed queue) may hide anything: reload.
+            let relevant = changes_content(&event.kind)
+                && (event.paths.is_empty()
+                    || event.paths.iter().any(|path| match &only {
+                        Some(name) => path.file_name() == Some(name.as_os_str()),
+                        None => !is_hidden(&root, path),
+                    }));
             if relevant {
                 let _ = triggers.send(Trigger::Files);
             }
         }
-        Err(e) => tracing::warn!(error = %e, "file watcher error"),
+        Err(e) => {
+            tracing::warn!(error = %e, "file watcher error");
+            let _ = triggers.send(Trigger::Files);
+        }
     };
-    let config = notify_debouncer_mini::Config::default().with_timeout(DEBOUNCE).with_batch_mode(true);
-    let mut debouncer = new_debouncer_opt::<_, RecommendedWatcher>(config, handler)
-        .with_context(|| format!("cannot watch {}", target.display()))?;
-    debouncer.watcher().watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
-    Ok(debouncer)
+    let mut watcher =
+        notify::recommended_watcher(handler).with_context(|| format!("cannot watch {}", target.display()))?;
+    watcher.watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
+    Ok(watcher)
 }
 
 /// True for a path the compile never reads: one with a hidden component below the root (editor
