@@ -593,3 +593,66 @@ fn suggestions_for_a_catalog_whose_uris_do_not_resolve_end() {
     assert_eq!(suggestions, ["guides/install.md", "guides/uninstall.md", "index.md"]);
     assert!(query.resolve("resource://docs/guides/qqqqqqqqqqqqqqqq.md").is_err());
 }
+
+/// A catalog file of `len` bytes (sparse: no disk is spent) starting with `start`.
+#[cfg(unix)]
+fn sparse(tree: &Tree, name: &str, start: &[u8], len: u64) {
+    use std::io::Write as _;
+    let mut file = std::fs::File::create(tree.join(name)).unwrap();
+    file.write_all(start).unwrap();
+    file.set_len(len).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_large_file_refused_by_its_envelope_and_size_is_not_read() {
+    const GIB: u64 = 1 << 30;
+    let honest = write(&basic());
+    let tree = Tree::new();
+    sparse(&tree, "zeros.msgpack", b"", 2 * GIB);
+    sparse(&tree, "appended.msgpack", &honest, 2 * GIB);
+    // A real envelope whose body claims more than the file holds.
+    sparse(&tree, "cut.msgpack", &honest[..honest.len() / 2], honest.len() as u64 / 2);
+    let trailing = 2 * GIB - honest.len() as u64;
+    let missing = honest.len() as u64 - honest.len() as u64 / 2;
+    let cases = [
+        (
+            "zeros.msgpack",
+            "not a folio catalog (it does not start as a catalog does (a map of `format`, `version`, \
+             `catalog_hash` and `body`)); rebuild it with `folio build`"
+                .to_owned(),
+        ),
+        (
+            "appended.msgpack",
+            format!(
+                "catalog is corrupt: {trailing} bytes follow the end of its body; rebuild it with `folio build`"
+            ),
+        ),
+        (
+            "cut.msgpack",
+            format!(
+                "not a folio catalog (the file ends {missing} bytes before its body does: it was cut short); \
+                 rebuild it with `folio build`"
+            ),
+        ),
+    ];
+    for (name, why) in cases {
+        for command in ["list", "serve"] {
+            // Under a 1 GiB address-space limit: reading a 2 GiB file whole cannot succeed, so
+            // the refusal below proves the file was refused from its first bytes and size.
+            let out = std::process::Command::new("sh")
+                .args(["-c", r#"ulimit -v 1048576 && exec "$0" "$1" --catalog "$2" </dev/null"#])
+                .args([env!("CARGO_BIN_EXE_folio"), command, name])
+                .current_dir(tree.path())
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                (out.status.code(), stderr.as_ref()),
+                (Some(2), format!("error: {name}: {why}\n").as_str()),
+                "{command} {name}"
+            );
+        }
+    }
+}

@@ -343,3 +343,47 @@ async fn prompts_list_changed_follows_the_set_of_skills() {
     assert_eq!(next_note(&mut w, true).await, ("notifications/prompts/list_changed".to_owned(), None));
     expect_quiet(&mut w, &server, &t, 2, true).await;
 }
+
+#[tokio::test]
+async fn a_session_watches_at_most_1024_uris() {
+    let t = tree();
+    let server = live_server(&t);
+    // Legacy: the 1025th distinct URI is refused with the limit; one already held, or one freed
+    // by unsubscribing, is fine.
+    let mut w = Wire::start_with(server.clone());
+    w.call_raw(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "legacy", "version": "1" } }),
+    )
+    .await;
+    w.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    let uri = |n: usize| format!("resource://docs/page-{n}.md");
+    for n in 0..1024 {
+        let res = w.call_raw("resources/subscribe", json!({ "uri": uri(n) })).await;
+        assert_eq!(res["result"], json!({}), "{n}: {res}");
+    }
+    let refused = w.call_raw("resources/subscribe", json!({ "uri": uri(1024) })).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(refused["error"]["data"]["limit"], 1024, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "this session already watches 1024 URIs, the most one session may; unsubscribe from one \
+         first, or watch `notifications/resources/list_changed` instead"
+    );
+    let again = w.call_raw("resources/subscribe", json!({ "uri": uri(7) })).await;
+    assert_eq!(again["result"], json!({}), "subscribing again to a held URI: {again}");
+    w.call_raw("resources/unsubscribe", json!({ "uri": uri(7) })).await;
+    let freed = w.call_raw("resources/subscribe", json!({ "uri": uri(1024) })).await;
+    assert_eq!(freed["result"], json!({}), "{freed}");
+
+    // A listen stream accepts the first 1024 distinct URIs asked for, and says so.
+    let mut w = Wire::start_with(server.clone());
+    let mut asked: Vec<String> = (0..1100).map(uri).collect();
+    asked.insert(1, uri(0));
+    let accepted = listen(&mut w, json!({ "resourceSubscriptions": asked })).await;
+    let accepted: Vec<&str> =
+        accepted["resourceSubscriptions"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+    assert_eq!(accepted.len(), 1025, "the first 1024 distinct, as asked (one twice)");
+    assert_eq!(accepted[..3].to_vec(), vec![uri(0), uri(0), uri(1)]);
+    assert_eq!(accepted.last().copied(), Some(uri(1023).as_str()));
+}

@@ -319,6 +319,12 @@ async fn http_transport_rules_give_exact_statuses() {
     assert_eq!(h.status, 200);
     assert_eq!(h.json()["status"], "ok");
     assert_eq!(h.json()["name"], "corpora", "the project the catalog names");
+    // It names the server and what it serves: a foreign Host or Origin is refused, as on /mcp.
+    for foreign in [("Host", "evil.example.com"), ("Origin", "https://evil.example")] {
+        let h = exchange(a, "GET", "/healthz", &[foreign], b"").await;
+        assert_eq!(h.status, 403, "{foreign:?}: {h:?}");
+        assert!(!h.body.contains("corpora"), "{foreign:?}: {h:?}");
+    }
     assert_eq!(rpc(a, "tools/list", json!({}), &[]).await.status, 200);
     srv.shutdown().await;
 }

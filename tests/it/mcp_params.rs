@@ -99,6 +99,7 @@ async fn cursors_of_the_wrong_json_type_are_invalid_params_on_every_paginated_me
         ("resources/templates/list", json!({})),
         ("tools/list", json!({})),
         ("skills/list", json!({})),
+        ("prompts/list", json!({})),
         ("resources/directory/read", json!({ "uri": dir })),
     ] {
         for (cursor, kind) in [
@@ -170,6 +171,7 @@ async fn over_http_too_a_cursor_of_the_wrong_type_is_invalid_params() {
         ("resources/templates/list", json!({})),
         ("tools/list", json!({})),
         ("skills/list", json!({})),
+        ("prompts/list", json!({})),
         ("resources/directory/read", json!({ "uri": dir })),
     ] {
         let mut params = base.clone();
@@ -186,4 +188,53 @@ async fn over_http_too_a_cursor_of_the_wrong_type_is_invalid_params() {
         let (status, res) = http_call(method, base).await;
         assert_eq!((status, res.get("result").is_some()), (200, true), "{method} without a cursor: {res}");
     }
+}
+
+/// One raw body POSTed to `/mcp` through the router, in process: status and body.
+async fn http_post_raw(body: &str) -> (u16, Value) {
+    use tower::ServiceExt as _;
+    let request = axum::http::Request::post("/mcp")
+        .header("Host", "localhost")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", V_MODERN)
+        .header("Mcp-Method", "server/discover")
+        .body(axum::body::Body::from(body.to_owned()))
+        .unwrap();
+    let (router, _stop) = folio::server::router(server(), &folio::server::HttpOptions::default());
+    let response = router.oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn over_http_a_fractional_id_and_a_member_given_twice_are_invalid_requests() {
+    let meta = modern_meta();
+    let (status, res) = http_post_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":1e-999999,"method":"server/discover","params":{{"_meta":{meta}}}}}"#
+    ))
+    .await;
+    assert_eq!(status, 400, "{res}");
+    assert_eq!(
+        res,
+        json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message":
+            "invalid request: `id` 1e-999999 is not an integer or a string (MCP request ids are strings or integers)" } })
+    );
+    let (status, res) = http_post_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{"_meta":{meta}}},"params":{{}}}}"#
+    ))
+    .await;
+    assert_eq!(status, 400, "{res}");
+    assert_eq!(
+        res,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32600, "message":
+            "invalid request: the member `params` is given twice; send each member of the object once" } })
+    );
+    // The same request written once is answered.
+    let (status, res) = http_post_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{"_meta":{meta}}}}}"#
+    ))
+    .await;
+    assert_eq!((status, res["id"].clone(), res.get("result").is_some()), (200, json!(3), true), "{res}");
 }

@@ -67,6 +67,21 @@ async fn every_unparsable_line_is_answered_with_its_id_and_the_connection_goes_o
         (br#"{"jsonrpc":"2.0","id":5,"method":7}"#.to_vec(), invalid_request(r#""id":5,"#, NOT_A_MESSAGE)),
         (br#"{"foo":1}"#.to_vec(), invalid_request("", NOT_A_MESSAGE)),
         (br#"[{"jsonrpc":"2.0","id":6,"method":"tools/list"}]"#.to_vec(), invalid_request("", NOT_A_MESSAGE)),
+        // What serde would read without a word: a member given twice, an id that is no integer.
+        (
+            br#"{"jsonrpc":"2.0","id":8,"method":"ping","method":"tools/list"}"#.to_vec(),
+            invalid_request(
+                r#""id":8,"#,
+                "the member `method` is given twice; send each member of the object once",
+            ),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1e-999999,"method":"ping"}"#.to_vec(),
+            invalid_request(
+                "",
+                "`id` 1e-999999 is not an integer or a string (MCP request ids are strings or integers)",
+            ),
+        ),
     ];
     for (line, expected) in cases {
         w.send_line(&line).await;

@@ -79,7 +79,7 @@ pub use decode::{DecodeError, catalog_hash, decode, decode_owned, decode_static,
 pub use lazy::Lazy;
 pub use manifest::manifest;
 pub use meta::Meta;
-pub use plan::{PLAN_PREFIX, PLAN_SUFFIX, Plan, decode_planned_meta, finish, plan};
+pub use plan::{PLAN_PREFIX, PLAN_SUFFIX, Plan, check_envelope, decode_planned_meta, finish, plan};
 pub use writer::{MAX_FILE_BYTES, STAGE_BYTES, Writer, source_order};
 
 use super::Catalog;

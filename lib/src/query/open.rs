@@ -38,11 +38,11 @@ pub(super) fn open_file(path: &Path) -> Result<Query, Error> {
 /// [`open_file`], taking the pipelined path for files of at least `pipeline_min` bytes (tests
 /// lower it to run the pipeline on small catalogs).
 fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Error> {
-    let io = |e| Error::io(path, e);
     let refused = |source| Error::Catalog { path: path.to_owned(), source };
-    let (file, len) = open_regular(path)?;
+    let (file, len, prefix) = open_checked(path)?;
     #[cfg(unix)]
     {
+        let io = |e| Error::io(path, e);
         if len >= pipeline_min.max(codec::PLAN_PREFIX as u64)
             && let Ok(len) = usize::try_from(len)
         {
@@ -50,7 +50,7 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
             // the reads below are the first to touch them.
             let mut buf = vec![0u8; len];
             let suffix = len - codec::PLAN_SUFFIX;
-            read_at(&file, &mut buf[..codec::PLAN_PREFIX], 0).map_err(io)?;
+            buf[..codec::PLAN_PREFIX].copy_from_slice(&prefix);
             read_at(&file, &mut buf[suffix..], suffix as u64).map_err(io)?;
             if let Some(plan) = codec::plan(&buf[..codec::PLAN_PREFIX], &buf[suffix..], len as u64)
                 && plan.meta.start >= codec::PLAN_PREFIX
@@ -78,10 +78,25 @@ pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
 }
 
 /// Reads a whole catalog file, refusing what [`open_file`] refuses before reading: anything but
-/// a regular file of at most [`codec::MAX_FILE_BYTES`]. Fails with [`Error::Io`] naming `path`.
+/// a regular file of at most [`codec::MAX_FILE_BYTES`] ([`Error::Io`]), and a file whose first
+/// bytes and size decide it is no catalog ([`Error::Catalog`]), each naming `path`.
 fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let (file, len) = open_regular(path)?;
+    let (file, len, _) = open_checked(path)?;
     read_all(path, &file, len)
+}
+
+/// Opens `path` as [`open_regular`] does and reads its first bytes ([`codec::PLAN_PREFIX`] of
+/// them, or all), leaving the file at its start: a file those bytes and its size decide is no
+/// catalog (a forged envelope, bytes appended, cut short) is refused before the rest is read.
+fn open_checked(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
+    use std::io::{Read as _, Seek as _};
+    let io = |e| Error::io(path, e);
+    let (file, len) = open_regular(path)?;
+    let mut prefix = vec![0u8; usize::try_from(len.min(codec::PLAN_PREFIX as u64)).unwrap_or(0)];
+    (&file).read_exact(&mut prefix).map_err(io)?;
+    (&file).seek(std::io::SeekFrom::Start(0)).map_err(io)?;
+    codec::check_envelope(&prefix, len).map_err(|source| Error::Catalog { path: path.to_owned(), source })?;
+    Ok((file, len, prefix))
 }
 
 /// The rest of `file` (measured at `len` bytes), bounded even if it grew since it was measured.

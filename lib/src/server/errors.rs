@@ -111,6 +111,21 @@ pub(crate) fn needs_session(method: &str) -> McpError {
     )
 }
 
+/// `resources/subscribe` past the per-session cap: `-32602`, with the limit and what to do.
+pub(crate) fn too_many_subscriptions() -> McpError {
+    let limit = super::notify::MAX_SUBSCRIPTIONS;
+    McpError::invalid_params(
+        format!(
+            "this session already watches {limit} URIs, the most one session may; \
+             unsubscribe from one first, or watch `notifications/resources/list_changed` instead"
+        ),
+        Some(json!({
+            "limit": limit,
+            "repair": repair("resources/unsubscribe", json!({ "uri": "<a subscribed URI>" }), "free a subscription first"),
+        })),
+    )
+}
+
 /// A `cursor` that is not a string (rmcp would read it as no cursor and answer the first page).
 /// `uri` is the request's `uri` param, kept in the repair of `resources/directory/read`.
 pub(crate) fn cursor_type(method: &str, kind: &str, uri: Option<&str>) -> McpError {

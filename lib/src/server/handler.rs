@@ -132,11 +132,12 @@ impl ServerHandler for FolioServer {
         Ok(out)
     }
 
-    /// Everything requested that the capabilities declare. A fixed catalog declares no
+    /// Everything requested that the capabilities declare, with at most
+    /// 1,024 resource subscriptions (`notify::MAX_SUBSCRIPTIONS`). A fixed catalog declares no
     /// `listChanged`/`subscribe`, so its acknowledgement grants nothing (rather than `-32601`
     /// for clients that always open a stream) and the stream idles until cancelled.
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(requested.supported_by(&self.state().info.capabilities))
+        Some(notify::capped(requested.supported_by(&self.state().info.capabilities)))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
@@ -159,7 +160,9 @@ impl ServerHandler for FolioServer {
         {
             return Err(content::read_error(st.content.query(), &request.uri, &e));
         }
-        session.subscribe(&st, &request.uri);
+        if !session.subscribe(&st, &request.uri) {
+            return Err(errors::too_many_subscriptions());
+        }
         Ok(())
     }
 

@@ -98,6 +98,10 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
             mcp_router.layer(middleware::from_fn_with_state(Arc::clone(&token), guard::require_bearer));
         health_router = health_router.layer(middleware::from_fn_with_state(token, guard::require_bearer));
     }
+    // The health answer names the server and what it serves: a foreign Host (DNS rebinding) or
+    // Origin is refused there as on `/mcp`.
+    health_router = health_router
+        .layer(middleware::from_fn_with_state(Arc::clone(&allowed), guard::check_host_and_origin));
     mcp_router = mcp_router.layer(middleware::from_fn_with_state(allowed, guard::check_host_and_origin));
     if let Some(rate) = options.limits.requests_per_second {
         let limiter = Arc::new(limits::RateLimiter::new(rate));

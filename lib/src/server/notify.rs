@@ -226,6 +226,22 @@ async fn send_listen(
     result
 }
 
+/// Most URIs one session watches: a legacy session's `resources/subscribe` set, and the
+/// `resourceSubscriptions` a listen stream accepts (its acknowledgement names the first this many
+/// distinct URIs asked for). Each costs its URI and a version per session, compared on every
+/// swap; a client watching more is better served by `list_changed`.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// `filter` with at most [`MAX_SUBSCRIPTIONS`] distinct `resourceSubscriptions`, the first
+/// asked for (what a listen stream accepts).
+pub(crate) fn capped(mut filter: SubscriptionFilter) -> SubscriptionFilter {
+    if let Some(uris) = filter.resource_subscriptions.as_mut() {
+        let mut seen = std::collections::BTreeSet::new();
+        uris.retain(|uri| seen.len() < MAX_SUBSCRIPTIONS && seen.insert(uri.clone()));
+    }
+    filter
+}
+
 /// The `resources/subscribe` set of one legacy session: each URI with the version last
 /// notified.
 #[derive(Default)]
@@ -238,9 +254,15 @@ impl Session {
         self.subscribed.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Adds `uri`, at its version in `state` (subscribing again changes nothing).
-    pub(crate) fn subscribe(&self, state: &State, uri: &str) {
-        self.lock().entry(uri.to_owned()).or_insert_with(|| version(state, uri));
+    /// Adds `uri`, at its version in `state` (subscribing again changes nothing). False, with
+    /// nothing added, when the set already holds [`MAX_SUBSCRIPTIONS`] other URIs.
+    pub(crate) fn subscribe(&self, state: &State, uri: &str) -> bool {
+        let mut set = self.lock();
+        if set.len() >= MAX_SUBSCRIPTIONS && !set.contains_key(uri) {
+            return false;
+        }
+        set.entry(uri.to_owned()).or_insert_with(|| version(state, uri));
+        true
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {

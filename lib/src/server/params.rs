@@ -21,8 +21,14 @@ use serde_json::Value;
 use super::errors;
 
 /// Methods whose params carry a `cursor`.
-const PAGINATED: &[&str] =
-    &["resources/list", "resources/templates/list", "resources/directory/read", "tools/list", "skills/list"];
+const PAGINATED: &[&str] = &[
+    "resources/list",
+    "resources/templates/list",
+    "resources/directory/read",
+    "tools/list",
+    "skills/list",
+    "prompts/list",
+];
 
 /// A request whose `cursor` is of the wrong JSON type: what it was, and the request's `uri`
 /// (kept in the repair of `resources/directory/read`).
@@ -115,6 +121,7 @@ mod tests {
         let kind = |line: &str| find(line.as_bytes()).map(|b| b.kind);
         assert_eq!(kind(r#"{"method":"tools/list","params":{"cursor":1}}"#), Some("a number"));
         assert_eq!(kind(r#"{"method":"skills/list","params":{"cursor":{}}}"#), Some("an object"));
+        assert_eq!(kind(r#"{"method":"prompts/list","params":{"cursor":123}}"#), Some("a number"));
         assert_eq!(kind(r#"{"params":{"cursor":[1]},"method":"resources/list"}"#), Some("an array"));
         assert_eq!(
             kind(r#"{"method":"resources/templates/list","params":{"cursor":true}}"#),

@@ -1,7 +1,9 @@
 //! One line of newline-delimited JSON-RPC, as the stdio transport reads it: either a message for
 //! rmcp (marked when its `cursor` is of the wrong type, see `params`), or the error answer
 //! JSON-RPC 2.0 requires for it (`-32700` parse error, `-32600` invalid request), with the
-//! request's `id` when a lenient scan of the line can recover it.
+//! request's `id` when a lenient scan of the line can recover it. [`malformed`] also finds what
+//! a parser would let through without a word (a member given twice, an `id` that is no
+//! integer); the HTTP transport asks it about each body too.
 //!
 //! Pure functions of the bytes: no IO, no state, never a panic on any input. The transport
 //! (`stdio.rs`) owns reading, bounding and writing lines.
@@ -39,10 +41,16 @@ pub(crate) fn decode(line: &[u8]) -> Line {
     }
     match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(mut message) => {
+            if let Some(bad) = malformed(line) {
+                return reply(invalid_request(&bad.why), bad.id);
+            }
             super::params::mark(line, &mut message);
             Line::Message(Box::new(message))
         }
         Err(e) if e.classify() == serde_json::error::Category::Data => {
+            if let Some(bad) = malformed(line) {
+                return reply(invalid_request(&bad.why), bad.id);
+            }
             if is_notification(line) {
                 tracing::debug!(error = %e, "ignoring a notification that does not parse");
                 return Line::Ignored;
@@ -124,6 +132,102 @@ pub(crate) fn recover_id(line: &[u8]) -> Option<RequestId> {
         scan.skip_ws();
         scan.eat(b',')?;
     }
+}
+
+/// Why a JSON object is no JSON-RPC request although it may parse, and the id to answer with.
+#[derive(Debug)]
+pub(crate) struct Malformed {
+    pub(crate) why: String,
+    pub(crate) id: Option<RequestId>,
+}
+
+/// What a parser would hide in a top-level JSON object: a member given twice (serde keeps one,
+/// or refuses the object with a message about something else), or an `id` that is a number
+/// but not an integer (`1e-999999` reads as the float 0, and would be answered with id 0, an id
+/// the client never sent). `None` for everything else, including text that is not an object:
+/// that is for the parser to refuse.
+pub(crate) fn malformed(line: &[u8]) -> Option<Malformed> {
+    let mut scan = Scan { bytes: line, at: 0 };
+    // A set: a forged line may hold a million members.
+    let mut keys: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+    let mut fractional_id = None;
+    scan.skip_ws();
+    scan.eat(b'{')?;
+    scan.skip_ws();
+    if scan.eat(b'}').is_some() {
+        return None;
+    }
+    loop {
+        scan.skip_ws();
+        let quoted = scan.at;
+        scan.string()?;
+        // Decoded, so that `"\u0069d"` is the member `id` too.
+        let key: String = serde_json::from_slice(&line[quoted..scan.at]).ok()?;
+        if keys.contains(&key) {
+            let id = if key == "id" { None } else { recover_id(line) };
+            let why = format!(
+                "the member `{}` is given twice; send each member of the object once",
+                crate::catalog::uri::echo(&key)
+            );
+            return Some(Malformed { why, id });
+        }
+        scan.skip_ws();
+        scan.eat(b':')?;
+        scan.skip_ws();
+        let start = scan.at;
+        scan.skip_value()?;
+        if key == "id" && is_fraction(&line[start..scan.at]) {
+            fractional_id = Some(String::from_utf8_lossy(&line[start..scan.at]).into_owned());
+        }
+        keys.insert(key);
+        scan.skip_ws();
+        if scan.eat(b',').is_none() {
+            break;
+        }
+    }
+    scan.eat(b'}')?;
+    fractional_id.map(|raw| Malformed {
+        why: format!(
+            "`id` {} is not an integer or a string (MCP request ids are strings or integers)",
+            crate::catalog::uri::echo(&raw)
+        ),
+        id: None,
+    })
+}
+
+/// True when `raw` is a JSON number whose exact value is not an integer (`0.5`, `1e-999999`;
+/// not `1.0`, `1e2` or `-0`). Decided on the digits, never through a float.
+fn is_fraction(raw: &[u8]) -> bool {
+    let Ok(raw) = std::str::from_utf8(raw) else { return false };
+    let unsigned = raw.strip_prefix('-').unwrap_or(raw);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (&unsigned[..at], &unsigned[at + 1..]),
+        None => (unsigned, "0"),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_ok = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits_ok(whole) || !digits_ok(fraction) {
+        return false;
+    }
+    let (exp_negative, exp_digits) = match exponent.as_bytes().first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    if exp_digits.is_empty() || !digits_ok(exp_digits) {
+        return false;
+    }
+    // The digits that are not trailing zeros, and the power of ten of the last one.
+    let digits = format!("{whole}{fraction}");
+    let significant = digits.trim_end_matches('0');
+    if significant.trim_start_matches('0').is_empty() {
+        return false; // zero
+    }
+    let trailing_zeros = (digits.len() - significant.len()) as i128;
+    // Exponents past i64 are saturated: their sign alone decides.
+    let exponent = exp_digits.parse::<i64>().unwrap_or(i64::MAX) as i128;
+    let exponent = if exp_negative { -exponent } else { exponent };
+    exponent - fraction.len() as i128 + trailing_zeros < 0
 }
 
 /// A cursor over the bytes of one line.

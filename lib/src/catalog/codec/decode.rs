@@ -109,6 +109,8 @@ struct Layout {
 
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
+    // What a reader of a file checks before reading it: the same refusals, in memory too.
+    super::check_envelope(file, file.len() as u64)?;
     let envelope = read_envelope(file)?;
     if envelope.format != super::FORMAT_NAME {
         return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));

@@ -4,7 +4,9 @@
 //! otherwise, as JSON-RPC 2.0 says).
 //!
 //! rmcp answers 415 both for a wrong `Content-Type` and for a body it cannot deserialize; only
-//! the first is a media-type problem, so [`explain_bad_bodies`] rewrites the second.
+//! the first is a media-type problem, so [`explain_bad_bodies`] rewrites the second. It also
+//! refuses what rmcp would take although JSON-RPC does not: a member given twice and an `id`
+//! that is a number but not an integer (see `wire::malformed`).
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
@@ -65,6 +67,17 @@ fn is_json(headers: &HeaderMap) -> bool {
 pub(crate) async fn explain_bad_bodies(request: Request, next: Next) -> Response {
     let json_typed = is_json(request.headers());
     let body = request.extensions().get::<ReadBody>().map(|b| b.0.clone());
+    // What rmcp would take without a word: a member given twice, a fractional id.
+    if let Some(bad) = body.as_deref().filter(|_| json_typed).and_then(crate::server::wire::malformed) {
+        let id = bad.id.map_or(Value::Null, |id| id.into_json_value());
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            &[],
+            id,
+            INVALID_REQUEST,
+            &format!("invalid request: {}", bad.why),
+        );
+    }
     let response = next.run(request).await;
     match body {
         Some(body) if json_typed && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE => {

@@ -117,3 +117,56 @@ fn check_any(line: &[u8]) {
         Line::Message(_) | Line::Blank | Line::Ignored => {}
     }
 }
+
+#[test]
+fn a_member_given_twice_and_a_fractional_id_are_invalid_requests_saying_so() {
+    let answer = |line: &[u8]| -> Value { serde_json::from_str(&show(line)).unwrap() };
+    let twice = answer(br#"{"jsonrpc":"2.0","id":4,"method":"ping","method":"tools/list"}"#);
+    assert_eq!(twice["id"], json!(4), "{twice}");
+    assert_eq!(twice["error"]["code"], json!(-32600), "{twice}");
+    assert_eq!(
+        twice["error"]["message"],
+        "invalid request: the member `method` is given twice; send each member of the object once"
+    );
+    // Which of two ids to answer is unknowable: neither.
+    check_code(br#"{"jsonrpc":"2.0","id":4,"method":"ping","id":5}"#, -32600, Value::Null);
+    check_code(br#"{"jsonrpc":"2.0","\u0069d":4,"method":"ping","id":5}"#, -32600, Value::Null);
+    let fraction = answer(br#"{"jsonrpc":"2.0","id":1e-999999,"method":"ping"}"#);
+    assert_eq!(fraction.get("id"), None, "{fraction}");
+    assert_eq!(
+        fraction["error"]["message"],
+        "invalid request: `id` 1e-999999 is not an integer or a string (MCP request ids are strings or integers)"
+    );
+    for id in ["0.5", "-2.25", "1E-1", "12.5e0", "1e-999999999999999999999"] {
+        check_code(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes(),
+            -32600,
+            Value::Null,
+        );
+    }
+    // Integers written in float form are integers.
+    for id in ["1.0", "1e2", "-0", "0.0e5"] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        assert!(malformed(line.as_bytes()).is_none(), "{id}");
+    }
+    assert!(malformed(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1,"a":2}}"#).is_none());
+}
+
+#[test]
+fn exact_integer_test_on_the_digits() {
+    for (raw, fraction) in [
+        ("1", false),
+        ("1.0", false),
+        ("1.50e1", false),
+        ("15e-1", true),
+        ("150e-1", false),
+        ("0.000", false),
+        ("0.001e3", false),
+        ("0.001e2", true),
+        ("1e-999999", true),
+        ("1e999999999999999999999999", false),
+        ("abc", false),
+    ] {
+        assert_eq!(is_fraction(raw.as_bytes()), fraction, "{raw}");
+    }
+}
