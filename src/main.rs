@@ -1,8 +1,11 @@
-//! The `folio` binary: parse the command line, run it, map the outcome to an exit code.
+//! The `folio` binary: parse the command line, run it, map the outcome to an exit code. The
+//! command line ([`cli`]) is the binary's own: the library (`folio`) has none.
 
 use std::process::ExitCode;
 
 use clap::Parser;
+
+mod cli;
 
 /// With the `jemalloc` feature (published binaries, benchmark figures), jemalloc rather than the
 /// system allocator. A build makes and frees millions of small
@@ -16,8 +19,8 @@ use clap::Parser;
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
-    let cli = folio::cli::Cli::parse();
-    match folio::cli::run(cli) {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

@@ -5,6 +5,7 @@ mod bench_corpus;
 mod cli_browse;
 mod cli_golden;
 mod compile;
+mod embedding;
 mod forged_catalog;
 mod hardening_content;
 mod incremental;

@@ -132,7 +132,7 @@ fn every_agent_skills_entry_reads_back_exactly_through_every_family() {
             let canonical = query.read(&file.uri, &none).unwrap();
             let alias = query.read(&file.alias_uri, &none).unwrap();
             assert_eq!(canonical.content, alias.content, "{} vs {}", file.uri, file.alias_uri);
-            let sha = format!("sha256:{:x}", sha2_digest(&query.entry(&file.uri).unwrap().bytes));
+            let sha = format!("sha256:{}", sha2_digest(&query.entry(&file.uri).unwrap().bytes));
             assert_eq!(file.sha256.as_deref(), Some(sha.as_str()), "{}", file.uri);
         }
         // Every directory of the skill lists exactly its direct children.
@@ -152,9 +152,10 @@ fn every_agent_skills_entry_reads_back_exactly_through_every_family() {
     }
 }
 
-fn sha2_digest(bytes: &[u8]) -> impl std::fmt::LowerHex {
+/// Lowercase hex of the SHA-256 of `bytes`.
+fn sha2_digest(bytes: &[u8]) -> String {
     use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[test]

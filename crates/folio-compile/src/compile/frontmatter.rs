@@ -1,0 +1,315 @@
+//! Frontmatter: split the `---` block off a markdown file, parse its YAML into a located tree
+//! (`yaml`), and read it into the typed [`DocMeta`] here or [`SkillMeta`] (`skill`).
+//!
+//! The YAML is read with yaml-rust2's event parser (the engine gray_matter uses) rather than
+//! through gray_matter, for three reasons: every event carries a position, so each diagnostic
+//! points at the offending key or value; aliases are expanded under a node budget, so an alias
+//! bomb ("billion laughs") is refused after a few thousand nodes instead of exhausting memory; and
+//! gray_matter's `Pod` keeps maps in `HashMap`s, while output must be ordered. The fence is
+//! [`crate::catalog::fence`]'s (gray_matter's drops CRLF, line numbers and an unclosed block's
+//! first line); a property test there holds the two together where their rules meet.
+//!
+//! This file owns the split into block and body, the top-level mapping (with duplicate keys), the field readers both
+//! schemas share, and the doc schema. It must not grow skill rules (they are `skill`'s) or YAML
+//! scalar typing (`yaml`'s). Pure: no IO. Diagnostics name the file given by the caller.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::diagnostic::{Diagnostic, Severity};
+use crate::lookup::LookupMap;
+
+mod date;
+mod flat;
+mod skill;
+mod yaml;
+
+pub use date::parse_date;
+pub use skill::{
+    FOLIO_METADATA_KEYS, HOST_KEYS, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
+    SKILL_KEYS, SkillMeta, is_valid_name, parse_skill,
+};
+#[cfg(test)]
+use yaml::parse_events;
+use yaml::parse_lenient;
+pub use yaml::{Node, NodeValue, Style, YamlError, parse_yaml, yaml11_non_string};
+
+/// Most YAML nodes one frontmatter block may hold once aliases are expanded. Real frontmatter
+/// has tens of nodes; an alias bomb reaches millions after a few lines.
+pub const MAX_YAML_NODES: usize = 10_000;
+
+/// Deepest nesting of sequences and mappings accepted in frontmatter.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// Where the frontmatter block and the body of a markdown file are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the fences, if the file opens with a closed `---` block.
+    pub yaml: Option<&'a str>,
+    /// 1-based line of the first YAML line (the line after the opening fence).
+    pub yaml_line: u32,
+    /// The markdown after the block (or the whole file without its BOM).
+    pub body: &'a str,
+    /// 1-based line of the body's first line.
+    pub body_line: u32,
+    /// True when the file opens with `---` that is never closed.
+    pub unclosed: bool,
+}
+
+/// Splits a file into its frontmatter block and its body, by the one fence rule
+/// ([`crate::catalog::fence`]): a UTF-8 BOM is skipped; CRLF and LF line endings are both
+/// accepted; the closing fence is `---` or `...`.
+pub fn split(text: &str) -> Split<'_> {
+    use crate::catalog::fence::{Fence, fence};
+    match fence(text) {
+        Fence::None(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: false },
+        Fence::Unclosed(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: true },
+        Fence::Closed { yaml, body, body_line } => {
+            Split { yaml: Some(yaml), yaml_line: 2, body, body_line, unclosed: false }
+        }
+    }
+}
+
+/// A value with the position it was written at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// 1-based line in the file.
+    pub line: u32,
+    /// 1-based column in the file.
+    pub column: u32,
+}
+
+/// Typed frontmatter of a doc.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocMeta {
+    /// `title`.
+    pub title: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `tags`.
+    pub tags: Vec<String>,
+    /// `category`.
+    pub category: Option<String>,
+    /// `updated` or `last_updated`, normalised (see [`parse_date`]).
+    pub updated: Option<String>,
+    /// `aliases`.
+    pub aliases: Vec<String>,
+    /// `lang`, lowercased, when it is a BCP 47 tag (`invalid-lang` otherwise).
+    pub lang: Option<String>,
+    /// `translationKey`: the page's identity across locales.
+    pub translation_key: Option<String>,
+    /// Every other key, as JSON.
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// A markdown file's typed frontmatter and its body (what the split left after the block).
+#[derive(Debug, Clone)]
+pub struct Frontmatter<'a, M> {
+    /// The typed metadata (defaults where the frontmatter was absent or broken).
+    pub meta: M,
+    /// The body after the frontmatter.
+    pub body: &'a str,
+    /// 1-based line of the body's first line.
+    pub body_line: u32,
+}
+
+/// Splits and parses the frontmatter of one file into its top-level mapping, reporting
+/// `frontmatter-unclosed`, `frontmatter-syntax` and `frontmatter-type`. `None` when the block is
+/// broken (so callers do not pile "missing field" reports on top of the real problem).
+fn parse_block<'a>(
+    path: &str,
+    text: &'a str,
+    diags: &mut Vec<Diagnostic>,
+) -> (Split<'a>, Option<Vec<(Node, Node)>>) {
+    let split = split(text);
+    if split.unclosed {
+        diags.push(
+            Diagnostic::error(
+                "frontmatter-unclosed",
+                path,
+                1,
+                1,
+                "frontmatter opened with `---` is never closed",
+            )
+            .with_help("end the frontmatter with a line holding only `---`"),
+        );
+        return (split, None);
+    }
+    let Some(yaml) = split.yaml else { return (split, Some(Vec::new())) };
+    match parse_lenient(yaml, split.yaml_line) {
+        Err(e) => {
+            let last = split.body_line.saturating_sub(1).max(1);
+            diags.push(Diagnostic::error("frontmatter-syntax", path, e.line.min(last), e.column, e.message));
+            (split, None)
+        }
+        Ok(node) if node.is_null() => (split, Some(Vec::new())),
+        Ok(Node { value: NodeValue::Map(entries), .. }) => (split, Some(entries)),
+        Ok(node) => {
+            diags.push(Diagnostic::error(
+                "frontmatter-type",
+                path,
+                node.line,
+                node.column,
+                format!("frontmatter must be a mapping of keys to values, found {}", node.type_name()),
+            ));
+            (split, None)
+        }
+    }
+}
+
+/// Keeps the last value of each key and reports the later ones: YAML forbids duplicate keys
+/// and parsers disagree on which one wins. In a doc that is a `frontmatter-ambiguous` warning;
+/// in a SKILL.md (`Severity::Error`) a `duplicate-key` error, as hosts and the official validator
+/// refuse such a file.
+fn dedup_keys(
+    path: &str,
+    entries: Vec<(Node, Node)>,
+    severity: Severity,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Node, Node)> {
+    let mut seen: LookupMap<String, usize> = LookupMap::default();
+    let mut out: Vec<(String, Node, Node)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        let key = k.key_text();
+        if let Some(&i) = seen.get(&key) {
+            diags.push(skill::duplicate_key(path, &key, &k, out[i].1.line, severity));
+            out[i] = (key, k, v);
+        } else {
+            seen.insert(key.clone(), out.len());
+            out.push((key, k, v));
+        }
+    }
+    out
+}
+
+/// Reads a scalar as text, or reports `frontmatter-type`. A null value counts as absent.
+fn text_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    if v.is_null() {
+        return None;
+    }
+    match v.scalar() {
+        Some((s, _)) => Some(s.to_owned()),
+        None => {
+            diags.push(Diagnostic::error(
+                "frontmatter-type",
+                path,
+                v.line,
+                v.column,
+                format!("`{key}` must be a string, found {}", v.type_name()),
+            ));
+            None
+        }
+    }
+}
+
+/// Reads a list of scalars, or reports `frontmatter-type`.
+fn list_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<Located<String>> {
+    match &v.value {
+        _ if v.is_null() => Vec::new(),
+        NodeValue::Seq(items) => {
+            let mut out = Vec::new();
+            for item in items {
+                match item.scalar() {
+                    Some((s, _)) if !item.is_null() => {
+                        out.push(Located { value: s.to_owned(), line: item.line, column: item.column })
+                    }
+                    _ => diags.push(Diagnostic::error(
+                        "frontmatter-type",
+                        path,
+                        item.line,
+                        item.column,
+                        format!("items of `{key}` must be strings, found {}", item.type_name()),
+                    )),
+                }
+            }
+            out
+        }
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    "frontmatter-type",
+                    path,
+                    v.line,
+                    v.column,
+                    format!("`{key}` must be a list of strings, found {}", v.type_name()),
+                )
+                .with_help(format!("write `{key}: [{}]`", v.scalar().map_or("…", |(s, _)| s))),
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// Reads a date (`updated`), normalising it, or reports `invalid-date`.
+fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let text = text_of(path, key, v, diags)?;
+    match parse_date(&text) {
+        Some(date) => Some(date),
+        None => {
+            diags.push(
+                Diagnostic::error(
+                    "invalid-date",
+                    path,
+                    v.line,
+                    v.column,
+                    format!("`{key}` is not a valid date: `{text}`"),
+                )
+                .with_help("use `YYYY-MM-DD` or an RFC 3339 date-time such as `2026-01-31T09:30:00Z`"),
+            );
+            None
+        }
+    }
+}
+
+/// Reads a doc's `lang`, lowercased, or reports `invalid-lang` (a warning: the doc keeps the
+/// locale of its folder).
+fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let text = text_of(path, key, v, diags)?;
+    if super::locales::is_tag(&text) {
+        return Some(text.to_ascii_lowercase());
+    }
+    diags.push(
+        Diagnostic::warning(
+            "invalid-lang",
+            path,
+            v.line,
+            v.column,
+            format!("`{key}` is not a BCP 47 language tag: `{text}`; the doc keeps its folder's locale"),
+        )
+        .with_help("write a language tag such as `en`, `ja`, `zh-cn` or `pt-br`"),
+    );
+    None
+}
+
+/// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
+/// `extra`), scalars of any type are read as written where text is expected.
+pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Frontmatter<'a, DocMeta> {
+    let (split, entries) = parse_block(path, text, diags);
+    let entries = entries.unwrap_or_default();
+    let mut meta = DocMeta::default();
+    let mut last_updated = None;
+    for (key, _k, v) in dedup_keys(path, entries, Severity::Warning, diags) {
+        match key.as_str() {
+            "title" => meta.title = text_of(path, &key, &v, diags),
+            "description" => meta.description = text_of(path, &key, &v, diags),
+            "category" => meta.category = text_of(path, &key, &v, diags),
+            "tags" => meta.tags = list_of(path, &key, &v, diags).into_iter().map(|l| l.value).collect(),
+            "aliases" => meta.aliases = list_of(path, &key, &v, diags).into_iter().map(|l| l.value).collect(),
+            "updated" => meta.updated = date_of(path, &key, &v, diags),
+            "last_updated" => last_updated = date_of(path, &key, &v, diags),
+            "lang" => meta.lang = lang_of(path, &key, &v, diags),
+            "translationKey" => meta.translation_key = text_of(path, &key, &v, diags),
+            _ => {
+                meta.extra.insert(key, v.to_json());
+            }
+        }
+    }
+    meta.updated = meta.updated.or(last_updated);
+    Frontmatter { meta, body: split.body, body_line: split.body_line }
+}
+
+#[cfg(test)]
+mod tests;

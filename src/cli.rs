@@ -1,0 +1,290 @@
+//! The command line: clap types and one function per subcommand. The only module (with its
+//! children under `cli/`) that prints to stdout.
+
+mod browse;
+mod build;
+mod reload;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Compile markdown docs and Agent Skills into a content-hashed catalog and serve it over MCP.
+#[derive(Debug, Parser)]
+// The name and summary are the `folio` binary's, spelled out: this module is compiled in the
+// library package, whose Cargo name and description are not the command's.
+#[command(name = "folio", version, about = ABOUT, long_about = None, after_help = EXAMPLES)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The command's summary (its `--help` first line).
+const ABOUT: &str = "Compile markdown docs and Agent Skills into a deterministic, content-hashed catalog and serve it to AI agents over MCP";
+
+const EXAMPLES: &str = "\
+Examples:
+  folio check content/                  validate a docs + skills tree (exit 1 on errors)
+  folio check content/ --format github  annotate a pull request from GitHub Actions
+  folio build content/ --out catalog/   write catalog.msgpack + manifest.json
+  folio serve                           serve the embedded catalog over stdio
+  folio serve --http 127.0.0.1:8090     serve it over Streamable HTTP at /mcp
+  folio list --kind skill               list the embedded catalog's skills
+  folio search \"ci annotations\"         full-text search
+  folio show skill://check-docs-in-ci/SKILL.md";
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compile a content tree and write `catalog.msgpack` and `manifest.json`.
+    Build(BuildArgs),
+    /// Validate a content tree and report every problem (exit 1 on errors).
+    Check(CheckArgs),
+    /// Serve a catalog to MCP clients over stdio (default) or Streamable HTTP.
+    Serve(ServeArgs),
+    /// List the entries of a catalog.
+    List(ListArgs),
+    /// Show one entry's metadata and exact text.
+    Show(ShowArgs),
+    /// Full-text search over a catalog.
+    Search(SearchArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// Content root holding `docs/`, `skills/` and `folio.toml`.
+    #[arg(default_value = "content")]
+    pub(crate) content: PathBuf,
+    /// Directory to write `catalog.msgpack` and `manifest.json` into.
+    #[arg(long, default_value = "catalog")]
+    pub(crate) out: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+}
+
+/// Lint levels on the command line; they win over `folio.toml` `[lints]`. A code named by more
+/// than one flag takes the strictest (`--deny` over `--warn` over `--allow`).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct LintArgs {
+    /// Do not report this diagnostic code (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) allow: Vec<String>,
+    /// Report this diagnostic code as a warning (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) warn: Vec<String>,
+    /// Report this diagnostic code as an error (repeatable).
+    #[arg(long, value_name = "CODE")]
+    pub(crate) deny: Vec<String>,
+}
+
+impl LintArgs {
+    /// The requests, checked: an unknown code, or one that cannot be lowered, is a usage error.
+    pub(crate) fn requests(&self) -> anyhow::Result<Vec<folio::compile::lints::Request>> {
+        use folio::compile::lints::{Level, Request, SetBy, refusal};
+        let mut out = Vec::new();
+        for (flag, level, codes) in [
+            ("--allow", Level::Allow, &self.allow),
+            ("--warn", Level::Warn, &self.warn),
+            ("--deny", Level::Error, &self.deny),
+        ] {
+            for code in codes {
+                let request = Request {
+                    code: code.clone(),
+                    level,
+                    set_by: SetBy::CommandLine(format!("{flag} {code}")),
+                };
+                if let Some(why) = refusal(&request) {
+                    anyhow::bail!("{flag} {code}: {why}");
+                }
+                out.push(request);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Content root holding `docs/`, `skills/` and `folio.toml`.
+    #[arg(default_value = "content")]
+    pub(crate) content: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    /// Exit 1 when there are warnings, not only errors.
+    #[arg(long)]
+    pub(crate) deny_warnings: bool,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+}
+
+/// How diagnostics are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// rustc-like: location, source line, caret, help.
+    Human,
+    /// One JSON array.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…`).
+    Github,
+}
+
+/// Where a runtime command reads its catalog from.
+#[derive(Debug, Args)]
+pub(crate) struct SourceArgs {
+    /// Read this `catalog.msgpack` instead of the embedded catalog.
+    #[arg(long, value_name = "FILE", conflicts_with = "content")]
+    pub(crate) catalog: Option<PathBuf>,
+    /// Compile this content tree in memory instead of using the embedded catalog.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) content: Option<PathBuf>,
+}
+
+/// How `serve --content` treats content errors.
+#[derive(Debug, Args)]
+pub(crate) struct ContentArgs {
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+    /// Refuse to serve a tree with any error, as `folio build` does, instead of leaving out the
+    /// entries whose own content has errors.
+    #[arg(long, requires = "content")]
+    pub(crate) strict: bool,
+}
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Follow the source: recompile `--content DIR` when a file in it changes, reload
+    /// `--catalog FILE` when it is replaced; clients are notified of what changed.
+    #[arg(long)]
+    pub(crate) watch: bool,
+    #[command(flatten)]
+    pub(crate) content_args: ContentArgs,
+    /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+    /// Accept browser requests from this Origin (repeatable; e.g. http://localhost:3000).
+    #[arg(long, value_name = "ORIGIN")]
+    pub(crate) allow_origin: Vec<String>,
+    /// Accept this Host header besides loopback names (repeatable; for non-local binds).
+    #[arg(long, value_name = "HOST")]
+    pub(crate) allow_host: Vec<String>,
+    /// Require `Authorization: Bearer <token>` with the token read from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) bearer_token_env: Option<String>,
+    /// Serve at most this many HTTP connections at once; when all are taken, the one idle the
+    /// longest (no request in hand) is closed for a new client.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections: u32,
+    /// Serve at most this many HTTP connections from one remote client at once (loopback
+    /// clients are not counted); more are answered 429.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_connections_per_client: u32,
+    /// Requests per second each remote client may make to /mcp (bursts of twice as many pass;
+    /// loopback clients are not limited); 0 turns the limit off.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub(crate) rate_limit: u32,
+    /// Keep at most this many `subscriptions/listen` streams open at once (they do not take
+    /// connection slots); more are answered 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_listen_streams: u32,
+    /// On Ctrl-C or SIGTERM, give open HTTP requests this many seconds to finish, then drop
+    /// the connections still open and exit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    pub(crate) shutdown_timeout: u64,
+}
+
+/// Which kind of entry to list or search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum KindArg {
+    /// Skills (their SKILL.md).
+    Skill,
+    /// Docs.
+    Doc,
+    /// Skill files other than SKILL.md.
+    SkillFile,
+    /// Everything.
+    All,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Only entries of this kind.
+    #[arg(long, value_enum)]
+    pub(crate) kind: Option<KindArg>,
+    /// Only entries with this tag.
+    #[arg(long)]
+    pub(crate) tag: Option<String>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
+    /// Only entries whose path starts with this prefix.
+    #[arg(long)]
+    pub(crate) prefix: Option<String>,
+    /// Print JSON for scripts instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// A skill id, a doc path, or any catalog URI.
+    pub(crate) id: String,
+    /// Only this section (heading id).
+    #[arg(long)]
+    pub(crate) section: Option<String>,
+    /// Only these lines, `A-B` (1-based, inclusive).
+    #[arg(long, value_name = "A-B")]
+    pub(crate) lines: Option<String>,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// What to look for.
+    pub(crate) query: String,
+    /// Only entries of this kind.
+    #[arg(long, value_enum)]
+    pub(crate) kind: Option<KindArg>,
+    /// Only docs in this locale (`ja`, `zh-cn`).
+    #[arg(long, value_name = "LOCALE")]
+    pub(crate) lang: Option<String>,
+    /// At most this many hits.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) limit: usize,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `n` with its noun: `1 entry`, `2 entries`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+/// Runs a parsed command line and returns the process exit code.
+///
+/// Fails on operational problems (unreadable files, a refused catalog, a bind error); the caller
+/// prints the error and exits 2.
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Build(args) => build::build(&args),
+        Command::Check(args) => build::check(&args),
+        Command::Serve(args) => serve::serve(args),
+        Command::List(args) => browse::list(&args),
+        Command::Show(args) => browse::show(&args),
+        Command::Search(args) => browse::search(&args),
+    }
+}

@@ -1,0 +1,342 @@
+//! Live reload for `folio serve`: SIGHUP and `--watch` load the catalog again from where it came
+//! from (`--catalog FILE` or `--content DIR`) and hand it to the server, which swaps it in
+//! (`content/docs/guides/serving.md`, "Live reload").
+//!
+//! One thread does every reload, one at a time: triggers (a signal, file events) queue on a
+//! channel, and a burst of them costs one reload: file events start a reload only once the
+//! whole tree has been quiet for [`QUIET`] (a per-path debouncer would let a burst of 500 saves
+//! through in pieces, each reload serving some files from before it and some from after). A catalog that fails (a
+//! file that does not verify, a tree with errors) is refused: the server keeps the last good
+//! one, and the reason is printed on stderr once (the same failure again prints nothing);
+//! the next good one resumes updates with a line saying so. Status goes to stderr only:
+//! in stdio mode stdout is the protocol.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+
+use folio::catalog::{Catalog, LeftOut};
+use folio::compile;
+use folio::query::Query;
+use folio::server::FolioServer;
+
+/// How long the whole tree must be quiet (no file event anywhere in it) before file events
+/// trigger a reload: long enough to coalesce an editor's write-rename-chmod of one save, or a
+/// formatter's or `git checkout`'s burst of them, short next to the time a person takes to look
+/// at the result.
+pub(crate) const QUIET: Duration = Duration::from_millis(50);
+
+/// The longest a reload waits for the tree to be quiet: a tree written without a pause (a
+/// generator in a loop) is still reloaded this often.
+pub(crate) const QUIET_AT_MOST: Duration = Duration::from_secs(2);
+
+/// Where the served catalog comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// A `catalog.msgpack` file, verified on every load.
+    Catalog(PathBuf),
+    /// A content tree, compiled on every load: leaving out the entries with errors of their
+    /// own, or with `strict`, refusing the tree on any error (as `serve --content` does).
+    Content { config: compile::Config, strict: bool },
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Catalog(path) => path.display().to_string(),
+            Source::Content { config, .. } => config.root.display().to_string(),
+        }
+    }
+}
+
+/// A failed load: the lines to print (once).
+struct Failure(Vec<String>);
+
+/// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
+/// only the files changed since the compile that filled `cache`). With it, the lines naming the
+/// entries a lenient compile left out (the caller prints them when they change).
+fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec<String>), Failure> {
+    match source {
+        Source::Catalog(path) => {
+            Query::open_file(path).map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e}")]))
+        }
+        Source::Content { config, strict } => {
+            let root = &config.root;
+            if !root.is_dir() {
+                return Err(Failure(vec![format!(
+                    "folio: {}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
+                    root.display()
+                )]));
+            }
+            match compile_content(config, *strict, cache) {
+                Ok((catalog, left_out)) => {
+                    Ok((Query::from_catalog(catalog), left_out_lines(root, &left_out)))
+                }
+                Err(mut lines) => {
+                    let n = lines.len();
+                    lines.push(format!(
+                        "{} has {n} error{}; run `folio check {}` for details",
+                        root.display(),
+                        if n == 1 { "" } else { "s" },
+                        root.display()
+                    ));
+                    Err(Failure(lines))
+                }
+            }
+        }
+    }
+}
+
+/// How long a tree that changed while it was being compiled is compiled again, at [`QUIET`]
+/// intervals, before what the last compile found is taken as it is. A bound in time, not in
+/// tries: one incremental compile of a large tree takes most of a second.
+const SETTLE_WITHIN: Duration = Duration::from_secs(1);
+
+/// Compiles a content tree as `serve --content` serves it (reading only the files changed since
+/// the compile that filled `cache`): leniently, leaving out entries with errors of their own, or
+/// with `strict` refusing every error. The catalog and the entries left out; or the errors that
+/// keep it from being served, as `file:line:column: error[code]: message` lines.
+///
+/// A compile during which the tree changed (`Compilation::unsettled`: a file vanished or was
+/// replaced, or a file read has changed since) is done again: served, it would leave out for a
+/// moment a file or a whole skill that was only being renamed, or mix the files of one save as
+/// they were before it with others as they are after.
+pub(crate) fn compile_content(
+    config: &compile::Config,
+    strict: bool,
+    cache: &mut compile::Cache,
+) -> Result<(Catalog, Vec<LeftOut>), Vec<String>> {
+    let started = std::time::Instant::now();
+    let mut tries = 0u32;
+    let (compilation, left_out) = loop {
+        let (compilation, left_out) = if strict {
+            (compile::compile_incremental(config, cache), Vec::new())
+        } else {
+            let lenient = compile::lenient_incremental(config, cache);
+            (lenient.compilation, lenient.left_out)
+        };
+        if !compilation.unsettled || started.elapsed() >= SETTLE_WITHIN {
+            break (compilation, left_out);
+        }
+        tries += 1;
+        tracing::debug!(tries, "the tree changed while it was compiled; compiling it again");
+        std::thread::sleep(QUIET);
+    };
+    match compilation.catalog {
+        Some(catalog) => Ok((catalog, left_out)),
+        None => {
+            let gate = if strict { compile::lints::Gate::Strict } else { compile::lints::Gate::Lenient };
+            Err(compilation
+                .diagnostics
+                .iter()
+                .filter(|d| gate.blocks(d))
+                .map(|d| format!("{}:{}:{}: error[{}]: {}", d.path, d.line, d.column, d.code, d.message))
+                .collect())
+        }
+    }
+}
+
+/// One line per entry a lenient compile of `root` left out, as a reload reports them.
+pub(crate) fn left_out_lines(root: &Path, left_out: &[LeftOut]) -> Vec<String> {
+    left_out
+        .iter()
+        .map(|entry| {
+            format!("folio: {}: left out {} ({})", root.display(), entry.path, entry.reasons.join("; "))
+        })
+        .collect()
+}
+
+/// Why a reload was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trigger {
+    /// SIGHUP.
+    Signal,
+    /// A file event in the watched tree.
+    Files,
+}
+
+/// The running reloader: its trigger channel and, with `--watch`, the watcher (dropping it stops
+/// watching).
+pub(crate) struct Reloader {
+    triggers: mpsc::Sender<Trigger>,
+    _watcher: Option<RecommendedWatcher>,
+}
+
+impl Reloader {
+    /// Starts the reload thread for `server`, and with `watch` the file watcher. The watch is in
+    /// place when this returns, so an edit made after it is seen. `left_out` names the entries
+    /// the first load left out (already reported), so a reload repeats them only if they change.
+    pub(crate) fn start(
+        server: FolioServer,
+        source: Source,
+        cache: compile::Cache,
+        watch: bool,
+        left_out: Vec<String>,
+    ) -> anyhow::Result<Reloader> {
+        let (triggers, queue) = mpsc::channel();
+        let worker_source = source.clone();
+        std::thread::Builder::new()
+            .name("folio-reload".into())
+            .spawn(move || run(&server, &worker_source, cache, left_out, &queue))
+            .context("cannot start the reload thread")?;
+        let watcher = if watch { Some(watch_source(&source, triggers.clone())?) } else { None };
+        Ok(Reloader { triggers, _watcher: watcher })
+    }
+
+    /// Asks for a reload (SIGHUP's handler calls this).
+    pub(crate) fn trigger(&self, why: Trigger) {
+        let _ = self.triggers.send(why);
+    }
+}
+
+/// The reload loop: one reload per batch of queued triggers, until every sender is gone.
+fn run(
+    server: &FolioServer,
+    source: &Source,
+    mut cache: compile::Cache,
+    mut last_left_out: Vec<String>,
+    queue: &mpsc::Receiver<Trigger>,
+) {
+    let mut last_failure: Option<Vec<String>> = None;
+    // `last_left_out`: the entries left out by the last lenient load, printed when they change,
+    // not on every save (an edit elsewhere leaves them as they were).
+    while let Ok(first) = queue.recv() {
+        let mut why = if first == Trigger::Files { wait_for_quiet(queue) } else { first };
+        // Everything queued meanwhile is answered by this one reload.
+        while let Ok(next) = queue.try_recv() {
+            if next == Trigger::Signal {
+                why = Trigger::Signal;
+            }
+        }
+        let started = std::time::Instant::now();
+        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|(query, left_out)| {
+            let swapped =
+                server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
+            Ok((swapped, left_out))
+        }) {
+            Ok((swapped, left_out)) => {
+                if left_out != last_left_out {
+                    for line in &left_out {
+                        eprintln!("{line}");
+                    }
+                    last_left_out = left_out;
+                }
+                let recovered = last_failure.take().is_some();
+                if swapped.swapped || recovered || why == Trigger::Signal {
+                    let files = match source {
+                        Source::Content { .. } => {
+                            let (reused, compiled) = cache.counts();
+                            format!("; {compiled} files compiled, {reused} reused")
+                        }
+                        Source::Catalog(_) => String::new(),
+                    };
+                    eprintln!(
+                        "folio: {} {}: {} entries ({} added, {} removed, {} changed{files}) in {} ms",
+                        if swapped.swapped { "reloaded" } else { "unchanged" },
+                        source.describe(),
+                        swapped.entries,
+                        swapped.added,
+                        swapped.removed,
+                        swapped.modified,
+                        started.elapsed().as_millis()
+                    );
+                }
+            }
+            Err(lines) => {
+                // Printed once: an unrelated save that leaves the same error says nothing new.
+                if last_failure.as_ref() != Some(&lines) {
+                    for line in &lines {
+                        eprintln!("{line}");
+                    }
+                    eprintln!(
+                        "folio: not reloading {}; still serving the previous catalog",
+                        source.describe()
+                    );
+                }
+                last_failure = Some(lines);
+            }
+        }
+    }
+}
+
+/// Waits, after a file event, until no other has come for [`QUIET`] (the whole tree is quiet),
+/// or for [`QUIET_AT_MOST`] in all, or until a signal asks for a reload at once. What the reload
+/// is for: [`Trigger::Signal`] when one came.
+fn wait_for_quiet(queue: &mpsc::Receiver<Trigger>) -> Trigger {
+    let started = Instant::now();
+    loop {
+        let left = QUIET_AT_MOST.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return Trigger::Files;
+        }
+        match queue.recv_timeout(QUIET.min(left)) {
+            Ok(Trigger::Files) => {}
+            Ok(Trigger::Signal) => return Trigger::Signal,
+            Err(_) => return Trigger::Files,
+        }
+    }
+}
+
+/// True for a file event that may change what the compile reads: not an access (the compile's
+/// own reads open every file, and would otherwise trigger the next reload, forever).
+fn changes_content(kind: &EventKind) -> bool {
+    !matches!(kind, EventKind::Access(_))
+}
+
+/// Watches the content tree (recursively), or the directory holding the catalog file (a file
+/// replaced by a rename is a new file: watching the old one would miss it).
+fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Result<RecommendedWatcher> {
+    let (target, mode, only) = match source {
+        Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
+        Source::Catalog(file) => {
+            let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            (dir.to_path_buf(), RecursiveMode::NonRecursive, file.file_name().map(ToOwned::to_owned))
+        }
+    };
+    let root = target.clone();
+    let handler = move |event: notify::Result<notify::Event>| match event {
+        Ok(event) => {
+            // An event without paths (an overflowed queue) may hide anything: reload.
+            let relevant = changes_content(&event.kind)
+                && (event.paths.is_empty()
+                    || event.paths.iter().any(|path| match &only {
+                        Some(name) => path.file_name() == Some(name.as_os_str()),
+                        None => !is_hidden(&root, path),
+                    }));
+            if relevant {
+                let _ = triggers.send(Trigger::Files);
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "file watcher error");
+            let _ = triggers.send(Trigger::Files);
+        }
+    };
+    let mut watcher =
+        notify::recommended_watcher(handler).with_context(|| format!("cannot watch {}", target.display()))?;
+    watcher.watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
+    Ok(watcher)
+}
+
+/// True for a path the compile never reads: one with a hidden component below the root (editor
+/// swap files, `.git`).
+fn is_hidden(root: &Path, path: &Path) -> bool {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative.components().any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_means_below_the_root() {
+        let root = Path::new("/tmp/.cache/content");
+        assert!(!is_hidden(root, Path::new("/tmp/.cache/content/docs/a.md")));
+        assert!(is_hidden(root, Path::new("/tmp/.cache/content/docs/.a.md.swp")));
+        assert!(is_hidden(root, Path::new("/tmp/.cache/content/.git/index")));
+    }
+}

@@ -1,0 +1,268 @@
+//! `folio serve`: open a catalog (embedded, `--catalog FILE` or compiled from `--content DIR`) and
+//! serve it over stdio (default) or Streamable HTTP (`--http ADDR`), reloading it on SIGHUP and,
+//! with `--watch`, when its files change (`reload`). Status lines go to stderr: in stdio mode
+//! stdout belongs to the protocol.
+
+use std::io::IsTerminal as _;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow, bail};
+
+use super::ServeArgs;
+use super::reload::{Reloader, Source, Trigger};
+use folio::compile;
+use folio::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
+use tracing_subscriber::filter::Targets;
+
+/// Runs `folio serve`.
+pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    init_tracing();
+    let started = std::time::Instant::now();
+    let source = match (&args.source.catalog, &args.source.content) {
+        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (None, Some(root)) => Some(Source::Content {
+            config: compile::Config {
+                lints: args.content_args.lints.requests()?,
+                ..compile::Config::new(root.clone())
+            },
+            strict: args.content_args.strict,
+        }),
+        (None, None) => None,
+    };
+    if args.watch && source.is_none() {
+        bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
+    }
+    let mut cache = compile::Cache::default();
+    let (server, left_out) = match open(&args, &mut cache)? {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    let mode = match (&source, args.watch) {
+        (None, _) => LiveMode::Fixed,
+        (Some(_), false) => LiveMode::Reloadable,
+        (Some(_), true) => LiveMode::Watched,
+    };
+    let server = server.with_live_mode(mode).map_err(|e| anyhow!("{e}"))?;
+    tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "catalog opened");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // In place before the first request is read: a SIGHUP or an edit after that is never lost.
+    let _reloader = match source {
+        Some(source) => {
+            let reloader =
+                std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch, left_out)?);
+            let _guard = runtime.enter();
+            reload_on_sighup(std::sync::Arc::clone(&reloader))?;
+            Some(reloader)
+        }
+        None => None,
+    };
+    let res = match &args.http {
+        None => {
+            if std::io::stdin().is_terminal() {
+                eprintln!(
+                    "folio: serving {} skills and {} docs over stdio and waiting for an MCP client on stdin; \
+                     configure `folio serve` as a stdio server in your MCP client (Ctrl-D quits)",
+                    server.query().catalog().skills.len(),
+                    server.query().catalog().docs.len()
+                );
+            }
+            runtime
+                .block_on(folio::server::run_stdio(server))
+                .map_err(|e| anyhow!("stdio transport failed: {e}"))
+        }
+        Some(addr) => runtime.block_on(serve_http(server, addr, &args)),
+    };
+    // A pending read of a terminal stdin cannot be cancelled: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    res.map(|()| ExitCode::SUCCESS)
+}
+
+/// Opens the catalog the arguments name: the server, and the lines naming the entries a lenient
+/// compile left out (reported here; the reloader repeats them only when they change).
+/// `Ok(Err(code))` when `--content` has errors (already printed, like `folio check`). A compiled
+/// tree leaves its files in `cache`, so the first reload reads only what changed.
+fn open(
+    args: &ServeArgs,
+    cache: &mut compile::Cache,
+) -> anyhow::Result<Result<(FolioServer, Vec<String>), ExitCode>> {
+    if let Some(path) = &args.source.catalog {
+        let query = folio::query::Query::open_file(path)?;
+        let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        return Ok(Ok((server, Vec::new())));
+    }
+    if let Some(root) = &args.source.content {
+        if !root.is_dir() {
+            bail!(
+                "{}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
+                root.display()
+            );
+        }
+        let config = compile::Config {
+            lints: args.content_args.lints.requests()?,
+            ..compile::Config::new(root.clone())
+        };
+        let strict = args.content_args.strict;
+        let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
+            Ok(compiled) => compiled,
+            Err(errors) => {
+                for line in &errors {
+                    eprintln!("{line}");
+                }
+                eprintln!(
+                    "folio: {} has {} errors{}; not serving it (run `folio check` for details)",
+                    root.display(),
+                    errors.len(),
+                    if strict { "" } else { " that no left-out entry explains" }
+                );
+                return Ok(Err(ExitCode::from(1)));
+            }
+        };
+        report_left_out(root, &left_out);
+        let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
+        return Ok(Ok((server, super::reload::left_out_lines(root, &left_out))));
+    }
+    let server = FolioServer::embedded().map_err(|e| anyhow!("<embedded>: {e}"))?;
+    Ok(Ok((server, Vec::new())))
+}
+
+/// Names, once, every entry `serve --content` left out and the errors that left it out.
+fn report_left_out(root: &std::path::Path, left_out: &[folio::catalog::LeftOut]) {
+    if left_out.is_empty() {
+        return;
+    }
+    let mut text = format!(
+        "folio: {}: left out {} {} with errors of {} own (serving the rest; --strict refuses instead):\n",
+        root.display(),
+        left_out.len(),
+        if left_out.len() == 1 { "entry" } else { "entries" },
+        if left_out.len() == 1 { "its" } else { "their" },
+    );
+    for entry in left_out {
+        text.push_str(&format!("  {}\n", entry.path));
+        for reason in &entry.reasons {
+            text.push_str(&format!("    {reason}\n"));
+        }
+    }
+    eprint!("{text}");
+}
+
+async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow::Result<()> {
+    let addr = parse_addr(addr)?;
+    let bearer_token = match &args.bearer_token_env {
+        None => None,
+        Some(var) => {
+            let token = std::env::var(var).map_err(|_| anyhow!("environment variable `{var}` is not set"))?;
+            if token.trim().is_empty() {
+                bail!("environment variable `{var}` is empty");
+            }
+            Some(token.trim().to_owned())
+        }
+    };
+    if !addr.ip().is_loopback() {
+        if bearer_token.is_none() {
+            eprintln!(
+                "folio: warning: {addr} is reachable from other machines and no --bearer-token-env is set"
+            );
+        }
+        if args.allow_host.is_empty() {
+            // The Host allow-list (DNS-rebinding protection) only knows loopback names so far.
+            eprintln!(
+                "folio: note: only Host localhost/127.0.0.1/::1 is accepted; add --allow-host NAME for the \
+                 names remote clients use"
+            );
+        }
+    }
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
+    let local = listener.local_addr().with_context(|| format!("cannot read the address bound for {addr}"))?;
+    eprintln!("folio: serving Streamable HTTP at http://{local}/mcp (health: http://{local}/healthz)");
+    let limits = HttpLimits {
+        max_connections: args.max_connections as usize,
+        max_connections_per_client: args.max_connections_per_client as usize,
+        requests_per_second: (args.rate_limit > 0).then_some(args.rate_limit),
+        max_listen_streams: args.max_listen_streams as usize,
+        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+        ..HttpLimits::default()
+    };
+    let options = HttpOptions {
+        limits,
+        allow_origins: args.allow_origin.clone(),
+        allow_hosts: args.allow_host.clone(),
+        bearer_token,
+    };
+    folio::server::serve_http(listener, server, &options, folio::server::shutdown_signal())
+        .await
+        .map_err(|e| anyhow!("http server failed: {e}"))?;
+    eprintln!("folio: shut down");
+    Ok(())
+}
+
+/// Asks `reloader` for a reload on every SIGHUP (the handler is installed before this returns;
+/// without it SIGHUP would end the process). Call inside the runtime.
+#[cfg(unix)]
+fn reload_on_sighup(reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangups = signal(SignalKind::hangup()).context("cannot listen for SIGHUP")?;
+    tokio::spawn(async move {
+        while hangups.recv().await.is_some() {
+            reloader.trigger(Trigger::Signal);
+        }
+    });
+    Ok(())
+}
+
+/// No SIGHUP off Unix: `--watch` is the way to reload there.
+#[cfg(not(unix))]
+fn reload_on_sighup(_reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
+    Ok(())
+}
+
+/// `127.0.0.1:8090`, `[::1]:8090`, `localhost:8090`, or a bare port (bound on 127.0.0.1).
+fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
+    let addr = addr.trim();
+    if let Ok(port) = addr.trim_start_matches(':').parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(port) = addr.strip_prefix("localhost:") {
+        let port: u16 = port.parse().map_err(|_| anyhow!("invalid port in `{addr}`"))?;
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    addr.parse().map_err(|_| anyhow!("invalid address `{addr}` (expected e.g. 127.0.0.1:8090)"))
+}
+
+/// Logs go to stderr only (stdout is the protocol); `RUST_LOG` overrides the default levels.
+///
+/// `RUST_LOG` takes a level and `target=level` pairs (`debug`, `warn,rmcp=debug`): tracing's
+/// `Targets` filter, not `EnvFilter`, whose span and field directives no one needs here and whose
+/// regex engine cost a first build about 15 s of CPU. A value that does not parse is ignored.
+fn init_tracing() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let from_env = std::env::var("RUST_LOG").ok().and_then(|v| v.parse::<Targets>().ok());
+    let filter = from_env.unwrap_or_else(|| {
+        Targets::new().with_default(tracing::Level::WARN).with_target("rmcp", tracing::Level::ERROR)
+    });
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    let _ = tracing_subscriber::registry().with(fmt).with(filter).try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_default_to_loopback() {
+        assert_eq!(parse_addr("8090").unwrap(), SocketAddr::from(([127, 0, 0, 1], 8090)));
+        assert_eq!(parse_addr(":8090").unwrap(), SocketAddr::from(([127, 0, 0, 1], 8090)));
+        assert_eq!(parse_addr("localhost:1").unwrap(), SocketAddr::from(([127, 0, 0, 1], 1)));
+        assert_eq!(parse_addr("0.0.0.0:80").unwrap(), SocketAddr::from(([0, 0, 0, 0], 80)));
+        assert!(parse_addr("nope").is_err());
+    }
+}
