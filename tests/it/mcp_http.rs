@@ -623,7 +623,14 @@ async fn remote_clients_over_the_rate_get_429_with_retry_after() {
 
 #[tokio::test]
 async fn shutdown_closes_idle_kept_alive_connections_at_once() {
-    let srv = Running::start(HttpOptions::default()).await;
+    // The head timeout and the shutdown deadline are an hour: a drain that waited for either
+    // would not end, and the guard of `shutdown` would fail, on any machine.
+    let limits = HttpLimits {
+        header_read_timeout: Duration::from_secs(3600),
+        shutdown_timeout: Duration::from_secs(3600),
+        ..HttpLimits::default()
+    };
+    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
     // A client that made a request and keeps the connection open for more.
     let mut kept = TcpStream::connect(srv.addr).await.unwrap();
     kept.write_all(
@@ -634,12 +641,10 @@ async fn shutdown_closes_idle_kept_alive_connections_at_once() {
     let mut head = [0u8; 12];
     kept.read_exact(&mut head).await.unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
-    // The drain does not wait the 10 s header timeout for it (shutdown allows 10 s in all).
-    let started = std::time::Instant::now();
+    // The drain closes it rather than waiting for its next request.
     srv.shutdown().await;
-    assert!(started.elapsed() < Duration::from_secs(5), "drain waited {:?}", started.elapsed());
     let mut rest = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), kept.read_to_end(&mut rest)).await.expect("closed");
+    let _ = tokio::time::timeout(Duration::from_secs(60), kept.read_to_end(&mut rest)).await.expect("closed");
 }
 
 /// An address of this machine other than loopback (the one it would route from), if any.
@@ -650,14 +655,13 @@ fn non_loopback_ip() -> Option<std::net::IpAddr> {
     Some(socket.local_addr().ok()?.ip()).filter(|ip| !ip.is_loopback() && !ip.is_unspecified())
 }
 
+/// Loopback clients are exempt, so the server listens on (and the test connects from) this
+/// machine's own network address: a machine with loopback alone cannot run it, so it is not in
+/// the default run. `.ci/run` runs it (`cargo test -- --ignored`), and fails if it cannot.
 #[tokio::test]
+#[ignore = "needs an address of this machine other than loopback; run with `-- --ignored`"]
 async fn a_remote_client_is_held_to_its_connections_and_its_rate() {
-    // Loopback clients are exempt, so the server listens on (and the test connects from) this
-    // machine's own network address.
-    let Some(ip) = non_loopback_ip() else {
-        eprintln!("skipped: this machine has no address other than loopback");
-        return;
-    };
+    let ip = non_loopback_ip().expect("this test needs an address of this machine other than loopback");
     let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     let limits =

@@ -17,6 +17,11 @@ use super::mcp::{V_MODERN, modern_meta};
 use super::mcp_http::{Running, exchange, open_listen, parse_reply, read_until_closed, rpc};
 use super::support::Tree;
 
+/// A guard against a test hanging, not a measure of speed: far longer than anything here waits
+/// for legitimately. The behaviour under test is one that, when broken, never ends (a wait for an
+/// hour-long timeout), so a broken build fails here instead of blocking the suite.
+const HANG: Duration = Duration::from_secs(60);
+
 /// A content tree whose one doc is read whole in a single answer of about 8 MB (4 MB of `"`,
 /// each escaped in JSON): more than a loopback socket's buffers hold, so the answer to a
 /// client that does not read stays half-written.
@@ -197,8 +202,13 @@ async fn an_idle_listen_stream_ends_and_frees_its_place() {
 // issue 20, item 7
 #[tokio::test]
 async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_client() {
-    // The head timeout stays 10 s: a new client must not wait for it.
-    let limits = HttpLimits { max_connections: 3, ..HttpLimits::default() };
+    // The head timeout is an hour: were the new client to wait for a slow one to time out, the
+    // test would hang (and its guard below fail), whatever the machine's speed.
+    let limits = HttpLimits {
+        max_connections: 3,
+        header_read_timeout: Duration::from_secs(3600),
+        ..HttpLimits::default()
+    };
     let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
     // Slowloris from loopback (no per-client cap there): six connections trickle a head.
     let mut slow = Vec::new();
@@ -207,7 +217,7 @@ async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_c
         s.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
         slow.push(s);
     }
-    let r = timeout(Duration::from_secs(3), rpc(srv.addr, "tools/list", json!({}), &[]))
+    let r = timeout(HANG, rpc(srv.addr, "tools/list", json!({}), &[]))
         .await
         .expect("served while slow connections fill the budget");
     assert_eq!(r.status, 200, "{r:?}");
@@ -219,7 +229,12 @@ async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_c
 // issue 20, item 7 (a connection waits on its client again once its answer is sent)
 #[tokio::test]
 async fn a_kept_alive_connection_gives_its_place_once_answered() {
-    let limits = HttpLimits { max_connections: 1, ..HttpLimits::default() };
+    // An idle kept-alive connection would otherwise hold its place for the head timeout: an hour.
+    let limits = HttpLimits {
+        max_connections: 1,
+        header_read_timeout: Duration::from_secs(3600),
+        ..HttpLimits::default()
+    };
     let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
     let mut kept = TcpStream::connect(srv.addr).await.unwrap();
     let request = format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", srv.addr.port());
@@ -228,7 +243,7 @@ async fn a_kept_alive_connection_gives_its_place_once_answered() {
     timeout(Duration::from_secs(5), kept.read_exact(&mut head)).await.expect("answered").unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
     // Answered and idle: the next client takes its place at once.
-    let r = timeout(Duration::from_secs(3), rpc(srv.addr, "tools/list", json!({}), &[]))
+    let r = timeout(HANG, rpc(srv.addr, "tools/list", json!({}), &[]))
         .await
         .expect("served while an idle kept-alive connection held the only slot");
     assert_eq!(r.status, 200);
@@ -245,7 +260,9 @@ async fn connections_with_a_request_in_hand_are_kept_and_new_clients_wait() {
     let stalled = stalled_reader(srv.addr, 1).await;
     let addr = srv.addr;
     let mut waiting = tokio::spawn(async move { rpc(addr, "tools/list", json!({}), &[]).await.status });
-    // ...so the next client waits instead of taking it...
+    // ...so the next client waits instead of taking it. Something that must not happen has no
+    // event to wait for: the server gets 300 ms to (wrongly) serve it. A slow machine can only
+    // make this pass wrongly, never fail wrongly; the order below is checked by state.
     assert!(
         timeout(Duration::from_millis(300), &mut waiting).await.is_err(),
         "a connection with a request in hand was closed for a new client"
