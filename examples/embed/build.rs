@@ -1,3 +1,6 @@
+//! Compiles content/ with folio's compiler into the catalog src/main.rs embeds; content errors
+//! fail the build.
+
 use std::path::PathBuf;
 
 fn main() {

@@ -19,7 +19,7 @@ use folio::error;
 /// `folio build [CONTENT] [--out DIR]`.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
-    let config = Config { lints: args.lints.requests()?, ..Config::new(args.content.clone()) };
+    let config = Config::new(args.content.clone()).with_lints(args.lints.requests()?);
     let msgpack = args.out.join("catalog.msgpack");
     let manifest = args.out.join("manifest.json");
     // Each body goes to the catalog file as the compiler reads it (a large tree is never held
@@ -77,7 +77,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
 /// `folio check [CONTENT] [--format …] [--deny-warnings]`.
 pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
-    let config = Config { lints: args.lints.requests()?, ..Config::new(args.content.clone()) };
+    let config = Config::new(args.content.clone()).with_lints(args.lints.requests()?);
     let compilation = compile::check(&config);
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).

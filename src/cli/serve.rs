@@ -23,10 +23,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let source = match (&args.source.catalog, &args.source.content) {
         (Some(file), _) => Some(Source::Catalog(file.clone())),
         (None, Some(root)) => Some(Source::Content {
-            config: compile::Config {
-                lints: args.content_args.lints.requests()?,
-                ..compile::Config::new(root.clone())
-            },
+            config: compile::Config::new(root.clone()).with_lints(args.content_args.lints.requests()?),
             strict: args.content_args.strict,
         }),
         (None, None) => None,
@@ -102,10 +99,7 @@ fn open(
                 root.display()
             );
         }
-        let config = compile::Config {
-            lints: args.content_args.lints.requests()?,
-            ..compile::Config::new(root.clone())
-        };
+        let config = compile::Config::new(root.clone()).with_lints(args.content_args.lints.requests()?);
         let strict = args.content_args.strict;
         let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
             Ok(compiled) => compiled,
@@ -181,20 +175,17 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot bind {addr}"))?;
     let local = listener.local_addr().with_context(|| format!("cannot read the address bound for {addr}"))?;
     eprintln!("folio: serving Streamable HTTP at http://{local}/mcp (health: http://{local}/healthz)");
-    let limits = HttpLimits {
-        max_connections: args.max_connections as usize,
-        max_connections_per_client: args.max_connections_per_client as usize,
-        requests_per_second: (args.rate_limit > 0).then_some(args.rate_limit),
-        max_listen_streams: args.max_listen_streams as usize,
-        shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
-        ..HttpLimits::default()
-    };
-    let options = HttpOptions {
-        limits,
-        allow_origins: args.allow_origin.clone(),
-        allow_hosts: args.allow_host.clone(),
-        bearer_token,
-    };
+    let limits = HttpLimits::default()
+        .with_max_connections(args.max_connections as usize)
+        .with_max_connections_per_client(args.max_connections_per_client as usize)
+        .with_requests_per_second((args.rate_limit > 0).then_some(args.rate_limit))
+        .with_max_listen_streams(args.max_listen_streams as usize)
+        .with_shutdown_timeout(Duration::from_secs(args.shutdown_timeout));
+    let options = HttpOptions::default()
+        .with_limits(limits)
+        .with_allow_origins(args.allow_origin.clone())
+        .with_allow_hosts(args.allow_host.clone())
+        .with_bearer_token(bearer_token);
     folio::server::serve_http(listener, server, &options, folio::server::shutdown_signal())
         .await
         .map_err(|e| anyhow!("http server failed: {e}"))?;

@@ -32,8 +32,11 @@ use super::transport::ServeError;
 /// with 413 before it is parsed (before it is read, when `Content-Length` says so).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Options of the Streamable HTTP transport.
+/// Options of the Streamable HTTP transport. [`Default`] is what `folio serve --http` runs with;
+/// the `with_` methods change one each. (It will gain fields: build it from [`Default`], not with
+/// a struct literal.)
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// What each client may hold (timeouts, connections, request rate, listen streams).
     pub limits: HttpLimits,
@@ -47,6 +50,36 @@ pub struct HttpOptions {
     /// When set, every `/mcp` and `/healthz` request needs `Authorization: Bearer <token>`
     /// (401 otherwise).
     pub bearer_token: Option<String>,
+}
+
+impl HttpOptions {
+    /// `self` with [`HttpOptions::limits`] set to `value`.
+    #[must_use]
+    pub fn with_limits(mut self, value: HttpLimits) -> Self {
+        self.limits = value;
+        self
+    }
+
+    /// `self` with [`HttpOptions::allow_origins`] set to `value`.
+    #[must_use]
+    pub fn with_allow_origins(mut self, value: Vec<String>) -> Self {
+        self.allow_origins = value;
+        self
+    }
+
+    /// `self` with [`HttpOptions::allow_hosts`] set to `value`.
+    #[must_use]
+    pub fn with_allow_hosts(mut self, value: Vec<String>) -> Self {
+        self.allow_hosts = value;
+        self
+    }
+
+    /// `self` with [`HttpOptions::bearer_token`] set to `value`.
+    #[must_use]
+    pub fn with_bearer_token(mut self, value: Option<String>) -> Self {
+        self.bearer_token = value;
+        self
+    }
 }
 
 /// The axum router: `/mcp` (Streamable HTTP, stateless) and `GET /healthz`, plus a function that

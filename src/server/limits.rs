@@ -21,8 +21,10 @@ use axum::response::{IntoResponse, Response};
 use tokio::time::Instant;
 
 /// Bounds on what each client of the Streamable HTTP transport may use. [`Default`] gives the
-/// values `folio serve --http` runs with.
+/// values `folio serve --http` runs with; the `with_` methods change one each. (It will gain
+/// fields: build it from [`Default`], not with a struct literal.)
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HttpLimits {
     /// Time a client has to send a request's head: from the moment its connection opens, or
     /// the previous response on a kept-alive connection ends. Past it the connection is
@@ -69,6 +71,64 @@ impl Default for HttpLimits {
             listen_idle_timeout: Duration::from_secs(300),
             shutdown_timeout: Duration::from_secs(5),
         }
+    }
+}
+
+impl HttpLimits {
+    /// `self` with [`HttpLimits::header_read_timeout`] set to `value`.
+    #[must_use]
+    pub fn with_header_read_timeout(mut self, value: Duration) -> Self {
+        self.header_read_timeout = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::body_read_timeout`] set to `value`.
+    #[must_use]
+    pub fn with_body_read_timeout(mut self, value: Duration) -> Self {
+        self.body_read_timeout = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::max_connections`] set to `value`.
+    #[must_use]
+    pub fn with_max_connections(mut self, value: usize) -> Self {
+        self.max_connections = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::max_connections_per_client`] set to `value`.
+    #[must_use]
+    pub fn with_max_connections_per_client(mut self, value: usize) -> Self {
+        self.max_connections_per_client = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::requests_per_second`] set to `value`.
+    #[must_use]
+    pub fn with_requests_per_second(mut self, value: Option<u32>) -> Self {
+        self.requests_per_second = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::max_listen_streams`] set to `value`.
+    #[must_use]
+    pub fn with_max_listen_streams(mut self, value: usize) -> Self {
+        self.max_listen_streams = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::listen_idle_timeout`] set to `value`.
+    #[must_use]
+    pub fn with_listen_idle_timeout(mut self, value: Duration) -> Self {
+        self.listen_idle_timeout = value;
+        self
+    }
+
+    /// `self` with [`HttpLimits::shutdown_timeout`] set to `value`.
+    #[must_use]
+    pub fn with_shutdown_timeout(mut self, value: Duration) -> Self {
+        self.shutdown_timeout = value;
+        self
     }
 }
 

@@ -331,11 +331,9 @@ async fn http_transport_rules_give_exact_statuses() {
 
 #[tokio::test]
 async fn allow_origin_widens_origin_validation() {
-    let srv = Running::start(HttpOptions {
-        allow_origins: vec!["https://app.example.com".into()],
-        ..Default::default()
-    })
-    .await;
+    let srv =
+        Running::start(HttpOptions::default().with_allow_origins(vec!["https://app.example.com".into()]))
+            .await;
     assert_eq!(
         rpc(srv.addr, "server/discover", json!({}), &[("Origin", "https://app.example.com")]).await.status,
         200
@@ -349,9 +347,7 @@ async fn allow_origin_widens_origin_validation() {
 
 #[tokio::test]
 async fn allow_host_widens_the_host_allow_list() {
-    let srv =
-        Running::start(HttpOptions { allow_hosts: vec!["docs.example.com".into()], ..Default::default() })
-            .await;
+    let srv = Running::start(HttpOptions::default().with_allow_hosts(vec!["docs.example.com".into()])).await;
     assert_eq!(
         rpc(srv.addr, "server/discover", json!({}), &[("Host", "docs.example.com")]).await.status,
         200
@@ -365,7 +361,7 @@ async fn allow_host_widens_the_host_allow_list() {
 
 #[tokio::test]
 async fn bearer_token_is_required_when_configured() {
-    let srv = Running::start(HttpOptions { bearer_token: Some("s3cret".into()), ..Default::default() }).await;
+    let srv = Running::start(HttpOptions::default().with_bearer_token(Some("s3cret".into()))).await;
     let r = rpc(srv.addr, "server/discover", json!({}), &[]).await;
     assert_eq!(r.status, 401);
     assert_eq!(r.header("www-authenticate"), Some("Bearer"));
@@ -551,12 +547,10 @@ pub(crate) async fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
 
 #[tokio::test]
 async fn connections_that_do_not_send_a_request_in_time_are_closed() {
-    let limits = HttpLimits {
-        header_read_timeout: Duration::from_millis(300),
-        body_read_timeout: Duration::from_millis(300),
-        ..HttpLimits::default()
-    };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits = HttpLimits::default()
+        .with_header_read_timeout(Duration::from_millis(300))
+        .with_body_read_timeout(Duration::from_millis(300));
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     // Silent, and trickling a head (slowloris): both closed without an answer.
     let mut silent = TcpStream::connect(srv.addr).await.unwrap();
     let mut trickle = TcpStream::connect(srv.addr).await.unwrap();
@@ -591,8 +585,8 @@ async fn connections_that_do_not_send_a_request_in_time_are_closed() {
 #[tokio::test]
 async fn remote_clients_over_the_rate_get_429_with_retry_after() {
     use tower::ServiceExt as _;
-    let limits = HttpLimits { requests_per_second: Some(1), ..HttpLimits::default() };
-    let (app, _stop) = folio::server::router(server(), &HttpOptions { limits, ..Default::default() });
+    let limits = HttpLimits::default().with_requests_per_second(Some(1));
+    let (app, _stop) = folio::server::router(server(), &HttpOptions::default().with_limits(limits));
     let call = |peer: &str| {
         let peer: SocketAddr = peer.parse().unwrap();
         let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": modern_meta() } });
@@ -625,12 +619,10 @@ async fn remote_clients_over_the_rate_get_429_with_retry_after() {
 async fn shutdown_closes_idle_kept_alive_connections_at_once() {
     // The head timeout and the shutdown deadline are an hour: a drain that waited for either
     // would not end, and the guard of `shutdown` would fail, on any machine.
-    let limits = HttpLimits {
-        header_read_timeout: Duration::from_secs(3600),
-        shutdown_timeout: Duration::from_secs(3600),
-        ..HttpLimits::default()
-    };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits = HttpLimits::default()
+        .with_header_read_timeout(Duration::from_secs(3600))
+        .with_shutdown_timeout(Duration::from_secs(3600));
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     // A client that made a request and keeps the connection open for more.
     let mut kept = TcpStream::connect(srv.addr).await.unwrap();
     kept.write_all(
@@ -664,9 +656,8 @@ async fn a_remote_client_is_held_to_its_connections_and_its_rate() {
     let ip = non_loopback_ip().expect("this test needs an address of this machine other than loopback");
     let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let limits =
-        HttpLimits { max_connections_per_client: 2, requests_per_second: Some(1), ..HttpLimits::default() };
-    let options = HttpOptions { limits, ..Default::default() };
+    let limits = HttpLimits::default().with_max_connections_per_client(2).with_requests_per_second(Some(1));
+    let options = HttpOptions::default().with_limits(limits);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         folio::server::serve_http(listener, server(), &options, async {

@@ -76,8 +76,8 @@ async fn stalled_reader(addr: SocketAddr, requests: usize) -> TcpStream {
 #[tokio::test]
 async fn shutdown_drops_connections_that_stop_reading_after_the_deadline() {
     let tree = big_tree();
-    let limits = HttpLimits { shutdown_timeout: Duration::from_millis(300), ..HttpLimits::default() };
-    let srv = Running::start_with(big_server(&tree), HttpOptions { limits, ..Default::default() }).await;
+    let limits = HttpLimits::default().with_shutdown_timeout(Duration::from_millis(300));
+    let srv = Running::start_with(big_server(&tree), HttpOptions::default().with_limits(limits)).await;
     let mut stalled = stalled_reader(srv.addr, 2).await;
     // `shutdown` allows 10 s; the deadline ends the drain long before.
     srv.shutdown().await;
@@ -142,8 +142,8 @@ const LISTEN_HEADERS: [(&str, &str); 4] = [
 // issue 20, item 6
 #[tokio::test]
 async fn listen_streams_have_their_own_cap_and_leave_connection_slots_to_requests() {
-    let limits = HttpLimits { max_connections: 2, max_listen_streams: 3, ..HttpLimits::default() };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits = HttpLimits::default().with_max_connections(2).with_max_listen_streams(3);
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     // More listen streams than connection slots are open at once.
     let mut streams = Vec::new();
     for _ in 0..3 {
@@ -177,12 +177,9 @@ async fn listen_streams_have_their_own_cap_and_leave_connection_slots_to_request
 // issue 20, item 6 (idle limit)
 #[tokio::test]
 async fn an_idle_listen_stream_ends_and_frees_its_place() {
-    let limits = HttpLimits {
-        max_listen_streams: 1,
-        listen_idle_timeout: Duration::from_millis(200),
-        ..HttpLimits::default()
-    };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits =
+        HttpLimits::default().with_max_listen_streams(1).with_listen_idle_timeout(Duration::from_millis(200));
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     let (mut reader, headers, ack) = open_listen(srv.addr).await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert!(headers.contains(&("connection".into(), "close".into())), "{headers:?}");
@@ -204,12 +201,9 @@ async fn an_idle_listen_stream_ends_and_frees_its_place() {
 async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_client() {
     // The head timeout is an hour: were the new client to wait for a slow one to time out, the
     // test would hang (and its guard below fail), whatever the machine's speed.
-    let limits = HttpLimits {
-        max_connections: 3,
-        header_read_timeout: Duration::from_secs(3600),
-        ..HttpLimits::default()
-    };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits =
+        HttpLimits::default().with_max_connections(3).with_header_read_timeout(Duration::from_secs(3600));
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     // Slowloris from loopback (no per-client cap there): six connections trickle a head.
     let mut slow = Vec::new();
     for _ in 0..6 {
@@ -230,12 +224,9 @@ async fn a_full_connection_budget_closes_the_connection_idle_longest_for_a_new_c
 #[tokio::test]
 async fn a_kept_alive_connection_gives_its_place_once_answered() {
     // An idle kept-alive connection would otherwise hold its place for the head timeout: an hour.
-    let limits = HttpLimits {
-        max_connections: 1,
-        header_read_timeout: Duration::from_secs(3600),
-        ..HttpLimits::default()
-    };
-    let srv = Running::start(HttpOptions { limits, ..Default::default() }).await;
+    let limits =
+        HttpLimits::default().with_max_connections(1).with_header_read_timeout(Duration::from_secs(3600));
+    let srv = Running::start(HttpOptions::default().with_limits(limits)).await;
     let mut kept = TcpStream::connect(srv.addr).await.unwrap();
     let request = format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", srv.addr.port());
     kept.write_all(request.as_bytes()).await.unwrap();
@@ -254,8 +245,8 @@ async fn a_kept_alive_connection_gives_its_place_once_answered() {
 #[tokio::test]
 async fn connections_with_a_request_in_hand_are_kept_and_new_clients_wait() {
     let tree = big_tree();
-    let limits = HttpLimits { max_connections: 1, ..HttpLimits::default() };
-    let srv = Running::start_with(big_server(&tree), HttpOptions { limits, ..Default::default() }).await;
+    let limits = HttpLimits::default().with_max_connections(1);
+    let srv = Running::start_with(big_server(&tree), HttpOptions::default().with_limits(limits)).await;
     // The only slot holds an answer being written...
     let stalled = stalled_reader(srv.addr, 1).await;
     let addr = srv.addr;
@@ -360,7 +351,7 @@ async fn bodies_that_are_not_json_rpc_get_400_with_a_json_rpc_error() {
 // issue 20, item 13
 #[tokio::test]
 async fn origins_must_be_allowed_explicitly_and_every_host_form_is_checked() {
-    let options = HttpOptions { allow_origins: vec!["http://localhost:3000".into()], ..Default::default() };
+    let options = HttpOptions::default().with_allow_origins(vec!["http://localhost:3000".into()]);
     let srv = Running::start(options).await;
     let a = srv.addr;
     let host = format!("127.0.0.1:{}", a.port());

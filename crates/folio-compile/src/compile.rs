@@ -34,8 +34,10 @@ use source::{Found, Kind};
 
 pub use cache::Cache;
 
-/// What to compile.
+/// What to compile: [`Config::new`] and the `with_` methods. (It will gain fields: build it with
+/// those, not with a struct literal.)
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Config {
     /// The content root (the directory holding `docs/`, `skills/`, `folio.toml`).
     pub root: PathBuf,
@@ -54,6 +56,27 @@ impl Config {
     /// Compiles `root` with the default levels, refusing every error.
     pub fn new(root: impl Into<PathBuf>) -> Config {
         Config { root: root.into(), ..Config::default() }
+    }
+
+    /// `self` with the command line's lint levels ([`Config::lints`]).
+    #[must_use]
+    pub fn with_lints(mut self, lints: Vec<lints::Request>) -> Config {
+        self.lints = lints;
+        self
+    }
+
+    /// `self` with the gate that says which errors keep the catalog from being made.
+    #[must_use]
+    pub fn with_gate(mut self, gate: lints::Gate) -> Config {
+        self.gate = gate;
+        self
+    }
+
+    /// `self` with paths left out of the catalog ([`Config::exclude`]).
+    #[must_use]
+    pub fn with_exclude(mut self, exclude: Vec<String>) -> Config {
+        self.exclude = exclude;
+        self
     }
 
     fn excludes(&self, path: &str) -> bool {

@@ -1,3 +1,6 @@
+//! hello-docs: serves its own manual, compiled into the binary by build.rs, over MCP (stdio,
+//! or Streamable HTTP with `--http ADDR`).
+
 use folio::server::{FolioServer, HttpOptions, ServeError, serve_http, shutdown_signal};
 
 static CATALOG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/catalog.msgpack"));
@@ -19,8 +22,7 @@ async fn http(addr: &str) -> Result<(), ServeError> {
     let server = FolioServer::from_static(CATALOG)?.with_identity(folio::crate_identity!());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     // Require a token when one is set (a bind other than loopback should).
-    let options =
-        HttpOptions { bearer_token: std::env::var("HELLO_DOCS_TOKEN").ok(), ..HttpOptions::default() };
+    let options = HttpOptions::default().with_bearer_token(std::env::var("HELLO_DOCS_TOKEN").ok());
     eprintln!("serving http://{}/mcp", listener.local_addr()?);
     serve_http(listener, server, &options, shutdown_signal()).await
 }

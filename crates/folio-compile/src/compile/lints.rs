@@ -126,8 +126,13 @@ pub fn lookup(name: &str) -> Option<&'static Code> {
 pub enum SetBy {
     /// Folio's default (the severity the code is reported with, or allow).
     Default,
-    /// `folio.toml` `[lints]`, at this 1-based line and column.
-    Config { line: u32, column: u32 },
+    /// `folio.toml` `[lints]`, at this line and column.
+    Config {
+        /// 1-based line of the setting.
+        line: u32,
+        /// 1-based column of the setting.
+        column: u32,
+    },
     /// A command-line flag (`--allow broken-link`).
     CommandLine(String),
 }
