@@ -4,7 +4,9 @@
 mod browse;
 mod build;
 mod reload;
+mod render;
 mod serve;
+mod terminal;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,8 +15,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Compile markdown docs and Agent Skills into a content-hashed catalog and serve it over MCP.
 #[derive(Debug, Parser)]
-// The name and summary are the `folio` binary's, spelled out: this module is compiled in the
-// library package, whose Cargo name and description are not the command's.
+// The name and summary are the `folio` binary's, spelled out: the package's Cargo description is
+// the library's, not the command's.
 #[command(name = "folio", version, about = ABOUT, long_about = None, after_help = EXAMPLES)]
 pub(crate) struct Cli {
     #[command(subcommand)]

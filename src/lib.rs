@@ -10,8 +10,10 @@
 //! - **Catalog**: every entry plus metadata, outlines, links and the search index; the only thing
 //!   the runtime reads.
 //! - **Diagnostic**: a content problem with a stable code and a location.
-//! - **Query**: one question about a catalog (list, detail, read, resolve, search), answered the
-//!   same way for the CLI, the MCP resources and the MCP tools.
+//! - **Query** ([`query::Query`]): an opened, verified catalog with what is derived from it once
+//!   opened (lookups, filters, the search index). Every question (list, detail, read, resolve,
+//!   search) is one of its methods, answered the same way for the CLI, the MCP resources and the
+//!   MCP tools; the server holds one and calls it by that name.
 //!
 //! # Pipeline
 //! ```text

@@ -103,8 +103,8 @@ pub struct FolioServer {
 
 /// Everything answered without work per request, computed once when the catalog is opened.
 pub(crate) struct State {
-    /// The opened catalog: the query layer every payload comes from.
-    pub(crate) content: content::Content,
+    /// The opened catalog, which every payload comes from.
+    query: Arc<Query>,
     /// `ttlMs` of every cacheable result (`[server] ttl_ms`).
     pub(crate) ttl_ms: u64,
     /// What `get_info` returns (capabilities, identity, instructions, `_meta`).
@@ -188,7 +188,7 @@ impl FolioServer {
     /// Fails like [`FolioServer::from_query`] (it cannot, for a catalog that opened).
     pub fn with_live_mode(self, mode: LiveMode) -> Result<Self, OpenError> {
         let identity = self.live.identity().cloned();
-        let query = Arc::clone(self.live.load().content.shared_query());
+        let query = Arc::clone(&self.live.load().query);
         let state = State::build(query, mode, identity.as_ref())?;
         Ok(FolioServer { live: Arc::new(live::Live::new(state, mode, identity)), session: None })
     }
@@ -200,7 +200,7 @@ impl FolioServer {
     #[must_use]
     pub fn with_identity(self, identity: Identity) -> Self {
         let mode = self.live.mode();
-        let query = Arc::clone(self.live.load().content.shared_query());
+        let query = Arc::clone(&self.live.load().query);
         match State::build(query, mode, Some(&identity)) {
             Ok(state) => {
                 FolioServer { live: Arc::new(live::Live::new(state, mode, Some(identity))), session: None }
@@ -229,7 +229,7 @@ impl FolioServer {
             ));
         }
         let current = self.live.load();
-        if current.content.query().catalog_hash() == query.catalog_hash() {
+        if current.query().catalog_hash() == query.catalog_hash() {
             return Ok(Swapped::unchanged(&current));
         }
         let state = State::build(Arc::new(query), self.live.mode(), self.live.identity())?;
@@ -242,7 +242,7 @@ impl FolioServer {
 
     /// The catalog new requests answer from (a snapshot: a later swap does not change it).
     pub fn query(&self) -> Arc<Query> {
-        Arc::clone(self.live.load().content.shared_query())
+        Arc::clone(&self.live.load().query)
     }
 
     /// The snapshot one request answers from.
@@ -278,7 +278,7 @@ impl State {
         let versions = notify::SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         Ok(State {
-            content: content::Content::new(query),
+            query,
             ttl_ms,
             info,
             meta,
@@ -372,6 +372,11 @@ fn instructions(catalog: &Catalog) -> String {
 }
 
 impl State {
+    /// The opened catalog: every question a request asks is one of its methods.
+    pub(crate) fn query(&self) -> &Query {
+        &self.query
+    }
+
     /// A fresh copy of the `_meta` every result carries.
     pub(crate) fn meta(&self) -> Option<MetaObject> {
         Some(self.meta.clone())
@@ -379,6 +384,6 @@ impl State {
 
     /// The SEP-2640 entries (built once, on first use).
     pub(crate) fn skills(&self) -> &skills::Skills {
-        self.skills.get_or_init(|| skills::Skills::build(self.content.query().catalog()))
+        self.skills.get_or_init(|| skills::Skills::build(self.query().catalog()))
     }
 }

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow};
 
+use super::terminal::{Style, fit, printable, text_width, wrap};
 use super::{Format, KindArg, ListArgs, SearchArgs, ShowArgs, SourceArgs};
-use folio::compile::diagnostic::render::printable;
 use folio::query::{
     Detail, Kind, ListParams, Query, QueryError, ReadContent, ReadResult, Record, SearchParams, Selection,
 };
@@ -83,127 +83,6 @@ fn kind_filter(kind: Option<KindArg>) -> Option<Kind> {
         KindArg::SkillFile => Some(Kind::SkillFile),
         KindArg::All => None,
     }
-}
-
-/// Output styling: terminal width and whether to use colour.
-struct Style {
-    width: usize,
-    color: bool,
-}
-
-impl Style {
-    fn for_stdout() -> Style {
-        let width = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&w| w >= 40);
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        Style { width: width.unwrap_or(100), color }
-    }
-
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
-    }
-
-    /// Renders `**term**` marks as bold on a terminal; keeps them as-is otherwise.
-    fn marks(&self, text: &str) -> String {
-        if !self.color {
-            return text.to_owned();
-        }
-        let mut out = String::new();
-        for (i, part) in text.split("**").enumerate() {
-            if i % 2 == 1 {
-                let _ = write!(out, "\x1b[1m{part}\x1b[22m");
-            } else {
-                out.push_str(part);
-            }
-        }
-        out
-    }
-}
-
-/// Columns a character takes in a terminal: 2 for East Asian wide characters, else 1.
-fn char_width(c: char) -> usize {
-    let wide = matches!(c as u32,
-        0x1100..=0x115F | 0x2E80..=0x303E | 0x3041..=0x33FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6 | 0x1F300..=0x1F64F | 0x1F900..=0x1F9FF | 0x20000..=0x3FFFD);
-    if wide { 2 } else { 1 }
-}
-
-fn text_width(text: &str) -> usize {
-    text.chars().map(char_width).sum()
-}
-
-/// `text` in at most `max` lines of at most `width` columns: broken at spaces, and inside a
-/// word wider than a line (CJK text has no spaces). A `**mark**` a break splits is closed at the
-/// end of its line and opened again on the next, so each line's marks pair up.
-fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    let mut used = 0;
-    let mut words = text.split(' ').peekable();
-    'words: while let Some(word) = words.next() {
-        if used > 0 && used + 1 + text_width(word) > width {
-            lines.push(std::mem::take(&mut line));
-            used = 0;
-        } else if used > 0 {
-            line.push(' ');
-            used += 1;
-        }
-        for c in word.chars() {
-            let w = char_width(c);
-            if used > 0 && used + w > width {
-                lines.push(std::mem::take(&mut line));
-                used = 0;
-            }
-            if lines.len() == max {
-                break 'words;
-            }
-            line.push(c);
-            used += w;
-        }
-        if words.peek().is_none() && !line.is_empty() {
-            lines.push(std::mem::take(&mut line));
-        }
-    }
-    lines.truncate(max);
-    let mut open = false;
-    for line in &mut lines {
-        if open {
-            line.insert_str(0, "**");
-        }
-        open = line.matches("**").count() % 2 == 1;
-        if open {
-            line.push_str("**");
-        }
-    }
-    lines
-}
-
-/// Cuts `text` to at most `width` columns, ending with `…` when cut, and pads it to `width`.
-/// Control characters are shown escaped (`\u{1b}`).
-fn fit(text: &str, width: usize) -> String {
-    // Control characters (an ESC in a title from a catalog built elsewhere) are escaped the way
-    // diagnostics escape them, never sent to the terminal.
-    let text = printable(text);
-    let mut out = String::new();
-    let mut used = 0;
-    if text_width(&text) <= width {
-        out.push_str(&text);
-        used = text_width(&text);
-    } else {
-        for c in text.chars() {
-            let w = char_width(c);
-            if used + w + 1 > width {
-                break;
-            }
-            out.push(c);
-            used += w;
-        }
-        out.push('…');
-        used += 1;
-    }
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
-    out
 }
 
 fn print(text: &str) -> anyhow::Result<()> {

@@ -152,10 +152,10 @@ pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path,
                 let bytes = compile::source::read_inside(root.as_deref()?, path)?;
                 Some(String::from_utf8_lossy(&bytes).into_owned())
             };
-            diagnostic::render::render_human(diagnostics, &prefix, &source, color)
+            super::render::render_human(diagnostics, &prefix, &source, color)
         }
-        Format::Json => diagnostic::render::render_json(diagnostics, &prefix),
-        Format::Github => diagnostic::render::render_github(diagnostics, &prefix),
+        Format::Json => super::render::render_json(diagnostics, &prefix),
+        Format::Github => super::render::render_github(diagnostics, &prefix),
     }
 }
 

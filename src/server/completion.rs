@@ -41,7 +41,7 @@ pub(crate) fn complete(state: &State, request: &CompleteRequestParams) -> Result
         .and_then(|c| c.arguments.as_ref())
         .map(|a| a.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default();
-    let query = state.content.query();
+    let query = state.query();
     let typed = request.argument.value.as_str();
     if crate::query::COMPLETION_ARGUMENTS.contains(&name) {
         let done = query

@@ -1,12 +1,10 @@
 //! The bridge from the query layer (`crate::query`) to MCP: every payload an agent reads is built
 //! by [`Query`], and this module only converts its answers (reads, records, errors) into protocol
-//! types. `resources/read` and the tools both go through [`Content::read`], so the same URI read
+//! types. `resources/read` and the tools both read through [`Query::read`], so the same URI read
 //! both ways returns identical text.
 //!
 //! No IO and no payload logic of its own: if a read, a detail record, an index or a search
 //! answer must change, it changes in `crate::query`.
-
-use std::sync::Arc;
 
 use base64::Engine as _;
 use rmcp::ErrorData as McpError;
@@ -15,39 +13,7 @@ use serde_json::{Value, json};
 
 use super::errors;
 use crate::catalog::uri;
-use crate::query::{Query, QueryError, ReadContent, ReadResult, Selection};
-
-/// The opened catalog: the query layer's handle, shared by every request.
-pub(crate) struct Content {
-    query: Arc<Query>,
-}
-
-impl Content {
-    pub(crate) fn new(query: Arc<Query>) -> Self {
-        Content { query }
-    }
-
-    /// The query layer.
-    pub(crate) fn query(&self) -> &Query {
-        &self.query
-    }
-
-    /// The shared handle of the query layer.
-    pub(crate) fn shared_query(&self) -> &Arc<Query> {
-        &self.query
-    }
-
-    /// Reads any catalog URI (concrete, or an expansion of a listed template).
-    pub(crate) fn read(&self, uri: &str) -> Result<ReadResult, QueryError> {
-        self.query.read(uri, &Selection::default())
-    }
-
-    /// A read with an explicit section or line range (the `read_resource` tool): the same answer
-    /// as reading the URI with `?section=` / `?lines=`.
-    pub(crate) fn read_selected(&self, uri: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
-        self.query.read(uri, selection)
-    }
-}
+use crate::query::{Query, QueryError, ReadContent, ReadResult};
 
 /// The single MCP content item of a read, with our `_meta` (`dev.folio/…`).
 pub(crate) fn to_contents(query: &Query, read: &ReadResult) -> ResourceContents {

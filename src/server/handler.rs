@@ -20,7 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::resources::{self, RESOURCE_PAGE, page};
 use super::skills::SKILL_PAGE;
 use super::{FolioServer, completion, content, errors, notify, params, prompts, skills, tools};
-use crate::query::{ListParams, QueryError};
+use crate::query::{ListParams, QueryError, Selection};
 
 /// Methods this server answers. A request for one of them whose params do not deserialize reaches
 /// `on_custom_request`, which must answer `-32602`, not rmcp's default `-32601` (HTTP 404).
@@ -64,7 +64,7 @@ impl ServerHandler for FolioServer {
         let cursor = request.and_then(|r| r.cursor);
         let params =
             ListParams { cursor: cursor.clone(), limit: Some(RESOURCE_PAGE), ..ListParams::default() };
-        let listing = st.content.query().list(&params).map_err(|e| match e {
+        let listing = st.query().list(&params).map_err(|e| match e {
             QueryError::InvalidParams { param: "cursor", .. } => {
                 self.bad_cursor("resources/list", cursor.as_deref())
             }
@@ -87,14 +87,9 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "resources/templates/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = page(
-            st.content.query(),
-            "resources/templates/list",
-            &st.templates,
-            cursor.as_deref(),
-            RESOURCE_PAGE,
-        )
-        .map_err(|_| self.bad_cursor("resources/templates/list", cursor.as_deref()))?;
+        let (items, next) =
+            page(st.query(), "resources/templates/list", &st.templates, cursor.as_deref(), RESOURCE_PAGE)
+                .map_err(|_| self.bad_cursor("resources/templates/list", cursor.as_deref()))?;
         let mut out = ListResourceTemplatesResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -110,10 +105,10 @@ impl ServerHandler for FolioServer {
     ) -> Result<ReadResourceResponse, McpError> {
         let st = &*self.state();
         let read = st
-            .content
-            .read(&request.uri)
-            .map_err(|e| content::read_error(st.content.query(), &request.uri, &e))?;
-        let mut out = ReadResourceResult::new(vec![content::to_contents(st.content.query(), &read)])
+            .query()
+            .read(&request.uri, &Selection::default())
+            .map_err(|e| content::read_error(st.query(), &request.uri, &e))?;
+        let mut out = ReadResourceResult::new(vec![content::to_contents(st.query(), &read)])
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();
@@ -155,10 +150,10 @@ impl ServerHandler for FolioServer {
     ) -> Result<(), McpError> {
         let session = self.legacy_session("resources/subscribe")?;
         let st = self.state();
-        if let Err(e) = st.content.read(&request.uri)
+        if let Err(e) = st.query().read(&request.uri, &Selection::default())
             && !e.is_not_found()
         {
-            return Err(content::read_error(st.content.query(), &request.uri, &e));
+            return Err(content::read_error(st.query(), &request.uri, &e));
         }
         if !session.subscribe(&st, &request.uri) {
             return Err(errors::too_many_subscriptions());
@@ -184,9 +179,8 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "tools/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) =
-            page(st.content.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)
-                .map_err(|_| self.bad_cursor("tools/list", cursor.as_deref()))?;
+        let (items, next) = page(st.query(), "tools/list", &st.tools, cursor.as_deref(), RESOURCE_PAGE)
+            .map_err(|_| self.bad_cursor("tools/list", cursor.as_deref()))?;
         let mut out = ListToolsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -236,9 +230,8 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "skills/list")?;
         let st = &*self.state();
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) =
-            page(st.content.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)
-                .map_err(|_| self.bad_cursor("skills/list", cursor.as_deref()))?;
+        let (items, next) = page(st.query(), "skills/list", &st.skills().list, cursor.as_deref(), SKILL_PAGE)
+            .map_err(|_| self.bad_cursor("skills/list", cursor.as_deref()))?;
         let mut out = ListSkillsResult::with_all_items(items.to_vec())
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
@@ -256,7 +249,7 @@ impl ServerHandler for FolioServer {
         // Exact match only: rmcp refuses an answer whose URI differs from the request by one byte.
         let skills = st.skills();
         let Some(&i) = skills.by_uri.get(&request.uri) else {
-            let suggestion = skills::suggest(st.content.query(), &request.uri);
+            let suggestion = skills::suggest(st.query(), &request.uri);
             return Err(errors::not_a_skill(&request.uri, suggestion.as_deref()));
         };
         let mut out = GetSkillResult::new(skills.list[i].clone())
@@ -274,7 +267,6 @@ impl ServerHandler for FolioServer {
         params::check(&ctx, "resources/directory/read")?;
         let st = &*self.state();
         let listing = st
-            .content
             .query()
             .directory(&request.uri, request.cursor.as_deref(), Some(RESOURCE_PAGE))
             .map_err(|e| {
@@ -284,7 +276,7 @@ impl ServerHandler for FolioServer {
         let items: Vec<Resource> = listing
             .items
             .iter()
-            .map(|child| match resources::record_of(st.content.query(), &child.uri) {
+            .map(|child| match resources::record_of(st.query(), &child.uri) {
                 // Files carry the same record resources/list gives them.
                 Some(record) if !child.is_directory => resources::resource(record),
                 _ => Resource::new(child.uri.clone(), child.name.clone()).with_mime_type(child.mime.clone()),

@@ -145,7 +145,7 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
 
 fn health_body(server: &FolioServer) -> String {
     let state = server.state();
-    let catalog = state.content.query().catalog();
+    let catalog = state.query().catalog();
     let body = serde_json::json!({
         "status": "ok",
         "name": state.info.server_info.name,

@@ -116,7 +116,7 @@ impl Live {
 /// The catalog tag the query layer's cursors (`c1.<tag>.<scope>.…`) carry: the first 16 hex
 /// digits of the catalog hash.
 fn tag_of(state: &State) -> String {
-    state.content.query().catalog_hash().chars().take(16).collect()
+    state.query().catalog_hash().chars().take(16).collect()
 }
 
 /// The catalog tag a cursor carries; `None` for anything that is not a cursor's shape.

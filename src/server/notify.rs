@@ -72,13 +72,13 @@ pub struct Swapped {
 
 impl Swapped {
     pub(crate) fn unchanged(state: &State) -> Swapped {
-        let entries = state.content.query().catalog().entries.len();
+        let entries = state.query().catalog().entries.len();
         Swapped { swapped: false, entries, added: 0, removed: 0, modified: 0 }
     }
 
     /// Compares the entries of two catalogs (both sorted by URI) in one merge walk.
     pub(crate) fn between(old: &State, new: &State) -> Swapped {
-        let (a, b) = (&old.content.query().catalog().entries, &new.content.query().catalog().entries);
+        let (a, b) = (&old.query().catalog().entries, &new.query().catalog().entries);
         let (mut i, mut j) = (0, 0);
         let mut out = Swapped { swapped: true, entries: b.len(), added: 0, removed: 0, modified: 0 };
         while i < a.len() || j < b.len() {
@@ -108,7 +108,7 @@ impl Swapped {
 
 /// The version of what `uri` serves in `state`: `None` when it serves nothing (or refuses).
 fn version(state: &State, uri: &str) -> Option<String> {
-    let query = state.content.query();
+    let query = state.query();
     let read = query.read(uri, &Selection::default()).ok()?;
     let document = read
         .canonical_uri

@@ -40,7 +40,7 @@ fn record(skill: &Skill) -> Prompt {
 /// `prompts/list`: a page of prompts, in skill-path order, with the same cache hints as every
 /// other list.
 pub(crate) fn list(state: &State, cursor: Option<&str>) -> Result<ListPromptsResult, McpError> {
-    let query = state.content.query();
+    let query = state.query();
     let (skills, next) = page(query, "prompts/list", &query.catalog().skills, cursor, PROMPT_PAGE)?;
     let mut out = ListPromptsResult::with_all_items(skills.iter().map(record).collect())
         .with_ttl_ms(state.ttl_ms)
@@ -57,7 +57,7 @@ pub(crate) fn get(
     name: &str,
     arguments: Option<&serde_json::Map<String, serde_json::Value>>,
 ) -> Result<GetPromptResult, McpError> {
-    let catalog = state.content.query().catalog();
+    let catalog = state.query().catalog();
     let skill = find(state, name)?;
     let mut task = None;
     for (key, value) in arguments.into_iter().flatten() {
@@ -115,7 +115,7 @@ pub(crate) fn complete(state: &State, prompt: &str, argument: &str) -> Result<Co
 
 /// The skill a prompt is named after, or `-32602` with the nearest name.
 fn find<'a>(state: &'a State, name: &str) -> Result<&'a Skill, McpError> {
-    let query = state.content.query();
+    let query = state.query();
     if let Some(skill) = query.skill(name) {
         return Ok(skill);
     }

@@ -194,7 +194,7 @@ struct ListArgs {
 }
 
 fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure> {
-    let query = state.content.query();
+    let query = state.query();
     let fail = |e: QueryError| Failure::query(&e, "list_resources", "prefix");
     let params = ListParams {
         kind: Kind::parse_filter(a.kind.as_deref().unwrap_or("all")).map_err(fail)?,
@@ -256,10 +256,8 @@ struct ReadArgs {
 
 fn read_resource(state: &State, a: ReadArgs) -> Result<CallToolResult, Failure> {
     let selection = Selection { section: a.section, start_line: a.start_line, end_line: a.end_line };
-    let read = state
-        .content
-        .read_selected(&a.uri, &selection)
-        .map_err(|e| Failure::query(&e, "read_resource", "uri"))?;
+    let read =
+        state.query().read(&a.uri, &selection).map_err(|e| Failure::query(&e, "read_resource", "uri"))?;
     let mut out = json!({
         "uri": read.uri,
         "mime_type": read.mime,
@@ -320,7 +318,7 @@ fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failu
         limit: Some(a.limit.unwrap_or(10).min(50)),
         cursor: a.cursor,
     };
-    let page = state.content.query().search(&params).map_err(fail)?;
+    let page = state.query().search(&params).map_err(fail)?;
     let mut text = String::new();
     for (i, hit) in page.items.iter().enumerate() {
         text.push_str(&format!("{}. {} — {}\n", i + 1, hit.title, hit.uri));
@@ -353,8 +351,7 @@ struct PatternArgs {
 }
 
 fn get_pattern_by_id(state: &State, a: PatternArgs) -> Result<CallToolResult, Failure> {
-    let detail =
-        state.content.query().detail(&a.id).map_err(|e| Failure::query(&e, "get_pattern_by_id", "id"))?;
+    let detail = state.query().detail(&a.id).map_err(|e| Failure::query(&e, "get_pattern_by_id", "id"))?;
     // The exact text `resources/read` returns for the detail URI.
     let text = detail.to_json();
     let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -370,14 +367,14 @@ struct SkillDocArgs {
 }
 
 fn get_skill_document_by_id(state: &State, a: SkillDocArgs) -> Result<CallToolResult, Failure> {
-    let query = state.content.query();
+    let query = state.query();
     let detail = query
         .skill_detail(&a.skill_id)
         .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
     let selection = Selection { section: a.section, ..Selection::default() };
     let read = state
-        .content
-        .read_selected(&detail.uri, &selection)
+        .query()
+        .read(&detail.uri, &selection)
         .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
     let text = read.text().unwrap_or_default().to_owned();
     let out = json!({

@@ -292,7 +292,7 @@ fn many_diagnostics_on_one_long_line_are_clipped_and_capped() {
 fn a_hundred_thousand_broken_links_on_one_line_give_a_bounded_report() {
     // Unclipped and uncapped, the report was the 600 kB line 100,000 times; locating each
     // link counted the line from its start (minutes). The JSON and GitHub formats are capped
-    // the same way (unit tests of `diagnostic::render`).
+    // the same way (unit tests of the binary's `cli/render.rs`).
     let line = "[](x) ".repeat(100_000);
     let tree = Tree::new();
     tree.file("content/docs/index.md", format!("# Index\n\n{line}\n"));

@@ -1,9 +1,6 @@
-//! A content problem found by the compiler, its ordering and its rendering
-//! (`human`, `json`, `github`, in `render`). A leaf module: no IO, no knowledge of the other
-//! stages.
-//!
-//! Renderers take the source text through a lookup closure so the caller decides where it comes
-//! from (the CLI re-reads only the files that have diagnostics).
+//! A content problem found by the compiler, and its ordering. A leaf module: no IO, no knowledge
+//! of the other stages, and no rendering (that is for the program that shows them: the `folio`
+//! binary renders them for a terminal or CI, a build script as cargo warnings).
 
 use serde::Serialize;
 
@@ -99,5 +96,3 @@ pub fn counts(diagnostics: &[Diagnostic]) -> (usize, usize) {
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     (errors, diagnostics.len() - errors)
 }
-
-pub mod render;

@@ -4,51 +4,30 @@
 //! and control characters from file names or content are escaped (`\u{1b}`), so a hostile tree
 //! cannot flood a terminal or a CI log, nor drive the terminal with escape sequences.
 //!
-//! No IO: the caller hands in the source text through a lookup closure.
+//! No IO: the caller hands in the source text through a lookup closure, so it decides where the
+//! text comes from (`folio check` re-reads only the files that have diagnostics). Terminal
+//! safety (what is escaped, how wide a character is) is `terminal`'s.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use folio::compile::diagnostic::{Diagnostic, Severity, counts};
 use serde::Serialize;
 
-use super::{Diagnostic, Severity, counts};
+use super::terminal::{printable, unprintable};
 
 /// Most diagnostics of one code rendered for one file; the rest are counted in one summary
 /// line (the final totals still count every diagnostic).
-pub const MAX_PER_CODE_AND_FILE: usize = 50;
+pub(crate) const MAX_PER_CODE_AND_FILE: usize = 50;
 
 /// Most characters of a source line shown under a diagnostic; a longer line is clipped to a
 /// window around the column, with `...` where it was cut.
-pub const MAX_SOURCE_CHARS: usize = 100;
+pub(crate) const MAX_SOURCE_CHARS: usize = 100;
 
 /// How a rendered path is shown: the content directory as the user named it, then the
 /// content-relative path, so locations are clickable from where the command ran.
 fn display_path(prefix: &str, path: &str) -> String {
     let prefix = prefix.trim_end_matches('/');
     if prefix.is_empty() || prefix == "." { path.to_owned() } else { format!("{prefix}/{path}") }
-}
-
-/// True for a character that must not reach a terminal or a log as it is: control characters
-/// (ESC starts terminal escape sequences; CR and backspace overwrite what was printed) and the
-/// bidirectional overrides and isolates, which reorder what is shown.
-fn unprintable(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// `text` with every unprintable character written as a Rust escape (`\u{1b}`, `\n`).
-pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(unprintable) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if unprintable(c) {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// The diagnostics to render, in order, each followed by the summaries of the groups that
@@ -147,7 +126,7 @@ impl Source {
 /// A source line as shown, and the caret's indentation under `column` (1-based, in characters):
 /// at most [`MAX_SOURCE_CHARS`] characters around the column, `...` where the line was cut,
 /// control characters escaped (tabs kept, in the indentation too, so the caret lines up).
-pub fn source_window(line: &str, column: u32) -> (String, String) {
+pub(crate) fn source_window(line: &str, column: u32) -> (String, String) {
     const HALF: usize = MAX_SOURCE_CHARS / 2;
     let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     let at = (column as usize).saturating_sub(1);
@@ -202,7 +181,7 @@ pub fn source_window(line: &str, column: u32) -> (String, String) {
 /// `prefix` is prepended to every path (the content directory as given on the command line);
 /// `source` returns a file's text when it is available; `color` adds ANSI colours. Bounded: see
 /// the module documentation.
-pub fn render_human(
+pub(crate) fn render_human(
     diagnostics: &[Diagnostic],
     prefix: &str,
     source: &dyn Fn(&str) -> Option<String>,
@@ -283,7 +262,7 @@ struct OmittedJson {
 /// Renders diagnostics as one pretty JSON array (trailing newline); each path carries `prefix`.
 /// Past [`MAX_PER_CODE_AND_FILE`] diagnostics of one code in one file, one entry with an
 /// `omitted` count stands for the rest.
-pub fn render_json(diagnostics: &[Diagnostic], prefix: &str) -> String {
+pub(crate) fn render_json(diagnostics: &[Diagnostic], prefix: &str) -> String {
     render_json_capped(diagnostics, prefix, MAX_PER_CODE_AND_FILE)
 }
 
@@ -316,7 +295,7 @@ fn render_json_capped(diagnostics: &[Diagnostic], prefix: &str, limit: usize) ->
 /// `prefix` is the content directory relative to the repository root. Past
 /// [`MAX_PER_CODE_AND_FILE`] diagnostics of one code in one file, one annotation (at the first
 /// one left out) says how many more there are.
-pub fn render_github(diagnostics: &[Diagnostic], prefix: &str) -> String {
+pub(crate) fn render_github(diagnostics: &[Diagnostic], prefix: &str) -> String {
     render_github_capped(diagnostics, prefix, MAX_PER_CODE_AND_FILE)
 }
 

@@ -1,4 +1,7 @@
-use super::super::sort;
+use std::borrow::Cow;
+
+use folio::compile::diagnostic::sort;
+
 use super::*;
 
 fn sample() -> Vec<Diagnostic> {
