@@ -144,17 +144,23 @@ async fn cursors_of_the_wrong_json_type_are_invalid_params_on_every_paginated_me
 
 /// One modern JSON-RPC request through the HTTP router, in process: status and body.
 async fn http_call(method: &str, params: Value) -> (u16, Value) {
-    use tower::ServiceExt as _;
     let mut params = params;
     params["_meta"] = modern_meta();
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }).to_string();
+    http_post(method, &body).await
+}
+
+/// `body` POSTed to `/mcp` through the router, in process, as a `method` request: status and
+/// body.
+async fn http_post(method: &str, body: &str) -> (u16, Value) {
+    use tower::ServiceExt as _;
     let request = axum::http::Request::post("/mcp")
         .header("Host", "localhost")
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", V_MODERN)
         .header("Mcp-Method", method)
-        .body(axum::body::Body::from(body))
+        .body(axum::body::Body::from(body.to_owned()))
         .unwrap();
     let (router, _stop) = folio::server::router(server(), &folio::server::HttpOptions::default());
     let response = router.oneshot(request).await.unwrap();
@@ -190,22 +196,9 @@ async fn over_http_too_a_cursor_of_the_wrong_type_is_invalid_params() {
     }
 }
 
-/// One raw body POSTed to `/mcp` through the router, in process: status and body.
+/// A raw body POSTed as a `server/discover` request.
 async fn http_post_raw(body: &str) -> (u16, Value) {
-    use tower::ServiceExt as _;
-    let request = axum::http::Request::post("/mcp")
-        .header("Host", "localhost")
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", V_MODERN)
-        .header("Mcp-Method", "server/discover")
-        .body(axum::body::Body::from(body.to_owned()))
-        .unwrap();
-    let (router, _stop) = folio::server::router(server(), &folio::server::HttpOptions::default());
-    let response = router.oneshot(request).await.unwrap();
-    let status = response.status().as_u16();
-    let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    http_post("server/discover", body).await
 }
 
 #[tokio::test]
