@@ -595,3 +595,10 @@ fn three_sentences(text: &str) -> String {
     }
     text.to_owned()
 }
+
+/// The query layer's fixture catalog, opened: for the unit tests of the layers above (the
+/// server's), which must not depend on the manual.
+#[cfg(test)]
+pub(crate) fn fixture_query() -> Query {
+    Query::from_catalog(tests::fixture())
+}

@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn pages_cover_every_item_once_and_refuse_cursors_of_other_lists() {
-        let query = Query::embedded().expect("the embedded catalog opens");
+        let query = crate::query::fixture_query();
         let items: Vec<u32> = (0..1201).collect();
         let mut seen = Vec::new();
         let mut cursor: Option<String> = None;
