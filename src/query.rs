@@ -27,9 +27,7 @@ mod snippet;
 mod tests;
 mod translations;
 
-use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -265,7 +263,7 @@ pub struct Query {
     /// Skill indexes sorted by skill id (name), for binary search without a copy of the names.
     skill_by_name: Vec<u32>,
     /// Every tag, capability and category with how many docs/skills carry it (for completion).
-    vocabulary: OnceLock<Vocabulary>,
+    vocabulary: OnceLock<complete::Vocabulary>,
     /// Which docs translate one another, for search (built on the first search).
     translations: OnceLock<translations::Translations>,
     /// Per entry, what search blanks in an MDX body, found the first time a search shows it
@@ -273,116 +271,7 @@ pub struct Query {
     search_blanks: OnceLock<Vec<OnceLock<SearchBlanks>>>,
 }
 
-/// The tag, capability and category names of a catalog, with how many docs/skills carry each.
-#[derive(Debug, Default)]
-struct Vocabulary {
-    tags: BTreeMap<String, usize>,
-    capabilities: BTreeMap<String, usize>,
-    categories: BTreeMap<String, usize>,
-}
-
 impl Query {
-    /// Opens the catalog embedded in this binary at build time, without copying its bodies.
-    ///
-    /// Fails when the embedded bytes do not verify (which a build of this crate never produces).
-    #[cfg(feature = "manual")]
-    pub fn embedded() -> Result<Query, DecodeError> {
-        Query::open_static(crate::embedded::CATALOG_MSGPACK)
-    }
-
-    /// Opens `'static` catalog bytes (e.g. another crate's `include_bytes!`) without copying.
-    ///
-    /// Fails when the bytes are not a folio catalog of this format version or do not verify.
-    pub fn open_static(bytes: &'static [u8]) -> Result<Query, DecodeError> {
-        let catalog_hash = codec::catalog_hash(bytes)?;
-        Ok(Query::with_hash(codec::decode_static(bytes)?, catalog_hash))
-    }
-
-    /// Opens catalog bytes read into memory; bodies stay in this one buffer.
-    ///
-    /// Fails like [`Query::open_static`].
-    pub fn open(bytes: Vec<u8>) -> Result<Query, DecodeError> {
-        let catalog_hash = codec::catalog_hash(&bytes)?;
-        Ok(Query::with_hash(codec::decode_owned(bytes)?, catalog_hash))
-    }
-
-    /// Reads and opens a `catalog.msgpack` file.
-    ///
-    /// Fails when the file cannot be read or is refused (the error names the file).
-    /// A large file is read, hashed and decoded at the same time (see `query/open.rs`); the
-    /// checks are those of [`Query::open`].
-    pub fn open_file(path: &Path) -> Result<Query, crate::error::Error> {
-        open::open_file(path)
-    }
-
-    /// Wraps a catalog compiled in memory (`--content DIR`). Its hash is the one `folio build`
-    /// would record, so cursors behave exactly as for the written catalog.
-    pub fn from_catalog(catalog: Catalog) -> Query {
-        let catalog_hash = codec::hash_of(&catalog);
-        Query::with_hash(catalog, catalog_hash)
-    }
-
-    fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
-        let mut owners: Vec<Option<Owner>> = vec![None; catalog.entries.len()];
-        for (doc_idx, doc) in catalog.docs.iter().enumerate() {
-            if let Some(owner) = owners.get_mut(doc.entry as usize) {
-                *owner = Some(Owner::Doc(doc_idx as u32));
-            }
-        }
-        for (skill_idx, skill) in catalog.skills.iter().enumerate() {
-            let skill_idx = skill_idx as u32;
-            if let Some(owner) = owners.get_mut(skill.document as usize) {
-                *owner = Some(Owner::Skill(skill_idx, None));
-            }
-            for (file_idx, file) in skill.files.iter().enumerate() {
-                if let Some(owner) = owners.get_mut(file.entry as usize) {
-                    *owner = Some(Owner::Skill(skill_idx, Some(file_idx as u32)));
-                }
-            }
-        }
-        let mut skill_by_name: Vec<u32> = (0..catalog.skills.len() as u32).collect();
-        let name = |i: &u32| catalog.skills[*i as usize].name.as_str();
-        // Ids are unique in a valid catalog; should two skills share one, the later one wins.
-        skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
-        skill_by_name.dedup_by(|later, first| name(later) == name(first));
-        let listed = (0..owners.len() as u32).filter(|&i| owners[i as usize].is_some()).collect();
-        Query {
-            catalog,
-            catalog_hash,
-            owners,
-            listed,
-            skill_by_name,
-            vocabulary: OnceLock::new(),
-            translations: OnceLock::new(),
-            search_blanks: OnceLock::new(),
-        }
-    }
-
-    /// Every tag, capability and category with its count, built on the first completion that
-    /// needs it: an open catalog does not hold a second copy of them until then.
-    fn vocabulary(&self) -> &Vocabulary {
-        self.vocabulary.get_or_init(|| {
-            let mut vocabulary = Vocabulary::default();
-            for doc in &self.catalog.docs {
-                for tag in &doc.tags {
-                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
-                }
-                if let Some(category) = &doc.category {
-                    *vocabulary.categories.entry(category.clone()).or_default() += 1;
-                }
-            }
-            for skill in &self.catalog.skills {
-                for tag in &skill.tags {
-                    *vocabulary.tags.entry(tag.clone()).or_default() += 1;
-                }
-                for capability in &skill.capabilities {
-                    *vocabulary.capabilities.entry(capability.clone()).or_default() += 1;
-                }
-            }
-            vocabulary
-        })
-    }
-
     /// The catalog behind this handle.
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
@@ -443,116 +332,6 @@ impl Query {
 
     fn owner(&self, entry_idx: usize) -> Option<Owner> {
         self.owners.get(entry_idx).copied().flatten()
-    }
-
-    /// Lists catalog resources (singletons, docs, skill documents, skill files) with filters and
-    /// stable cursors. See [`ListParams`].
-    ///
-    /// Fails with [`QueryError::InvalidParams`] on a bad cursor, limit or `updated_since`.
-    pub fn list(&self, params: &ListParams) -> Result<Page<Record>, QueryError> {
-        list::list(self, params)
-    }
-
-    /// Summary records of skills (the JSON of `resource://catalog/skills_index`).
-    ///
-    /// `params` holds the index's query parameters (`q`, `tag`, `capability`, `cursor`, `limit`).
-    /// Fails with [`QueryError::InvalidParams`] on a bad value.
-    pub fn skills_index(&self, params: &[(String, String)]) -> Result<Page<SkillSummary>, QueryError> {
-        list::skills_index(self, params)
-    }
-
-    /// Summary records of docs (the JSON of `resource://catalog/docs_index`).
-    ///
-    /// `params` holds `q`, `tag`, `category`, `prefix`, `updated_since`, `cursor`, `limit`.
-    /// Fails with [`QueryError::InvalidParams`] on a bad value.
-    pub fn docs_index(&self, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
-        list::docs_index(self, params)
-    }
-
-    /// Detail record of a skill by id (the JSON of `resource://catalog/skills/{skill_id}`).
-    ///
-    /// Fails with [`QueryError::NotFound`] (with suggestions) for an unknown id.
-    pub fn skill_detail(&self, skill_id: &str) -> Result<SkillDetail, QueryError> {
-        detail::skill_detail(self, skill_id)
-    }
-
-    /// Detail record of a doc by path (the JSON of `resource://catalog/docs/{+path}`).
-    ///
-    /// Fails with [`QueryError::NotFound`] for an unknown path, [`QueryError::InvalidParams`] for
-    /// a path with traversal.
-    pub fn doc_detail(&self, path: &str) -> Result<DocDetail, QueryError> {
-        detail::doc_detail(self, path)
-    }
-
-    /// Detail record of anything an id names: a skill id, a doc path, or any catalog URI (a skill
-    /// file's URI gives its skill's detail). What the `get_pattern_by_id` tool returns.
-    ///
-    /// Fails like [`Query::resolve`].
-    pub fn detail(&self, id: &str) -> Result<Detail, QueryError> {
-        detail::detail(self, id)
-    }
-
-    /// Reads any URI of `content/docs/reference/uris.md` with an optional selection, applying the bounded-read rule
-    /// (`uris.md`, "Bounded reads"). `selection` adds to the URI's own `?section=`/`?lines=` (giving both is an
-    /// error). Catalog singletons and detail records are generated JSON or markdown.
-    ///
-    /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
-    /// for traversal, an unknown section, a bad line range or a selection on a blob.
-    pub fn read(&self, uri: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
-        read::read(self, uri, selection)
-    }
-
-    /// The direct children of a skill directory (`skill://acme/billing` or a subdirectory), for
-    /// SEP-2640 `resources/directory/read`: files with their records, subdirectories with MIME
-    /// `inode/directory`, sorted by URI, paginated.
-    ///
-    /// Fails with [`QueryError::InvalidParams`] when the URI is not a directory of a skill (a file,
-    /// an unknown path, another scheme) or the cursor is bad.
-    pub fn directory(
-        &self,
-        uri: &str,
-        cursor: Option<&str>,
-        limit: Option<usize>,
-    ) -> Result<Page<DirEntry>, QueryError> {
-        read::directory(self, uri, cursor, limit)
-    }
-
-    /// Resolves an id the way a person types it: a skill id, a skill path, a doc path (with or
-    /// without `docs/` and the extension), or any catalog URI.
-    ///
-    /// Fails with [`QueryError::NotFound`] with "did you mean" suggestions, or
-    /// [`QueryError::InvalidParams`] for traversal.
-    pub fn resolve(&self, id: &str) -> Result<Resolved, QueryError> {
-        resolve::resolve(self, id)
-    }
-
-    /// Full-text search (ARCHITECTURE.md, "Search"): BM25 over title, description, tags, headings and body,
-    /// filtered, ranked deterministically (ties by URI), with snippets and cursors.
-    ///
-    /// Fails with [`QueryError::InvalidParams`] for an empty or punctuation-only query, a query
-    /// over 1,000 characters, or a bad cursor.
-    pub fn search(&self, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
-        search::search(self, params)
-    }
-
-    /// Completion values for a template variable (`skill_id`, `skill_path`, `file`, `ref_id`,
-    /// `path`, `section`, `tag`, `capability`, `category`), ranked, at most
-    /// [`MAX_COMPLETIONS`]. `context` holds already-chosen variables: `file` is scoped by
-    /// `skill_path`, `ref_id` by `skill_id`, `section` by `path`.
-    ///
-    /// Fails with [`QueryError::InvalidParams`] for an unknown variable name.
-    pub fn complete(
-        &self,
-        argument: &str,
-        value: &str,
-        context: &BTreeMap<String, String>,
-    ) -> Result<Completion, QueryError> {
-        complete::complete(self, argument, value, context)
-    }
-
-    /// Summary of what this catalog serves (the markdown of `resource://catalog/about`).
-    pub fn about(&self) -> String {
-        read::about(self)
     }
 }
 

@@ -260,69 +260,89 @@ pub(super) fn file_records(query: &Query, skill: &Skill) -> Vec<FileRecord> {
     out
 }
 
-pub(super) fn skill_detail(query: &Query, skill_id: &str) -> Result<SkillDetail, QueryError> {
-    let skill = query.skill(skill_id).ok_or_else(|| super::resolve::not_found_skill(query, skill_id))?;
-    let document_uri = query.catalog.entries[skill.document as usize].uri.clone();
-    Ok(SkillDetail {
-        kind: Kind::Skill,
-        id: skill.name.clone(),
-        detail_uri: uri::skill_detail(&skill.name),
-        directory_uri: uri::skill_dir(&skill.path),
-        path: skill.path.clone(),
-        title: skill.title.clone(),
-        description: skill.description.clone(),
-        license: skill.license.clone(),
-        compatibility: skill.compatibility.clone(),
-        allowed_tools: skill.allowed_tools.clone(),
-        metadata: skill.metadata.clone(),
-        tags: skill.tags.clone(),
-        capabilities: skill.capabilities.clone(),
-        version: skill.version.clone(),
-        updated: skill.updated.clone(),
-        frontmatter: decoded(&skill.frontmatter, &document_uri, "frontmatter")?.clone(),
-        files: file_records(query, skill),
-        outline: sections(decoded(&skill.outline, &document_uri, "outline")?, &document_uri),
-        links: links(decoded(&skill.links, &document_uri, "links")?),
-        backlinks: decoded(&skill.backlinks, &document_uri, "backlinks")?.clone(),
-        uri: document_uri,
-    })
+impl Query {
+    /// Detail record of a skill by id (the JSON of `resource://catalog/skills/{skill_id}`).
+    ///
+    /// Fails with [`QueryError::NotFound`] (with suggestions) for an unknown id.
+    pub fn skill_detail(&self, skill_id: &str) -> Result<SkillDetail, QueryError> {
+        let query = self;
+        let skill = query.skill(skill_id).ok_or_else(|| super::resolve::not_found_skill(query, skill_id))?;
+        let document_uri = query.catalog.entries[skill.document as usize].uri.clone();
+        Ok(SkillDetail {
+            kind: Kind::Skill,
+            id: skill.name.clone(),
+            detail_uri: uri::skill_detail(&skill.name),
+            directory_uri: uri::skill_dir(&skill.path),
+            path: skill.path.clone(),
+            title: skill.title.clone(),
+            description: skill.description.clone(),
+            license: skill.license.clone(),
+            compatibility: skill.compatibility.clone(),
+            allowed_tools: skill.allowed_tools.clone(),
+            metadata: skill.metadata.clone(),
+            tags: skill.tags.clone(),
+            capabilities: skill.capabilities.clone(),
+            version: skill.version.clone(),
+            updated: skill.updated.clone(),
+            frontmatter: decoded(&skill.frontmatter, &document_uri, "frontmatter")?.clone(),
+            files: file_records(query, skill),
+            outline: sections(decoded(&skill.outline, &document_uri, "outline")?, &document_uri),
+            links: links(decoded(&skill.links, &document_uri, "links")?),
+            backlinks: decoded(&skill.backlinks, &document_uri, "backlinks")?.clone(),
+            uri: document_uri,
+        })
+    }
 }
 
-pub(super) fn doc_detail(query: &Query, path: &str) -> Result<DocDetail, QueryError> {
-    crate::catalog::uri::check_path(path).map_err(|e| QueryError::invalid("path", e.to_string()))?;
-    let doc = query.doc(path).ok_or_else(|| super::resolve::not_found_doc(query, path))?;
-    let entry = &query.catalog.entries[doc.entry as usize];
-    Ok(DocDetail {
-        kind: Kind::Doc,
-        path: doc.path.clone(),
-        detail_uri: uri::doc_detail(&doc.path),
-        uri: entry.uri.clone(),
-        title: doc.title.clone(),
-        description: doc.description.clone(),
-        tags: doc.tags.clone(),
-        category: doc.category.clone(),
-        locale: doc.locale.clone(),
-        updated: doc.updated.clone(),
-        aliases: doc.aliases.clone(),
-        extra: decoded(&doc.extra, &entry.uri, "frontmatter")?.clone(),
-        mime: entry.mime.clone(),
-        size: entry.size,
-        blake3: entry.blake3.clone(),
-        total_lines: entry.total_lines,
-        outline: sections(decoded(&doc.outline, &entry.uri, "outline")?, &entry.uri),
-        links: links(decoded(&doc.links, &entry.uri, "links")?),
-        backlinks: decoded(&doc.backlinks, &entry.uri, "backlinks")?.clone(),
-    })
+impl Query {
+    /// Detail record of a doc by path (the JSON of `resource://catalog/docs/{+path}`).
+    ///
+    /// Fails with [`QueryError::NotFound`] for an unknown path, [`QueryError::InvalidParams`] for
+    /// a path with traversal.
+    pub fn doc_detail(&self, path: &str) -> Result<DocDetail, QueryError> {
+        let query = self;
+        crate::catalog::uri::check_path(path).map_err(|e| QueryError::invalid("path", e.to_string()))?;
+        let doc = query.doc(path).ok_or_else(|| super::resolve::not_found_doc(query, path))?;
+        let entry = &query.catalog.entries[doc.entry as usize];
+        Ok(DocDetail {
+            kind: Kind::Doc,
+            path: doc.path.clone(),
+            detail_uri: uri::doc_detail(&doc.path),
+            uri: entry.uri.clone(),
+            title: doc.title.clone(),
+            description: doc.description.clone(),
+            tags: doc.tags.clone(),
+            category: doc.category.clone(),
+            locale: doc.locale.clone(),
+            updated: doc.updated.clone(),
+            aliases: doc.aliases.clone(),
+            extra: decoded(&doc.extra, &entry.uri, "frontmatter")?.clone(),
+            mime: entry.mime.clone(),
+            size: entry.size,
+            blake3: entry.blake3.clone(),
+            total_lines: entry.total_lines,
+            outline: sections(decoded(&doc.outline, &entry.uri, "outline")?, &entry.uri),
+            links: links(decoded(&doc.links, &entry.uri, "links")?),
+            backlinks: decoded(&doc.backlinks, &entry.uri, "backlinks")?.clone(),
+        })
+    }
 }
 
-pub(super) fn detail(query: &Query, id: &str) -> Result<Detail, QueryError> {
-    match query.resolve(id)? {
-        Resolved::Skill { skill_id, .. } => Ok(Detail::Skill(Box::new(skill_detail(query, &skill_id)?))),
-        Resolved::Doc { path, .. } => Ok(Detail::Doc(Box::new(doc_detail(query, &path)?))),
-        Resolved::Catalog { uri } => Err(QueryError::invalid_with(
-            "id",
-            format!("`{uri}` is a generated catalog resource and has no detail record"),
-            format!("read `{uri}` directly"),
-        )),
+impl Query {
+    /// Detail record of anything an id names: a skill id, a doc path, or any catalog URI (a skill
+    /// file's URI gives its skill's detail). What the `get_pattern_by_id` tool returns.
+    ///
+    /// Fails like [`Query::resolve`].
+    pub fn detail(&self, id: &str) -> Result<Detail, QueryError> {
+        let query = self;
+        match query.resolve(id)? {
+            Resolved::Skill { skill_id, .. } => Ok(Detail::Skill(Box::new(query.skill_detail(&skill_id)?))),
+            Resolved::Doc { path, .. } => Ok(Detail::Doc(Box::new(query.doc_detail(&path)?))),
+            Resolved::Catalog { uri } => Err(QueryError::invalid_with(
+                "id",
+                format!("`{uri}` is a generated catalog resource and has no detail record"),
+                format!("read `{uri}` directly"),
+            )),
+        }
     }
 }

@@ -267,100 +267,108 @@ impl Query {
     }
 }
 
-pub(super) fn list(query: &Query, params: &ListParams) -> Result<Page<Record>, QueryError> {
-    let limit = page_limit(params.limit)?;
-    let since = params.updated_since.as_deref().map(check_date).transpose()?;
-    let prefix = params.prefix.as_deref().filter(|p| !p.is_empty());
-    let catalog = &query.catalog;
-    let filter = Filter {
-        kind: params.kind,
-        tag: params.tag.as_deref(),
-        category: params.category.as_deref(),
-        capability: params.capability.as_deref(),
-        since,
-        lang: params.lang.as_deref(),
-    };
+impl Query {
+    /// Lists catalog resources (singletons, docs, skill documents, skill files) with filters and
+    /// stable cursors. See [`ListParams`].
+    ///
+    /// Fails with [`QueryError::InvalidParams`] on a bad cursor, limit or `updated_since`.
+    pub fn list(&self, params: &ListParams) -> Result<Page<Record>, QueryError> {
+        let query = self;
+        let limit = page_limit(params.limit)?;
+        let since = params.updated_since.as_deref().map(check_date).transpose()?;
+        let prefix = params.prefix.as_deref().filter(|p| !p.is_empty());
+        let catalog = &query.catalog;
+        let filter = Filter {
+            kind: params.kind,
+            tag: params.tag.as_deref(),
+            category: params.category.as_deref(),
+            capability: params.capability.as_deref(),
+            since,
+            lang: params.lang.as_deref(),
+        };
 
-    let singletons = (0..SINGLETONS.len()).filter(|&i| {
-        filter.kind.is_none_or(|k| k == Kind::Catalog)
-            && prefix.is_none_or(|p| SINGLETONS[i].0.starts_with(p))
-            && filter.keeps_every_owner()
-    });
-    let entries = (0..catalog.entries.len()).filter(|&idx| {
-        let entry = &catalog.entries[idx];
-        let Some(owner) = query.owner(idx) else { return false };
-        let in_prefix = prefix.is_none_or(|p| {
-            entry.uri.starts_with(p)
-                || entry.path.starts_with(p)
-                || query.relative_path(idx).is_some_and(|r| r.starts_with(p))
+        let singletons = (0..SINGLETONS.len()).filter(|&i| {
+            filter.kind.is_none_or(|k| k == Kind::Catalog)
+                && prefix.is_none_or(|p| SINGLETONS[i].0.starts_with(p))
+                && filter.keeps_every_owner()
         });
-        in_prefix && filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
-    });
-    let filters = filter.fingerprint((prefix, params.sort));
-    let unfiltered = filter == Filter::default() && prefix.is_none();
-    if unfiltered && params.sort == Sort::Path {
-        // Every page of `resources/list` lands here: the order is the singletons, then every
-        // listed entry, precomputed at open, so a page costs its records, not a scan of the
-        // catalog (a full walk would otherwise be quadratic in the number of entries).
-        let total = SINGLETONS.len() + query.listed.len();
+        let entries = (0..catalog.entries.len()).filter(|&idx| {
+            let entry = &catalog.entries[idx];
+            let Some(owner) = query.owner(idx) else { return false };
+            let in_prefix = prefix.is_none_or(|p| {
+                entry.uri.starts_with(p)
+                    || entry.path.starts_with(p)
+                    || query.relative_path(idx).is_some_and(|r| r.starts_with(p))
+            });
+            in_prefix && filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
+        });
+        let filters = filter.fingerprint((prefix, params.sort));
+        let unfiltered = filter == Filter::default() && prefix.is_none();
+        if unfiltered && params.sort == Sort::Path {
+            // Every page of `resources/list` lands here: the order is the singletons, then every
+            // listed entry, precomputed at open, so a page costs its records, not a scan of the
+            // catalog (a full walk would otherwise be quadratic in the number of entries).
+            let total = SINGLETONS.len() + query.listed.len();
+            let offset = match &params.cursor {
+                Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, total)?,
+                None => 0,
+            };
+            let (range, next_cursor) =
+                cursor::page(&query.catalog_hash, "list", &filters, offset, limit, total);
+            let records = range
+                .map(|i| match i.checked_sub(SINGLETONS.len()) {
+                    None => singleton_record(i),
+                    Some(j) => query.record(query.listed[j] as usize).expect("listed entries have owners"),
+                })
+                .collect();
+            return Ok(Page { items: records, next_cursor, total });
+        }
+        // Singletons are encoded as `usize::MAX - i` so both kinds share one ordered list.
+        let mut items: Vec<usize> = singletons.map(|i| usize::MAX - i).chain(entries).collect();
+        if params.sort == Sort::Updated {
+            let updated = |item: usize| -> Option<&str> {
+                if item > catalog.entries.len() {
+                    return None;
+                }
+                match query.owner(item)? {
+                    Owner::Doc(d) => catalog.docs[d as usize].updated.as_deref(),
+                    Owner::Skill(s, _) => catalog.skills[s as usize].updated.as_deref(),
+                }
+            };
+            let uri_of = |item: usize| -> &str {
+                if item > catalog.entries.len() {
+                    SINGLETONS[usize::MAX - item].0
+                } else {
+                    &catalog.entries[item].uri
+                }
+            };
+            // Newest first; undated last; ties by URI so the order is total and stable.
+            items.sort_by(|&a, &b| {
+                updated(b)
+                    .is_some()
+                    .cmp(&updated(a).is_some())
+                    .then_with(|| updated(b).cmp(&updated(a)))
+                    .then_with(|| uri_of(a).cmp(uri_of(b)))
+            });
+        }
         let offset = match &params.cursor {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, total)?,
+            Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, items.len())?,
             None => 0,
         };
-        let (range, next_cursor) = cursor::page(&query.catalog_hash, "list", &filters, offset, limit, total);
-        let records = range
-            .map(|i| match i.checked_sub(SINGLETONS.len()) {
-                None => singleton_record(i),
-                Some(j) => query.record(query.listed[j] as usize).expect("listed entries have owners"),
+        let (range, next_cursor) =
+            cursor::page(&query.catalog_hash, "list", &filters, offset, limit, items.len());
+        let records = items[range]
+            .iter()
+            .map(|&item| {
+                if item > catalog.entries.len() {
+                    singleton_record(usize::MAX - item)
+                } else {
+                    query.record(item).expect("listed entries have owners")
+                }
             })
             .collect();
-        return Ok(Page { items: records, next_cursor, total });
+        Ok(Page { items: records, next_cursor, total: items.len() })
     }
-    // Singletons are encoded as `usize::MAX - i` so both kinds share one ordered list.
-    let mut items: Vec<usize> = singletons.map(|i| usize::MAX - i).chain(entries).collect();
-    if params.sort == Sort::Updated {
-        let updated = |item: usize| -> Option<&str> {
-            if item > catalog.entries.len() {
-                return None;
-            }
-            match query.owner(item)? {
-                Owner::Doc(d) => catalog.docs[d as usize].updated.as_deref(),
-                Owner::Skill(s, _) => catalog.skills[s as usize].updated.as_deref(),
-            }
-        };
-        let uri_of = |item: usize| -> &str {
-            if item > catalog.entries.len() {
-                SINGLETONS[usize::MAX - item].0
-            } else {
-                &catalog.entries[item].uri
-            }
-        };
-        // Newest first; undated last; ties by URI so the order is total and stable.
-        items.sort_by(|&a, &b| {
-            updated(b)
-                .is_some()
-                .cmp(&updated(a).is_some())
-                .then_with(|| updated(b).cmp(&updated(a)))
-                .then_with(|| uri_of(a).cmp(uri_of(b)))
-        });
-    }
-    let offset = match &params.cursor {
-        Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, items.len())?,
-        None => 0,
-    };
-    let (range, next_cursor) =
-        cursor::page(&query.catalog_hash, "list", &filters, offset, limit, items.len());
-    let records = items[range]
-        .iter()
-        .map(|&item| {
-            if item > catalog.entries.len() {
-                singleton_record(usize::MAX - item)
-            } else {
-                query.record(item).expect("listed entries have owners")
-            }
-        })
-        .collect();
-    Ok(Page { items: records, next_cursor, total: items.len() })
 }
 
 /// Reads the shared index parameters, refusing unknown keys (the URI parser already did, but the
@@ -378,40 +386,46 @@ fn limit_param(params: &[(String, String)]) -> Result<Option<usize>, QueryError>
         .transpose()
 }
 
-pub(super) fn skills_index(
-    query: &Query,
-    params: &[(String, String)],
-) -> Result<Page<SkillSummary>, QueryError> {
-    reject_unknown(params, &["q", "tag", "capability", "cursor", "limit"])?;
-    let limit = page_limit(limit_param(params)?)?;
-    let filter = Filter {
-        kind: Some(Kind::Skill),
-        tag: param(params, "tag"),
-        capability: param(params, "capability"),
-        ..Filter::default()
-    };
-    let skills = &query.catalog.skills;
-    let order: Vec<usize> = match param(params, "q") {
-        Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, usize::MAX)?
-            .into_iter()
-            .filter_map(|(entry, _)| match query.owner(entry as usize) {
-                Some(Owner::Skill(s, None)) => Some(s as usize),
-                _ => None,
-            })
-            .collect(),
-        None => (0..skills.len())
-            .filter(|&s| filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(s as u32, None))))
-            .collect(),
-    };
-    let filters = filter.fingerprint(param(params, "q"));
-    let offset = match param(params, "cursor") {
-        Some(c) => cursor::decode(c, &query.catalog_hash, "skills_index", &filters, order.len())?,
-        None => 0,
-    };
-    let (range, next_cursor) =
-        cursor::page(&query.catalog_hash, "skills_index", &filters, offset, limit, order.len());
-    let items = order[range].iter().map(|&s| skill_summary(query, s)).collect();
-    Ok(Page { items, next_cursor, total: order.len() })
+impl Query {
+    /// Summary records of skills (the JSON of `resource://catalog/skills_index`).
+    ///
+    /// `params` holds the index's query parameters (`q`, `tag`, `capability`, `cursor`, `limit`).
+    /// Fails with [`QueryError::InvalidParams`] on a bad value.
+    pub fn skills_index(&self, params: &[(String, String)]) -> Result<Page<SkillSummary>, QueryError> {
+        let query = self;
+        reject_unknown(params, &["q", "tag", "capability", "cursor", "limit"])?;
+        let limit = page_limit(limit_param(params)?)?;
+        let filter = Filter {
+            kind: Some(Kind::Skill),
+            tag: param(params, "tag"),
+            capability: param(params, "capability"),
+            ..Filter::default()
+        };
+        let skills = &query.catalog.skills;
+        let order: Vec<usize> = match param(params, "q") {
+            Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, usize::MAX)?
+                .into_iter()
+                .filter_map(|(entry, _)| match query.owner(entry as usize) {
+                    Some(Owner::Skill(s, None)) => Some(s as usize),
+                    _ => None,
+                })
+                .collect(),
+            None => (0..skills.len())
+                .filter(|&s| {
+                    filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(s as u32, None)))
+                })
+                .collect(),
+        };
+        let filters = filter.fingerprint(param(params, "q"));
+        let offset = match param(params, "cursor") {
+            Some(c) => cursor::decode(c, &query.catalog_hash, "skills_index", &filters, order.len())?,
+            None => 0,
+        };
+        let (range, next_cursor) =
+            cursor::page(&query.catalog_hash, "skills_index", &filters, offset, limit, order.len());
+        let items = order[range].iter().map(|&s| skill_summary(query, s)).collect();
+        Ok(Page { items, next_cursor, total: order.len() })
+    }
 }
 
 fn skill_summary(query: &Query, skill_idx: usize) -> SkillSummary {
@@ -436,51 +450,62 @@ fn skill_summary(query: &Query, skill_idx: usize) -> SkillSummary {
     }
 }
 
-pub(super) fn docs_index(query: &Query, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
-    reject_unknown(params, &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"])?;
-    let limit = page_limit(limit_param(params)?)?;
-    let filter = Filter {
-        kind: Some(Kind::Doc),
-        tag: param(params, "tag"),
-        category: param(params, "category"),
-        lang: param(params, "lang"),
-        since: param(params, "updated_since").map(check_date).transpose()?,
-        ..Filter::default()
-    };
-    let prefix = param(params, "prefix");
-    let docs = &query.catalog.docs;
-    let under_prefix = |idx: usize| {
-        let path = &docs[idx].path;
-        prefix.is_none_or(|p| {
-            path.starts_with(p) || p.strip_prefix("docs/").is_some_and(|p| path.starts_with(p))
-        })
-    };
-    let order: Vec<usize> = match param(params, "q") {
-        Some(q) => {
-            let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
-            super::search::ranked_entries(query, q, &filter, &keep, usize::MAX)?
-                .into_iter()
-                .filter_map(|(entry, _)| match query.owner(entry as usize) {
-                    Some(Owner::Doc(d)) => Some(d as usize),
-                    _ => None,
-                })
-                .collect()
-        }
-        None => (0..docs.len())
-            .filter(|&d| {
-                under_prefix(d) && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(d as u32)))
+impl Query {
+    /// Summary records of docs (the JSON of `resource://catalog/docs_index`).
+    ///
+    /// `params` holds `q`, `tag`, `category`, `prefix`, `updated_since`, `cursor`, `limit`.
+    /// Fails with [`QueryError::InvalidParams`] on a bad value.
+    pub fn docs_index(&self, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
+        let query = self;
+        reject_unknown(
+            params,
+            &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"],
+        )?;
+        let limit = page_limit(limit_param(params)?)?;
+        let filter = Filter {
+            kind: Some(Kind::Doc),
+            tag: param(params, "tag"),
+            category: param(params, "category"),
+            lang: param(params, "lang"),
+            since: param(params, "updated_since").map(check_date).transpose()?,
+            ..Filter::default()
+        };
+        let prefix = param(params, "prefix");
+        let docs = &query.catalog.docs;
+        let under_prefix = |idx: usize| {
+            let path = &docs[idx].path;
+            prefix.is_none_or(|p| {
+                path.starts_with(p) || p.strip_prefix("docs/").is_some_and(|p| path.starts_with(p))
             })
-            .collect(),
-    };
-    let filters = filter.fingerprint((param(params, "q"), prefix));
-    let offset = match param(params, "cursor") {
-        Some(c) => cursor::decode(c, &query.catalog_hash, "docs_index", &filters, order.len())?,
-        None => 0,
-    };
-    let (range, next_cursor) =
-        cursor::page(&query.catalog_hash, "docs_index", &filters, offset, limit, order.len());
-    let items = order[range].iter().map(|&d| doc_summary(query, d)).collect();
-    Ok(Page { items, next_cursor, total: order.len() })
+        };
+        let order: Vec<usize> = match param(params, "q") {
+            Some(q) => {
+                let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
+                super::search::ranked_entries(query, q, &filter, &keep, usize::MAX)?
+                    .into_iter()
+                    .filter_map(|(entry, _)| match query.owner(entry as usize) {
+                        Some(Owner::Doc(d)) => Some(d as usize),
+                        _ => None,
+                    })
+                    .collect()
+            }
+            None => (0..docs.len())
+                .filter(|&d| {
+                    under_prefix(d)
+                        && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(d as u32)))
+                })
+                .collect(),
+        };
+        let filters = filter.fingerprint((param(params, "q"), prefix));
+        let offset = match param(params, "cursor") {
+            Some(c) => cursor::decode(c, &query.catalog_hash, "docs_index", &filters, order.len())?,
+            None => 0,
+        };
+        let (range, next_cursor) =
+            cursor::page(&query.catalog_hash, "docs_index", &filters, offset, limit, order.len());
+        let items = order[range].iter().map(|&d| doc_summary(query, d)).collect();
+        Ok(Page { items, next_cursor, total: order.len() })
+    }
 }
 
 fn doc_summary(query: &Query, doc_idx: usize) -> DocSummary {

@@ -18,8 +18,11 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::Query;
-use crate::catalog::codec;
+use std::sync::OnceLock;
+
+use super::{Owner, Query};
+use crate::catalog::Catalog;
+use crate::catalog::codec::{self, DecodeError};
 use crate::error::Error;
 
 /// Below this size a catalog is read in one call: threads would cost more than they overlap.
@@ -27,6 +30,84 @@ const PIPELINE_MIN: u64 = 8 << 20;
 
 /// Bytes read per call while the bodies stream in; each chunk is hashed as soon as it is read.
 const CHUNK: usize = 4 << 20;
+
+impl Query {
+    /// Opens the catalog embedded in this binary at build time, without copying its bodies.
+    ///
+    /// Fails when the embedded bytes do not verify (which a build of this crate never produces).
+    #[cfg(feature = "manual")]
+    pub fn embedded() -> Result<Query, DecodeError> {
+        Query::open_static(crate::embedded::CATALOG_MSGPACK)
+    }
+
+    /// Opens `'static` catalog bytes (e.g. another crate's `include_bytes!`) without copying.
+    ///
+    /// Fails when the bytes are not a folio catalog of this format version or do not verify.
+    pub fn open_static(bytes: &'static [u8]) -> Result<Query, DecodeError> {
+        let catalog_hash = codec::catalog_hash(bytes)?;
+        Ok(Query::with_hash(codec::decode_static(bytes)?, catalog_hash))
+    }
+
+    /// Opens catalog bytes read into memory; bodies stay in this one buffer.
+    ///
+    /// Fails like [`Query::open_static`].
+    pub fn open(bytes: Vec<u8>) -> Result<Query, DecodeError> {
+        let catalog_hash = codec::catalog_hash(&bytes)?;
+        Ok(Query::with_hash(codec::decode_owned(bytes)?, catalog_hash))
+    }
+
+    /// Reads and opens a `catalog.msgpack` file.
+    ///
+    /// Fails when the file cannot be read or is refused (the error names the file).
+    /// A large file is read, hashed and decoded at the same time (see `query/open.rs`); the
+    /// checks are those of [`Query::open`].
+    pub fn open_file(path: &Path) -> Result<Query, crate::error::Error> {
+        open_file(path)
+    }
+
+    /// Wraps a catalog compiled in memory (`--content DIR`). Its hash is the one `folio build`
+    /// would record, so cursors behave exactly as for the written catalog.
+    pub fn from_catalog(catalog: Catalog) -> Query {
+        let catalog_hash = codec::hash_of(&catalog);
+        Query::with_hash(catalog, catalog_hash)
+    }
+
+    fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
+        let mut owners: Vec<Option<Owner>> = vec![None; catalog.entries.len()];
+        for (doc_idx, doc) in catalog.docs.iter().enumerate() {
+            if let Some(owner) = owners.get_mut(doc.entry as usize) {
+                *owner = Some(Owner::Doc(doc_idx as u32));
+            }
+        }
+        for (skill_idx, skill) in catalog.skills.iter().enumerate() {
+            let skill_idx = skill_idx as u32;
+            if let Some(owner) = owners.get_mut(skill.document as usize) {
+                *owner = Some(Owner::Skill(skill_idx, None));
+            }
+            for (file_idx, file) in skill.files.iter().enumerate() {
+                if let Some(owner) = owners.get_mut(file.entry as usize) {
+                    *owner = Some(Owner::Skill(skill_idx, Some(file_idx as u32)));
+                }
+            }
+        }
+        let mut skill_by_name: Vec<u32> = (0..catalog.skills.len() as u32).collect();
+        let name = |i: &u32| catalog.skills[*i as usize].name.as_str();
+        // Ids are unique in a valid catalog; should two skills share one, the later one wins.
+        skill_by_name.sort_by(|a, b| name(a).cmp(name(b)).then(b.cmp(a)));
+        skill_by_name.dedup_by(|later, first| name(later) == name(first));
+        let listed = (0..owners.len() as u32).filter(|&i| owners[i as usize].is_some()).collect();
+        Query {
+            catalog,
+            catalog_hash,
+            owners,
+            listed,
+            skill_by_name,
+            vocabulary: OnceLock::new(),
+            translations: OnceLock::new(),
+            search_blanks: OnceLock::new(),
+        }
+    }
+}
 
 /// Reads and opens a catalog file. Fails with [`Error::Io`] when the file cannot be read, is not
 /// a regular file or is larger than [`codec::MAX_FILE_BYTES`], and [`Error::Catalog`] when it is

@@ -199,98 +199,115 @@ fn index_json<T: serde::Serialize>(base: &str, params: &[(String, String)], page
     json(&value)
 }
 
-pub(super) fn read(query: &Query, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
-    let target = uri::parse(raw).map_err(uri_error)?;
-    selection.check_order()?;
-    let generated_only = |selection: &Selection| {
-        if selection.is_empty() {
-            Ok(())
-        } else {
-            Err(QueryError::invalid(
-                "section",
-                format!(
-                    "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
-                ),
-            ))
-        }
-    };
-    match target {
-        Target::About => {
-            generated_only(selection)?;
-            Ok(ReadResult::generated(raw, "text/markdown", about(query)))
-        }
-        Target::SkillsIndex(params) => {
-            generated_only(selection)?;
-            let page = query.skills_index(&params)?;
-            Ok(ReadResult::generated(raw, "application/json", index_json(uri::SKILLS_INDEX, &params, &page)))
-        }
-        Target::DocsIndex(params) => {
-            generated_only(selection)?;
-            let page = query.docs_index(&params)?;
-            Ok(ReadResult::generated(raw, "application/json", index_json(uri::DOCS_INDEX, &params, &page)))
-        }
-        Target::SkillDetail { skill_id } => {
-            generated_only(selection)?;
-            let detail = super::Detail::Skill(Box::new(query.skill_detail(&skill_id)?));
-            Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
-        }
-        Target::DocDetail { path } => {
-            generated_only(selection)?;
-            let detail = super::Detail::Doc(Box::new(query.doc_detail(&path)?));
-            Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
-        }
-        Target::Doc { path, params } => {
-            let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
-            let selection = merge(selection, &params)?;
-            let entry = &query.catalog.entries[doc.entry as usize];
-            read_entry(query, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
-        }
-        Target::SkillDocument { skill_id, params } => {
-            let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
-            let selection = merge(selection, &params)?;
-            let entry = &query.catalog.entries[skill.document as usize];
-            read_entry(query, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
-        }
-        Target::SkillReference { .. } | Target::Skill { .. } => {
-            let params = match &target {
-                Target::SkillReference { params, .. } | Target::Skill { params, .. } => params.clone(),
-                _ => Vec::new(),
-            };
-            let selection = merge(selection, &params)?;
-            let resolved = query.resolve(raw.split('?').next().unwrap_or(raw));
-            let resolved = match (resolved, &target) {
-                // A skill directory is listed by `resources/directory/read`, never read.
-                (Ok(super::Resolved::Skill { .. }), Target::Skill { path, .. })
-                    if query
-                        .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
-                        .is_none() =>
-                {
-                    return Err(QueryError::invalid_with(
-                        "uri",
-                        format!("`{raw}` is a skill directory, not a file"),
-                        format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
-                    ));
-                }
-                (res, _) => res?,
-            };
-            // Resolved URIs are entries' URIs, found again by binary search (the loader checked
-            // that entries are sorted); a generated resource named by a skill URI is not one.
-            let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
-                return Err(QueryError::NotFound {
-                    uri: raw.to_owned(),
-                    what: format!("skill file `{raw}`"),
-                    suggestions: Vec::new(),
-                });
-            };
-            let entry = &query.catalog.entries[entry_idx];
-            let (outline, updated) = match query.owner(entry_idx) {
-                Some(Owner::Skill(s, file)) => {
-                    let skill = &query.catalog.skills[s as usize];
-                    (file.is_none().then_some(&skill.outline), skill.updated.clone())
-                }
-                _ => (None, None),
-            };
-            read_entry(query, raw, entry, outline, &selection, false, updated)
+impl Query {
+    /// Reads any URI of `content/docs/reference/uris.md` with an optional selection, applying the bounded-read rule
+    /// (`uris.md`, "Bounded reads"). `selection` adds to the URI's own `?section=`/`?lines=` (giving both is an
+    /// error). Catalog singletons and detail records are generated JSON or markdown.
+    ///
+    /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
+    /// for traversal, an unknown section, a bad line range or a selection on a blob.
+    pub fn read(&self, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
+        let query = self;
+        let target = uri::parse(raw).map_err(uri_error)?;
+        selection.check_order()?;
+        let generated_only = |selection: &Selection| {
+            if selection.is_empty() {
+                Ok(())
+            } else {
+                Err(QueryError::invalid(
+                    "section",
+                    format!(
+                        "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
+                    ),
+                ))
+            }
+        };
+        match target {
+            Target::About => {
+                generated_only(selection)?;
+                Ok(ReadResult::generated(raw, "text/markdown", query.about()))
+            }
+            Target::SkillsIndex(params) => {
+                generated_only(selection)?;
+                let page = query.skills_index(&params)?;
+                Ok(ReadResult::generated(
+                    raw,
+                    "application/json",
+                    index_json(uri::SKILLS_INDEX, &params, &page),
+                ))
+            }
+            Target::DocsIndex(params) => {
+                generated_only(selection)?;
+                let page = query.docs_index(&params)?;
+                Ok(ReadResult::generated(
+                    raw,
+                    "application/json",
+                    index_json(uri::DOCS_INDEX, &params, &page),
+                ))
+            }
+            Target::SkillDetail { skill_id } => {
+                generated_only(selection)?;
+                let detail = super::Detail::Skill(Box::new(query.skill_detail(&skill_id)?));
+                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+            }
+            Target::DocDetail { path } => {
+                generated_only(selection)?;
+                let detail = super::Detail::Doc(Box::new(query.doc_detail(&path)?));
+                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+            }
+            Target::Doc { path, params } => {
+                let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
+                let selection = merge(selection, &params)?;
+                let entry = &query.catalog.entries[doc.entry as usize];
+                read_entry(query, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
+            }
+            Target::SkillDocument { skill_id, params } => {
+                let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
+                let selection = merge(selection, &params)?;
+                let entry = &query.catalog.entries[skill.document as usize];
+                read_entry(query, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
+            }
+            Target::SkillReference { .. } | Target::Skill { .. } => {
+                let params = match &target {
+                    Target::SkillReference { params, .. } | Target::Skill { params, .. } => params.clone(),
+                    _ => Vec::new(),
+                };
+                let selection = merge(selection, &params)?;
+                let resolved = query.resolve(raw.split('?').next().unwrap_or(raw));
+                let resolved = match (resolved, &target) {
+                    // A skill directory is listed by `resources/directory/read`, never read.
+                    (Ok(super::Resolved::Skill { .. }), Target::Skill { path, .. })
+                        if query
+                            .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
+                            .is_none() =>
+                    {
+                        return Err(QueryError::invalid_with(
+                            "uri",
+                            format!("`{raw}` is a skill directory, not a file"),
+                            format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
+                        ));
+                    }
+                    (res, _) => res?,
+                };
+                // Resolved URIs are entries' URIs, found again by binary search (the loader checked
+                // that entries are sorted); a generated resource named by a skill URI is not one.
+                let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
+                    return Err(QueryError::NotFound {
+                        uri: raw.to_owned(),
+                        what: format!("skill file `{raw}`"),
+                        suggestions: Vec::new(),
+                    });
+                };
+                let entry = &query.catalog.entries[entry_idx];
+                let (outline, updated) = match query.owner(entry_idx) {
+                    Some(Owner::Skill(s, file)) => {
+                        let skill = &query.catalog.skills[s as usize];
+                        (file.is_none().then_some(&skill.outline), skill.updated.clone())
+                    }
+                    _ => (None, None),
+                };
+                read_entry(query, raw, entry, outline, &selection, false, updated)
+            }
         }
     }
 }
@@ -478,152 +495,169 @@ fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Re
     Ok((first, last))
 }
 
-pub(super) fn about(query: &Query) -> String {
-    let catalog = &query.catalog;
-    let settings = &catalog.settings;
-    let n_files = catalog.entries.iter().filter(|e| e.kind == crate::catalog::EntryKind::SkillFile).count();
-    let bytes: u64 = catalog.entries.iter().map(|e| e.size).sum();
-    let mut out = String::new();
-    let _ = writeln!(out, "# {}\n", settings.title);
-    if !settings.description.is_empty() {
-        let _ = writeln!(out, "{}\n", settings.description);
-    }
-    let _ = writeln!(
-        out,
-        "This catalog (`{}`) serves {} docs and {} skills ({} more skill files), {} bytes in all.\n\
-         Catalog hash: `{}`.\n",
-        settings.name,
-        catalog.docs.len(),
-        catalog.skills.len(),
-        n_files,
-        bytes,
-        query.catalog_hash
-    );
-    out.push_str(
-        "## Discovery order\n\n\
-         1. Index: `resource://catalog/skills_index` and `resource://catalog/docs_index` (filter with \
-         `?q=`, `tag`, `capability`, `category`, `prefix`).\n\
-         2. Detail: `resource://catalog/skills/{skill_id}` or `resource://catalog/docs/{+path}` (files, \
-         outline with section URIs, links).\n\
-         3. Document: `skill://{+skill_path}/SKILL.md` or `resource://docs/{+path}`; prefer \
-         `?section=<id>` or `?lines=A-B` over whole large docs.\n\
-         4. References (`skill://{+skill_path}/{+file}`) only when the document points to them.\n\n\
-         Load at most two skill documents per step.\n\n\
-         ## URIs\n\n\
-         - `resource://docs/{+path}{?section,lines}`: a doc's exact bytes, a section or a line range\n\
-         - `skill://{+skill_path}/SKILL.md`, `skill://{+skill_path}/{+file}`: skill files (SEP-2640)\n\
-         - `resource://skills/{skill_id}/document`, `resource://skills/{skill_id}/references/{ref_id}`: \
-         aliases (a `/` in a ref id is written `%2F`)\n\n\
-         ## Tools (for clients without resources)\n\n\
-         `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
-         `get_skill_document_by_id`.\n",
-    );
-    if let Some(instructions) = &settings.instructions {
-        let _ = writeln!(out, "\n## Notes from the authors\n\n{instructions}");
-    }
-    if !settings.left_out.is_empty() {
-        let n = settings.left_out.len();
+impl Query {
+    /// Summary of what this catalog serves (the markdown of `resource://catalog/about`).
+    pub fn about(&self) -> String {
+        let query = self;
+        let catalog = &query.catalog;
+        let settings = &catalog.settings;
+        let n_files =
+            catalog.entries.iter().filter(|e| e.kind == crate::catalog::EntryKind::SkillFile).count();
+        let bytes: u64 = catalog.entries.iter().map(|e| e.size).sum();
+        let mut out = String::new();
+        let _ = writeln!(out, "# {}\n", settings.title);
+        if !settings.description.is_empty() {
+            let _ = writeln!(out, "{}\n", settings.description);
+        }
         let _ = writeln!(
             out,
-            "\n## Left out\n\n{n} {} of the content tree {} not served: {} own content has errors \
-             (`folio check` reports them).\n",
-            if n == 1 { "entry" } else { "entries" },
-            if n == 1 { "is" } else { "are" },
-            if n == 1 { "its" } else { "their" },
+            "This catalog (`{}`) serves {} docs and {} skills ({} more skill files), {} bytes in all.\n\
+             Catalog hash: `{}`.\n",
+            settings.name,
+            catalog.docs.len(),
+            catalog.skills.len(),
+            n_files,
+            bytes,
+            query.catalog_hash
         );
-        for entry in &settings.left_out {
-            let _ = writeln!(out, "- `{}`", entry.path);
-            for reason in &entry.reasons {
-                let _ = writeln!(out, "  - {reason}");
+        out.push_str(
+            "## Discovery order\n\n\
+             1. Index: `resource://catalog/skills_index` and `resource://catalog/docs_index` (filter with \
+             `?q=`, `tag`, `capability`, `category`, `prefix`).\n\
+             2. Detail: `resource://catalog/skills/{skill_id}` or `resource://catalog/docs/{+path}` (files, \
+             outline with section URIs, links).\n\
+             3. Document: `skill://{+skill_path}/SKILL.md` or `resource://docs/{+path}`; prefer \
+             `?section=<id>` or `?lines=A-B` over whole large docs.\n\
+             4. References (`skill://{+skill_path}/{+file}`) only when the document points to them.\n\n\
+             Load at most two skill documents per step.\n\n\
+             ## URIs\n\n\
+             - `resource://docs/{+path}{?section,lines}`: a doc's exact bytes, a section or a line range\n\
+             - `skill://{+skill_path}/SKILL.md`, `skill://{+skill_path}/{+file}`: skill files (SEP-2640)\n\
+             - `resource://skills/{skill_id}/document`, `resource://skills/{skill_id}/references/{ref_id}`: \
+             aliases (a `/` in a ref id is written `%2F`)\n\n\
+             ## Tools (for clients without resources)\n\n\
+             `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
+             `get_skill_document_by_id`.\n",
+        );
+        if let Some(instructions) = &settings.instructions {
+            let _ = writeln!(out, "\n## Notes from the authors\n\n{instructions}");
+        }
+        if !settings.left_out.is_empty() {
+            let n = settings.left_out.len();
+            let _ = writeln!(
+                out,
+                "\n## Left out\n\n{n} {} of the content tree {} not served: {} own content has errors \
+                 (`folio check` reports them).\n",
+                if n == 1 { "entry" } else { "entries" },
+                if n == 1 { "is" } else { "are" },
+                if n == 1 { "its" } else { "their" },
+            );
+            for entry in &settings.left_out {
+                let _ = writeln!(out, "- `{}`", entry.path);
+                for reason in &entry.reasons {
+                    let _ = writeln!(out, "  - {reason}");
+                }
             }
         }
+        out
     }
-    out
 }
 
-pub(super) fn directory(
-    query: &Query,
-    raw: &str,
-    cursor_arg: Option<&str>,
-    limit: Option<usize>,
-) -> Result<Page<DirEntry>, QueryError> {
-    let limit = page_limit(limit)?;
-    let not_dir = |why: &str| {
-        QueryError::invalid_with(
-            "uri",
-            format!("`{raw}` {why}"),
-            "list skills with resources/list or read resource://catalog/skills_index; a skill's \
-             directory URI is `skill://{skill_path}`",
-        )
-    };
-    let path = match uri::parse(raw).map_err(uri_error)? {
-        Target::Skill { path, params } if params.is_empty() => path,
-        _ => return Err(not_dir("is not a skill directory URI (`skill://{skill_path}[/{dir}]`)")),
-    };
-    // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
-    let skill = std::iter::once(path.as_str())
-        .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
-        .find_map(|prefix| query.catalog.skill_by_path(prefix))
-        .ok_or_else(|| not_dir("is not inside any skill"))?;
-    let dir = path[skill.path.len()..].trim_start_matches('/');
-    let mut files: Vec<(&str, &Entry)> = vec![("SKILL.md", &query.catalog.entries[skill.document as usize])];
-    files.extend(skill.files.iter().map(|f| (f.rel_path.as_str(), &query.catalog.entries[f.entry as usize])));
-    if !dir.is_empty() && files.iter().any(|(rel, _)| *rel == dir) {
-        return Err(not_dir("is a file, not a directory; read it with resources/read"));
-    }
-    // Children by name: `None` for a subdirectory, the entry for a file.
-    let mut children: BTreeMap<&str, Option<&Entry>> = BTreeMap::new();
-    for (rel, entry) in files {
-        let rest = if dir.is_empty() {
-            rel
-        } else {
-            match rel.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
-                Some(rest) => rest,
-                None => continue,
-            }
+impl Query {
+    /// The direct children of a skill directory (`skill://acme/billing` or a subdirectory), for
+    /// SEP-2640 `resources/directory/read`: files with their records, subdirectories with MIME
+    /// `inode/directory`, sorted by URI, paginated.
+    ///
+    /// Fails with [`QueryError::InvalidParams`] when the URI is not a directory of a skill (a file,
+    /// an unknown path, another scheme) or the cursor is bad.
+    pub fn directory(
+        &self,
+        raw: &str,
+        cursor_arg: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Page<DirEntry>, QueryError> {
+        let query = self;
+        let limit = page_limit(limit)?;
+        let not_dir = |why: &str| {
+            QueryError::invalid_with(
+                "uri",
+                format!("`{raw}` {why}"),
+                "list skills with resources/list or read resource://catalog/skills_index; a skill's \
+                 directory URI is `skill://{skill_path}`",
+            )
         };
-        match rest.split_once('/') {
-            Some((sub, _)) => {
-                children.entry(sub).or_insert(None);
-            }
-            None => {
-                children.insert(rest, Some(entry));
+        let path = match uri::parse(raw).map_err(uri_error)? {
+            Target::Skill { path, params } if params.is_empty() => path,
+            _ => return Err(not_dir("is not a skill directory URI (`skill://{skill_path}[/{dir}]`)")),
+        };
+        // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
+        let skill = std::iter::once(path.as_str())
+            .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
+            .find_map(|prefix| query.catalog.skill_by_path(prefix))
+            .ok_or_else(|| not_dir("is not inside any skill"))?;
+        let dir = path[skill.path.len()..].trim_start_matches('/');
+        let mut files: Vec<(&str, &Entry)> =
+            vec![("SKILL.md", &query.catalog.entries[skill.document as usize])];
+        files.extend(
+            skill.files.iter().map(|f| (f.rel_path.as_str(), &query.catalog.entries[f.entry as usize])),
+        );
+        if !dir.is_empty() && files.iter().any(|(rel, _)| *rel == dir) {
+            return Err(not_dir("is a file, not a directory; read it with resources/read"));
+        }
+        // Children by name: `None` for a subdirectory, the entry for a file.
+        let mut children: BTreeMap<&str, Option<&Entry>> = BTreeMap::new();
+        for (rel, entry) in files {
+            let rest = if dir.is_empty() {
+                rel
+            } else {
+                match rel.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+                    Some(rest) => rest,
+                    None => continue,
+                }
+            };
+            match rest.split_once('/') {
+                Some((sub, _)) => {
+                    children.entry(sub).or_insert(None);
+                }
+                None => {
+                    children.insert(rest, Some(entry));
+                }
             }
         }
+        if children.is_empty() {
+            return Err(not_dir("is not a directory of this skill"));
+        }
+        let base = if dir.is_empty() { skill.path.clone() } else { format!("{}/{dir}", skill.path) };
+        let mut items: Vec<DirEntry> = children
+            .into_iter()
+            .map(|(name, entry)| match entry {
+                Some(entry) => DirEntry {
+                    uri: entry.uri.clone(),
+                    name: name.to_owned(),
+                    mime: entry.mime.clone(),
+                    is_directory: false,
+                    size: Some(entry.size),
+                    blake3: Some(entry.blake3.clone()),
+                    sha256: entry.sha256.clone(),
+                },
+                None => DirEntry {
+                    uri: uri::skill_dir(&format!("{base}/{name}")),
+                    name: name.to_owned(),
+                    mime: DIRECTORY_MIME.to_owned(),
+                    is_directory: true,
+                    size: None,
+                    blake3: None,
+                    sha256: None,
+                },
+            })
+            .collect();
+        items.sort_by(|a, b| a.uri.cmp(&b.uri));
+        let total = items.len();
+        let offset = match cursor_arg {
+            Some(c) => cursor::decode(c, &query.catalog_hash, "directory", raw, total)?,
+            None => 0,
+        };
+        let (range, next_cursor) = cursor::page(&query.catalog_hash, "directory", raw, offset, limit, total);
+        Ok(Page { items: items.drain(range).collect(), next_cursor, total })
     }
-    if children.is_empty() {
-        return Err(not_dir("is not a directory of this skill"));
-    }
-    let base = if dir.is_empty() { skill.path.clone() } else { format!("{}/{dir}", skill.path) };
-    let mut items: Vec<DirEntry> = children
-        .into_iter()
-        .map(|(name, entry)| match entry {
-            Some(entry) => DirEntry {
-                uri: entry.uri.clone(),
-                name: name.to_owned(),
-                mime: entry.mime.clone(),
-                is_directory: false,
-                size: Some(entry.size),
-                blake3: Some(entry.blake3.clone()),
-                sha256: entry.sha256.clone(),
-            },
-            None => DirEntry {
-                uri: uri::skill_dir(&format!("{base}/{name}")),
-                name: name.to_owned(),
-                mime: DIRECTORY_MIME.to_owned(),
-                is_directory: true,
-                size: None,
-                blake3: None,
-                sha256: None,
-            },
-        })
-        .collect();
-    items.sort_by(|a, b| a.uri.cmp(&b.uri));
-    let total = items.len();
-    let offset = match cursor_arg {
-        Some(c) => cursor::decode(c, &query.catalog_hash, "directory", raw, total)?,
-        None => 0,
-    };
-    let (range, next_cursor) = cursor::page(&query.catalog_hash, "directory", raw, offset, limit, total);
-    Ok(Page { items: items.drain(range).collect(), next_cursor, total })
 }

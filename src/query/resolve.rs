@@ -57,65 +57,76 @@ pub(super) fn uri_error(err: UriError) -> QueryError {
     QueryError::invalid("uri", err.to_string())
 }
 
-pub(super) fn resolve(query: &Query, id: &str) -> Result<Resolved, QueryError> {
-    let id = id.trim();
-    if id.is_empty() {
-        return Err(QueryError::invalid("id", "is empty; give a skill id, a doc path or a catalog URI"));
-    }
-    if id.contains("://") {
-        return resolve_uri(query, id);
-    }
-    // Plain ids get the same traversal checks as URI paths, before any lookup.
-    uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
-    let id = id.trim_end_matches('/');
-    if let Some(skill) = query.skill(id) {
-        return Ok(skill_resolved(query, skill, None));
-    }
-    let bare = id.strip_prefix("docs/").unwrap_or(id);
-    let doc_candidates = [
-        bare.to_owned(),
-        format!("{bare}.md"),
-        format!("{bare}.mdx"),
-        format!("{bare}/index.md"),
-        format!("{bare}/_index.md"),
-    ];
-    for candidate in &doc_candidates {
-        if let Some(doc) = query.doc(candidate) {
+impl Query {
+    /// Resolves an id the way a person types it: a skill id, a skill path, a doc path (with or
+    /// without `docs/` and the extension), or any catalog URI.
+    ///
+    /// Fails with [`QueryError::NotFound`] with "did you mean" suggestions, or
+    /// [`QueryError::InvalidParams`] for traversal.
+    pub fn resolve(&self, id: &str) -> Result<Resolved, QueryError> {
+        let query = self;
+        let id = id.trim();
+        if id.is_empty() {
+            return Err(QueryError::invalid("id", "is empty; give a skill id, a doc path or a catalog URI"));
+        }
+        if id.contains("://") {
+            return resolve_uri(query, id);
+        }
+        // Plain ids get the same traversal checks as URI paths, before any lookup.
+        uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
+        let id = id.trim_end_matches('/');
+        if let Some(skill) = query.skill(id) {
+            return Ok(skill_resolved(query, skill, None));
+        }
+        let bare = id.strip_prefix("docs/").unwrap_or(id);
+        let doc_candidates = [
+            bare.to_owned(),
+            format!("{bare}.md"),
+            format!("{bare}.mdx"),
+            format!("{bare}/index.md"),
+            format!("{bare}/_index.md"),
+        ];
+        for candidate in &doc_candidates {
+            if let Some(doc) = query.doc(candidate) {
+                return Ok(doc_resolved(query, doc));
+            }
+        }
+        let skill_path = id.strip_prefix("skills/").unwrap_or(id);
+        let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
+        if let Some(skill) = query.catalog.skill_by_path(skill_path) {
+            return Ok(skill_resolved(query, skill, None));
+        }
+        // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
+        if let Some(idx) = query
+            .catalog
+            .entries
+            .iter()
+            .position(|e| e.path == id || e.path.strip_prefix("skills/") == Some(id))
+        {
+            return Ok(entry_resolved(query, idx));
+        }
+        // Case-insensitive, when it names exactly one thing.
+        let lower = id.to_lowercase();
+        let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
+        if let (Some(skill), None) = (folded.next(), folded.next()) {
+            return Ok(skill_resolved(query, skill, None));
+        }
+        let lower_bare = bare.to_lowercase();
+        let mut folded = query.catalog.docs.iter().filter(|d| {
+            let p = d.path.to_lowercase();
+            p == lower_bare
+                || p.strip_suffix(".md") == Some(&lower_bare)
+                || p.strip_suffix(".mdx") == Some(&lower_bare)
+        });
+        if let (Some(doc), None) = (folded.next(), folded.next()) {
             return Ok(doc_resolved(query, doc));
         }
+        Err(QueryError::NotFound {
+            uri: id.to_owned(),
+            what: format!("skill or doc `{id}`"),
+            suggestions: suggest(query, id),
+        })
     }
-    let skill_path = id.strip_prefix("skills/").unwrap_or(id);
-    let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
-    if let Some(skill) = query.catalog.skill_by_path(skill_path) {
-        return Ok(skill_resolved(query, skill, None));
-    }
-    // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
-    if let Some(idx) =
-        query.catalog.entries.iter().position(|e| e.path == id || e.path.strip_prefix("skills/") == Some(id))
-    {
-        return Ok(entry_resolved(query, idx));
-    }
-    // Case-insensitive, when it names exactly one thing.
-    let lower = id.to_lowercase();
-    let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
-    if let (Some(skill), None) = (folded.next(), folded.next()) {
-        return Ok(skill_resolved(query, skill, None));
-    }
-    let lower_bare = bare.to_lowercase();
-    let mut folded = query.catalog.docs.iter().filter(|d| {
-        let p = d.path.to_lowercase();
-        p == lower_bare
-            || p.strip_suffix(".md") == Some(&lower_bare)
-            || p.strip_suffix(".mdx") == Some(&lower_bare)
-    });
-    if let (Some(doc), None) = (folded.next(), folded.next()) {
-        return Ok(doc_resolved(query, doc));
-    }
-    Err(QueryError::NotFound {
-        uri: id.to_owned(),
-        what: format!("skill or doc `{id}`"),
-        suggestions: suggest(query, id),
-    })
 }
 
 fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {

@@ -195,26 +195,40 @@ fn ranked(
     hits
 }
 
-pub(super) fn search(query: &Query, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
-    let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
-    let terms = checked_terms(&params.query)?;
-    // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
-    // ordered; an invalid cursor is refused below before anything is returned.
-    let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
-    let hits =
-        ranked(query, &params.query, &params.filter(), |_| true, &terms.words, wanted.saturating_add(limit));
-    let filters = params.filter().fingerprint(&terms.marks);
-    let offset = match &params.cursor {
-        Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
-        None => 0,
-    };
-    let (range, next_cursor) =
-        cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
-    let items = hits[range]
-        .iter()
-        .map(|&(entry, score)| hit(query, entry as usize, score, &terms.marks))
-        .collect::<Result<_, _>>()?;
-    Ok(Page { items, next_cursor, total: hits.len() })
+impl Query {
+    /// Full-text search (ARCHITECTURE.md, "Search"): BM25 over title, description, tags, headings and body,
+    /// filtered, ranked deterministically (ties by URI), with snippets and cursors.
+    ///
+    /// Fails with [`QueryError::InvalidParams`] for an empty or punctuation-only query, a query
+    /// over 1,000 characters, or a bad cursor.
+    pub fn search(&self, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
+        let query = self;
+        let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
+        let terms = checked_terms(&params.query)?;
+        // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
+        // ordered; an invalid cursor is refused below before anything is returned.
+        let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
+        let hits = ranked(
+            query,
+            &params.query,
+            &params.filter(),
+            |_| true,
+            &terms.words,
+            wanted.saturating_add(limit),
+        );
+        let filters = params.filter().fingerprint(&terms.marks);
+        let offset = match &params.cursor {
+            Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
+            None => 0,
+        };
+        let (range, next_cursor) =
+            cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
+        let items = hits[range]
+            .iter()
+            .map(|&(entry, score)| hit(query, entry as usize, score, &terms.marks))
+            .collect::<Result<_, _>>()?;
+        Ok(Page { items, next_cursor, total: hits.len() })
+    }
 }
 
 /// The body of entry `idx` (at `path`, whose text is `text`) as the index read it
