@@ -22,22 +22,21 @@ mod params;
 mod prompts;
 mod resources;
 mod skills;
+mod state;
 mod stdio;
 mod templates;
 mod tools;
 pub mod transport;
 mod wire;
 
-use std::sync::{Arc, OnceLock};
-
-use rmcp::model::{Implementation, MetaObject, ResourceTemplate, ServerCapabilities, ServerConfig, Tool};
-use serde_json::json;
+use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
 pub use live::{LiveMode, WATCH_TTL_MS};
 pub use notify::Swapped;
+pub(crate) use state::State;
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
     serve_stdio_as, shutdown_signal,
@@ -99,27 +98,6 @@ pub struct FolioServer {
     /// The `resources/subscribe` set of one legacy (2025-11-25) stdio session; `None` outside a
     /// session (stateless HTTP has none).
     session: Option<Arc<notify::Session>>,
-}
-
-/// Everything answered without work per request, computed once when the catalog is opened.
-pub(crate) struct State {
-    /// The opened catalog, which every payload comes from.
-    query: Arc<Query>,
-    /// `ttlMs` of every cacheable result (`[server] ttl_ms`).
-    pub(crate) ttl_ms: u64,
-    /// What `get_info` returns (capabilities, identity, instructions, `_meta`).
-    pub(crate) info: ServerConfig,
-    /// `_meta` with `io.modelcontextprotocol/serverInfo`, stamped on every result.
-    pub(crate) meta: MetaObject,
-    /// Every resource template (`content/docs/reference/uris.md`).
-    pub(crate) templates: Vec<ResourceTemplate>,
-    /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
-    /// as soon as the catalog is open).
-    skills: OnceLock<skills::Skills>,
-    /// The five fallback tools, sorted by name.
-    pub(crate) tools: Vec<Tool>,
-    /// What a swap compares to decide which notifications it causes.
-    pub(crate) versions: notify::SetVersions,
 }
 
 /// Why a catalog could not be served.
@@ -254,136 +232,5 @@ impl FolioServer {
     /// `resources/subscribe` set.
     pub(crate) fn for_session(&self) -> FolioServer {
         FolioServer { live: Arc::clone(&self.live), session: Some(Arc::new(notify::Session::default())) }
-    }
-}
-
-impl State {
-    /// Precomputes everything a request needs from `query`, as `identity` (else the catalog's).
-    fn build(query: Arc<Query>, mode: LiveMode, identity: Option<&Identity>) -> Result<State, OpenError> {
-        let started = std::time::Instant::now();
-        let catalog = query.catalog();
-        if let Some(w) = catalog.entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
-            let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };
-            return Err(OpenError(format!(
-                "catalog lists `{}` {what}; rebuild it with `folio build`",
-                w[1].uri
-            )));
-        }
-        let ttl_ms = match mode {
-            LiveMode::Watched => catalog.settings.ttl_ms.min(WATCH_TTL_MS),
-            LiveMode::Fixed | LiveMode::Reloadable => catalog.settings.ttl_ms,
-        };
-        let identity = identity.cloned().unwrap_or_else(|| Identity::of_catalog(catalog));
-        let (info, meta) = info_and_meta(catalog, &identity, mode);
-        let versions = notify::SetVersions::of(catalog);
-        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
-        Ok(State {
-            query,
-            ttl_ms,
-            info,
-            meta,
-            templates: templates::list(),
-            skills: OnceLock::new(),
-            tools: tools::list(),
-            versions,
-        })
-    }
-}
-
-/// What this server declares: resources, tools, completions and the Skills extension with
-/// `directoryRead`; `listChanged`/`subscribe` only when the catalog can change (a fixed one could
-/// never send such a notification). Prompts, when served, get `listChanged` on the same terms.
-fn capabilities(mode: LiveMode) -> ServerCapabilities {
-    let mut caps = ServerCapabilities::builder()
-        .enable_completions()
-        .enable_prompts()
-        .enable_resources()
-        .enable_tools()
-        .enable_skills_with_directory_read()
-        .build();
-    if mode.can_change() {
-        if let Some(resources) = caps.resources.as_mut() {
-            resources.list_changed = Some(true);
-            resources.subscribe = Some(true);
-        }
-        if let Some(prompts) = caps.prompts.as_mut() {
-            prompts.list_changed = Some(true);
-        }
-    }
-    caps
-}
-
-/// What `initialize`/`discover` answer and the `_meta` every result carries: the project's
-/// identity under `serverInfo`, Folio's own under [`FOLIO_META_KEY`].
-fn info_and_meta(catalog: &Catalog, identity: &Identity, mode: LiveMode) -> (ServerConfig, MetaObject) {
-    let identity = implementation(catalog, identity);
-    let mut meta = MetaObject::new();
-    // The same identity discover reports, on every other result too.
-    meta.insert(
-        SERVER_INFO_KEY.to_owned(),
-        serde_json::to_value(&identity)
-            .unwrap_or_else(|_| json!({ "name": SERVER_NAME, "version": SERVER_VERSION })),
-    );
-    meta.insert(FOLIO_META_KEY.to_owned(), json!({ "name": SERVER_NAME, "version": SERVER_VERSION }));
-    let mut info = ServerConfig::new(capabilities(mode))
-        .with_server_info(identity)
-        .with_instructions(instructions(catalog));
-    info.meta = Some(meta.clone());
-    (info, meta)
-}
-
-fn implementation(catalog: &Catalog, identity: &Identity) -> Implementation {
-    let mut imp = Implementation::new(identity.name.clone(), identity.version.clone());
-    if !catalog.settings.title.is_empty() {
-        imp = imp.with_title(catalog.settings.title.clone());
-    }
-    if !catalog.settings.description.is_empty() {
-        imp = imp.with_description(catalog.settings.description.clone());
-    }
-    imp
-}
-
-/// The model-facing instructions: the discovery order and the context-bounding rules (`content/docs/reference/mcp.md`),
-/// then the catalog's own `[catalog] instructions`.
-fn instructions(catalog: &Catalog) -> String {
-    let n_skills = catalog.skills.len();
-    let n_docs = catalog.docs.len();
-    let mut out = format!(
-        "{title}: {n_skills} skills and {n_docs} docs, read-only.\n\
-         Discovery order (stop as soon as you have what you need):\n\
-         1. Index: read resource://catalog/skills_index or resource://catalog/docs_index \
-         (filter with ?q=,tag=,category=; or call search_patterns).\n\
-         2. Detail: read resource://catalog/skills/{{skill_id}} or resource://catalog/docs/{{+path}} \
-         (outline with section ids and line ranges, files, links).\n\
-         3. Document: read the skill's SKILL.md (skill://…/SKILL.md) or the doc (resource://docs/…).\n\
-         4. References: read a skill's other files only when its SKILL.md tells you to.\n\
-         Context budget: load at most two skill documents per step. For large docs read one section \
-         (resource://docs/{{+path}}?section=ID) or a line range (?lines=40-80) instead of the whole file; \
-         reads over the size bound end with a marker naming the next range.\n\
-         Without resource support use the tools: search_patterns, list_resources, get_pattern_by_id, \
-         get_skill_document_by_id, read_resource.",
-        title = if catalog.settings.title.is_empty() { "Folio catalog" } else { &catalog.settings.title },
-    );
-    if let Some(extra) = catalog.settings.instructions.as_deref().filter(|s| !s.trim().is_empty()) {
-        out.push_str("\n\n");
-        out.push_str(extra.trim());
-    }
-    out
-}
-
-impl State {
-    /// The opened catalog: every question a request asks is one of its methods.
-    pub(crate) fn query(&self) -> &Query {
-        &self.query
-    }
-
-    /// A fresh copy of the `_meta` every result carries.
-    pub(crate) fn meta(&self) -> Option<MetaObject> {
-        Some(self.meta.clone())
-    }
-
-    /// The SEP-2640 entries (built once, on first use).
-    pub(crate) fn skills(&self) -> &skills::Skills {
-        self.skills.get_or_init(|| skills::Skills::build(self.query().catalog()))
     }
 }
