@@ -122,7 +122,7 @@ impl Cache {
             fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
-        let processed = super::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics);
+        let processed = super::process::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics);
         diags.extend(fresh.diagnostics.iter().cloned());
         processed
     }
@@ -132,7 +132,7 @@ impl Cache {
     /// their terms belong to. Call before the results are consumed.
     pub(crate) fn refill(
         &mut self,
-        results: &[super::WorkerResults],
+        results: &[super::process::WorkerResults],
         fresh: &mut BTreeMap<usize, Fresh>,
         dicts: &[TermDict],
         started: SystemTime,

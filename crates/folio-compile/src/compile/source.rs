@@ -128,7 +128,7 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
     let mut walker =
         Walker { root: &root, diags: &mut out.diagnostics, links: Vec::new(), hidden: Vec::new() };
     walker.top("docs", &mut |path, abs| {
-        if super::is_markdown(&path) {
+        if super::process::is_markdown(&path) {
             doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root) });
         } else {
             out.unserved.push(path);
@@ -307,7 +307,7 @@ fn classify(
             let Some(skill_dir) = owner(&path) else {
                 if let Some((dir, name)) = path.rsplit_once('/')
                     && dir != "skills"
-                    && super::is_markdown(&path)
+                    && super::process::is_markdown(&path)
                 {
                     let lookalike = outside.entry(dir.to_owned()).or_default();
                     if name.eq_ignore_ascii_case("SKILL.md") {

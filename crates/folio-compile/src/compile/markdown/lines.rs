@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use crate::compile::count_newlines;
+use crate::compile::process::count_newlines;
 
 /// Byte offset → (line, column) in the whole file.
 ///

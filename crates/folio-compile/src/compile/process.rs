@@ -1,0 +1,348 @@
+//! The parallel stage of a compile: every file the walk finds is read, hashed and (for markdown)
+//! parsed on all cores, one file at a time, and tokenized for the search index while its bytes are
+//! in cache ([`Processed`]). When a catalog is streamed, each entry's bytes go to the caller in
+//! the order the files were numbered.
+//!
+//! Must not: decide what a file's problems mean for the tree (validation and the gate are the
+//! stage runner's, `compile.rs`), or let scheduling reach the output (results carry their file's
+//! number, and the index is rebuilt by term).
+
+use super::frontmatter::SkillMeta;
+use super::markdown::Markdown;
+use super::source::{Found, Kind};
+use super::{
+    BodySink, Cache, Diagnostic, Mode, assemble, cache, frontmatter, index, markdown, source, validate,
+};
+use crate::catalog::{Doc, Entry, mdx, search};
+
+/// One file after the parallel stage: read, hashed, and (for markdown) parsed.
+#[derive(Debug, Clone)]
+pub struct Processed {
+    /// Where it came from and what it is.
+    pub found: Found,
+    /// The exact bytes (empty when the catalog is compiled without bodies).
+    pub bytes: Vec<u8>,
+    /// Their length.
+    pub size: u64,
+    /// blake3 of `bytes` (`None` when only checking: no diagnostic needs it).
+    pub blake3: Option<blake3::Hash>,
+    /// Its catalog entry, but for the bytes (`None` for `folio.toml`, which is not served).
+    pub entry: Option<Entry>,
+    /// What the markdown passes found.
+    pub parsed: Parsed,
+    /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
+    /// while the bytes are in cache (only when a catalog is assembled).
+    pub body_terms: Option<index::BodyTerms>,
+    /// The search index's small fields of a text doc, tokenized here with its body (a skill's
+    /// depend on its manifest, which is read later).
+    pub small_terms: Option<index::SmallTerms>,
+}
+
+/// Frontmatter and markdown of a doc or SKILL.md.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    /// Not markdown, or markdown that could not be parsed (not UTF-8).
+    None,
+    /// A doc: its record (with no entry or links yet), and what link resolution needs.
+    Doc(Box<Doc>, Markdown),
+    /// A SKILL.md (its markdown holds the file names its text mentions).
+    Skill(Box<SkillMeta>, Markdown),
+    /// Another markdown file of a skill (`references/api.md`): its links, anchors and mentions,
+    /// its title and its description.
+    SkillMarkdown(Markdown, Option<String>, Option<String>),
+}
+
+/// One worker's processed files, each with its number (`None` once taken out).
+pub(super) type WorkerResults = Vec<(usize, Option<Processed>)>;
+
+/// Reads and parses every file `found` yields, on all cores, until it is closed. Work is handed
+/// out one file at a time (sizes vary from bytes to megabytes, so fixed chunks would leave a core
+/// idle); each result comes with its file's number, in no particular order, in one list per
+/// worker. Unless `mode` is a check, each worker also tokenizes bodies for the search index into
+/// its own dictionary; the dictionaries are returned in worker order (which worker saw which
+/// file does not reach the index: it is rebuilt by term). When streaming, each entry's bytes go
+/// to the callback through a [`Sequencer`], in the order the files were numbered.
+pub(super) fn process_all(
+    found: std::sync::mpsc::Receiver<(usize, Found)>,
+    mode: &mut Mode<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+    cache: Option<&Cache>,
+) -> (Vec<WorkerResults>, Vec<index::TermDict>, std::collections::BTreeMap<usize, cache::Fresh>) {
+    // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
+    let catalog = mode.assembles();
+    let sequencer = match mode {
+        Mode::Streaming(body) => {
+            Some(Sequencer { queue: Default::default(), body: std::sync::Mutex::new(&mut **body) })
+        }
+        _ => None,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let found = std::sync::Mutex::new(found);
+    let (results, dicts, fresh) = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|worker| {
+                let (found, sequencer) = (&found, &sequencer);
+                scope.spawn(move || {
+                    let mut indexer = catalog.then(|| index::Indexer::new(worker as u32));
+                    let mut out = Vec::new();
+                    let mut diags = Vec::new();
+                    let mut freshes = Vec::new();
+                    loop {
+                        // The lock is held only to take the next file. A worker that panicked
+                        // held no file half-taken, so a poisoned lock is still consistent.
+                        let next = found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                        let Ok((seq, f)) = next else { break };
+                        let mut processed = match cache {
+                            Some(cache) => {
+                                let mut fresh = cache::Fresh::default();
+                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh);
+                                freshes.push((seq, fresh));
+                                p
+                            }
+                            None => process(f, catalog, indexer.as_mut(), &mut diags),
+                        };
+                        if let Some(sequencer) = sequencer {
+                            let body = processed
+                                .as_mut()
+                                .filter(|p| p.found.kind != Kind::Settings)
+                                .map(|p| (p.found.path.clone(), std::mem::take(&mut p.bytes)));
+                            sequencer.arrive(seq, body);
+                        }
+                        // In an `Option`, so that it can be taken out in path order.
+                        out.extend(processed.map(|p| (seq, Some(p))));
+                    }
+                    (out, diags, indexer.map(index::Indexer::into_dict).unwrap_or_default(), freshes)
+                })
+            })
+            .collect();
+        let mut results = Vec::with_capacity(threads);
+        let mut dicts = Vec::with_capacity(threads);
+        let mut fresh = std::collections::BTreeMap::new();
+        for w in workers {
+            let (out, diags, dict, freshes) = crate::parallel::join(w);
+            results.push(out);
+            diagnostics.extend(diags);
+            dicts.push(dict);
+            fresh.extend(freshes);
+        }
+        (results, dicts, fresh)
+    });
+    // Every worker left its file in the queue before looking for a holder of `body`, and the
+    // holder looked again after letting go: nothing is left behind.
+    debug_assert!(sequencer.is_none_or(|s| s.queue.into_inner().is_ok_and(|q| q.done.is_empty())));
+    (results, dicts, fresh)
+}
+
+/// Puts streamed bodies back in the order their files were numbered, without making a worker
+/// wait for another's writes: a worker leaves its file in the queue and, unless another worker
+/// is handing files over already, hands over every file that is next in order (its own and any
+/// later ones already done). Waiting for the writes was a tenth of each worker's time on a large
+/// tree. No thread of its own: a writer thread woken once per file cost more than the writes.
+struct Sequencer<'a> {
+    queue: std::sync::Mutex<Queue>,
+    /// Whoever holds it is handing files over.
+    body: std::sync::Mutex<BodySink<'a>>,
+}
+
+/// Files finished but not yet handed over.
+#[derive(Default)]
+struct Queue {
+    /// Number of the next file to hand over.
+    next: usize,
+    /// Files finished, by number: their path and bytes, or nothing (not an entry).
+    done: std::collections::BTreeMap<usize, Option<(String, Vec<u8>)>>,
+}
+
+impl Queue {
+    /// True when the next file in order is done.
+    fn has_next(&self) -> bool {
+        self.done.contains_key(&self.next)
+    }
+
+    /// The next file in order, if it is done.
+    fn take_next(&mut self) -> Option<Option<(String, Vec<u8>)>> {
+        let file = self.done.remove(&self.next)?;
+        self.next += 1;
+        Some(file)
+    }
+}
+
+impl Sequencer<'_> {
+    /// Takes file `seq` (every numbered file arrives once, with or without a body).
+    fn arrive(&self, seq: usize, file: Option<(String, Vec<u8>)>) {
+        // Neither lock is held across a panic but in `body`; a panic there is re-raised when
+        // that worker is joined, and the files after it no longer matter.
+        let queue = || self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        queue().done.insert(seq, file);
+        loop {
+            let mut body = match self.body.try_lock() {
+                Ok(body) => body,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                // The worker handing files over takes this one too (see below).
+                Err(std::sync::TryLockError::WouldBlock) => return,
+            };
+            loop {
+                // Taken in a statement of its own, so the queue is not locked during the write.
+                let next = queue().take_next();
+                let Some(file) = next else { break };
+                if let Some((path, bytes)) = file {
+                    (*body)(&path, &bytes);
+                }
+            }
+            drop(body);
+            // A worker that left its file after the last look, while this one still held
+            // `body`, found it taken and returned: look once more.
+            if !queue().has_next() {
+                return;
+            }
+        }
+    }
+}
+
+/// Reads one file and does all the per-file work: hashes (for a catalog), text detection,
+/// frontmatter, markdown. The bytes are kept for a catalog, and for `folio.toml` (parsed later).
+fn process(
+    found: Found,
+    catalog: bool,
+    indexer: Option<&mut index::Indexer>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Processed> {
+    let bytes = match source::read(&found) {
+        Ok(bytes) => bytes,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
+    };
+    process_bytes(found, bytes, catalog, indexer, diags)
+}
+
+/// [`process`] once the bytes are read.
+pub(super) fn process_bytes(
+    found: Found,
+    bytes: Vec<u8>,
+    catalog: bool,
+    mut indexer: Option<&mut index::Indexer>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Processed> {
+    let blake3 = catalog.then(|| blake3::hash(&bytes));
+    let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
+    let sha256 = (catalog && in_skill).then(|| {
+        use sha2::Digest as _;
+        use std::fmt::Write as _;
+        let mut digest = String::with_capacity(7 + 64);
+        digest.push_str("sha256:");
+        for byte in sha2::Sha256::digest(&bytes) {
+            // Writing to a `String` does not fail.
+            let _ = write!(digest, "{byte:02x}");
+        }
+        digest
+    });
+    let text = std::str::from_utf8(&bytes).ok();
+    let is_text = text.is_some_and(|t| memchr::memchr(0, t.as_bytes()).is_none());
+    let total_lines = match text {
+        Some(t) if is_text && !t.is_empty() => {
+            let newlines = count_newlines(t.as_bytes());
+            u32::try_from(newlines + usize::from(!t.ends_with('\n'))).unwrap_or(u32::MAX)
+        }
+        _ => 0,
+    };
+    // The body exactly as `index::build` would read it from the catalog, tokenized first,
+    // while the bytes are in cache and before parsing fills the cache with its own data.
+    let body_terms = match (indexer.as_deref_mut(), text, &found.kind) {
+        (Some(indexer), Some(text), Kind::Doc | Kind::SkillDocument { .. }) if is_text => {
+            Some(indexer.body(&search::body_of(&found.path, text)))
+        }
+        (Some(indexer), Some(text), Kind::SkillFile { .. }) if is_text => Some(indexer.body(text)),
+        _ => None,
+    };
+    let parsed = match (&found.kind, text) {
+        (Kind::Doc | Kind::SkillDocument { .. }, None) => {
+            diags.extend(validate::utf8(&found.path, &bytes));
+            Parsed::None
+        }
+        (Kind::Doc, Some(text)) => {
+            let p = frontmatter::parse_doc(&found.path, text, diags);
+            // MDX module statements at the top are code, not prose: not the description, no links.
+            let (body, body_line) = if mdx::is_mdx(&found.path) {
+                let body = mdx::skip_esm(p.body);
+                let skipped = &p.body[..p.body.len() - body.len()];
+                (body, p.body_line.saturating_add(count_newlines(skipped.as_bytes()) as u32))
+            } else {
+                (p.body, p.body_line)
+            };
+            let mut md = markdown::analyze_in(body, body_line, markdown::Dialect::of(&found.path));
+            let doc = assemble::doc_record(&found.path, p.meta, &mut md);
+            Parsed::Doc(Box::new(doc), md)
+        }
+        (Kind::SkillDocument { skill_dir }, Some(text)) => {
+            let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
+            let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
+            let md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
+            Parsed::Skill(Box::new(p.meta), md)
+        }
+        (Kind::SkillFile { skill_dir }, Some(text))
+            if is_text && is_markdown(&found.path) && !is_skill_asset(&found.path, skill_dir) =>
+        {
+            // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
+            // a title and a description, and its problems are not the skill's.
+            let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
+            let mut md =
+                markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::of(&found.path));
+            let title = p.meta.title.or_else(|| md.title.clone());
+            let description = p
+                .meta
+                .description
+                .or_else(|| md.first_paragraph.take().as_deref().map(assemble::first_sentences));
+            Parsed::SkillMarkdown(md, title, description)
+        }
+        _ => Parsed::None,
+    };
+    // A doc's small fields, from its record.
+    let small_terms = match (indexer, &parsed) {
+        (Some(indexer), Parsed::Doc(doc, _)) if body_terms.is_some() => Some(indexer.doc(doc)),
+        _ => None,
+    };
+    let size = bytes.len() as u64;
+    let bytes = if catalog || found.kind == Kind::Settings { bytes } else { Vec::new() };
+    let entry = assemble::entry_record(&found, size, blake3, sha256, is_text, total_lines);
+    Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms })
+}
+
+pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
+    // memchr counts with the widest compares the CPU has (chosen at run time: AVX2 where there
+    // is one), where a loop of ours compiles for the baseline's SSE2; counting into a `usize`
+    // byte by byte did not vectorise at all and cost four instructions a byte.
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
+/// True for a `.md` or `.mdx` path (any case).
+pub(super) fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".mdx")
+}
+
+/// True for a file under the skill's `assets/`: templates and data the skill copies into its
+/// output (Agent Skills specification), so their links are not meant to resolve in place.
+fn is_skill_asset(path: &str, skill_dir: &str) -> bool {
+    path.strip_prefix(skill_dir).is_some_and(|rest| rest.starts_with("/assets/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_newlines;
+
+    #[test]
+    fn newlines_are_counted_across_block_edges() {
+        // Lengths around the vector widths (16, 32 bytes) and their multiples, all newlines and
+        // none, and a mix.
+        for len in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 254, 255, 256, 1000] {
+            for text in
+                [vec![b'\n'; len], vec![b'x'; len], (0..len).map(|i| [b'a', b'\n', b'\r'][i % 3]).collect()]
+            {
+                let expected = text.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(count_newlines(&text), expected, "{len} bytes");
+            }
+        }
+    }
+}
