@@ -1,13 +1,11 @@
 //! `folio list`, `folio show` and `folio search` on the `basic` fixture, through `--content` and
 //! through a built `--catalog`, checking what a person at a terminal or a script sees.
 
-use std::path::Path;
-
 use crate::support::{Output, Tree, copy_dir, folio};
 
 fn fixture(name: &str) -> Tree {
     let tree = Tree::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name), tree.path());
+    copy_dir(&crate::support::repo().join("tests/fixtures").join(name), tree.path());
     tree
 }
 

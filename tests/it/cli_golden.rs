@@ -28,7 +28,7 @@ use crate::support::{Tree, copy_dir};
 
 /// Where the cases and their trees live.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cli-golden")
+    crate::support::repo().join("tests/fixtures/cli-golden")
 }
 
 /// One parsed `<name>.cmd`.
@@ -127,7 +127,7 @@ fn check(cmd: &Path, update: bool) -> Vec<String> {
     let case = Case::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", cmd.display()));
     let tree = Tree::new();
     if let Some(dir) = &case.tree {
-        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(dir);
+        let from = crate::support::repo().join("tests/fixtures").join(dir);
         assert!(from.is_dir(), "{name}: no fixture tree {}", from.display());
         copy_dir(&from, tree.path());
     }

@@ -416,7 +416,7 @@ fn build_refuses_to_write_a_catalog_with_errors() {
 }
 
 fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name).join("content")
+    crate::support::repo().join("tests/fixtures").join(name).join("content")
 }
 
 fn build_bytes(dir: &Path, content: &Path) -> (Vec<u8>, Vec<u8>) {
@@ -519,7 +519,7 @@ fn vendored_corpora_compile_without_panicking() {
 
 #[test]
 fn committed_catalog_is_fresh() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = crate::support::repo();
     let content = repo.join("content");
     let committed = repo.join("catalog");
     if !content.is_dir() {
@@ -527,7 +527,7 @@ fn committed_catalog_is_fresh() {
         return;
     }
     let tree = Tree::new();
-    let out = folio(repo, &["build", "content", "--out", tree.join("catalog").to_str().unwrap()]);
+    let out = folio(&repo, &["build", "content", "--out", tree.join("catalog").to_str().unwrap()]);
     assert_eq!(out.code, Some(0), "content/ does not build:\n{}", out.stderr);
     for file in ["catalog.msgpack", "manifest.json"] {
         let fresh = std::fs::read(tree.join("catalog").join(file)).unwrap();
@@ -557,7 +557,7 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
     // The compiler tokenizes bodies on every worker into per-worker dictionaries; a single pass
     // of the index builder over the finished catalog must give the same bytes, and the streamed
     // catalog file must be the bytes `encode` returns.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("content");
+    let root = crate::support::repo().join("content");
     let catalog =
         folio::compile::compile(&folio::compile::Config::new(root)).catalog.expect("content/ compiles");
     let single = folio::compile::index::build(&catalog.entries, &catalog.docs, &catalog.skills);
@@ -586,7 +586,7 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
     tree.file("small/skills/s/references/r.md", "# R\n");
     tree.file("small/skills/s-1/SKILL.md", "---\nname: s-1\ndescription: Does s-1.\n---\n\n# S-1\n");
     tree.file("small/skills/s-1/assets/logo.bin", [0u8, 159, 146, 150]);
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("content"), &tree.join("manual"));
+    copy_dir(&crate::support::repo().join("content"), &tree.join("manual"));
     for name in ["small", "manual"] {
         let config = Config::new(tree.join(name));
         let full = compile(&config).catalog.expect("the tree compiles");
@@ -622,7 +622,7 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
 
 #[test]
 fn every_code_has_a_manual_page_and_every_page_a_code() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("content/docs/diagnostics");
+    let dir = crate::support::repo().join("content/docs/diagnostics");
     let mut pages: Vec<String> = std::fs::read_dir(&dir)
         .expect("the diagnostics pages")
         .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".md").map(str::to_owned))

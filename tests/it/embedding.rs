@@ -4,8 +4,6 @@
 //! same features (registry versions where the example has paths). So the guide's code compiles,
 //! and cannot drift from code that does.
 
-use std::path::Path;
-
 /// The body of the first fenced block of `lang` after the heading `## {heading}`.
 fn block<'a>(page: &'a str, heading: &str, lang: &str) -> &'a str {
     let at =
@@ -19,7 +17,7 @@ fn block<'a>(page: &'a str, heading: &str, lang: &str) -> &'a str {
 }
 
 fn read(path: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+    std::fs::read_to_string(crate::support::repo().join(path)).unwrap()
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crate::support::{Tree, folio};
 
 /// The `basic` fixture compiled in memory (3 docs, one skill with two more files).
 fn basic() -> Catalog {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/basic/content");
+    let root = crate::support::repo().join("tests/fixtures/basic/content");
     folio::compile::compile(&folio::compile::Config::new(root)).catalog.expect("the basic fixture compiles")
 }
 

@@ -3,8 +3,6 @@
 //! `.expected` outlines, the real Astro install page whose tabs once hid half of it, link
 //! components checked like links, and search reading MDX without its JSX markup.
 
-use std::path::Path;
-
 use folio::catalog::LinkKind;
 use folio::compile::markdown::{Dialect, Markdown, analyze_in};
 use folio::query::{Query, SearchParams};
@@ -38,7 +36,7 @@ fn render(md: &Markdown) -> String {
 
 #[test]
 fn mdx_snippets_match_their_expected_outlines() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mdx");
+    let dir = crate::support::repo().join("tests/fixtures/mdx");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.unwrap().file_name().into_string().ok())

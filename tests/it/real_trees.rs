@@ -13,7 +13,7 @@ use crate::mcp::modern_meta;
 use crate::support::{Tree, copy_dir, corpora, expect_file, folio};
 
 fn fixtures() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    crate::support::repo().join("tests/fixtures")
 }
 
 /// Runs `folio serve` with `args` over stdio, sends `requests` (stateless 2026 requests) and

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use folio::compile::{Config, lenient};
 use folio::query::{Query, SearchParams};
@@ -22,7 +22,7 @@ const TOLERANCE: f64 = 0.01;
 const DEPTH: usize = 10;
 
 fn fixture_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search-eval").join(name)
+    crate::support::repo().join("tests/fixtures/search-eval").join(name)
 }
 
 #[derive(Debug, serde::Deserialize)]

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::support::{Tree, copy_dir};
 
 fn fixtures() -> Vec<std::path::PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/skills-spec");
+    let root = crate::support::repo().join("tests/fixtures/skills-spec");
     let mut cases: Vec<_> =
         std::fs::read_dir(root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     cases.sort();
@@ -64,10 +64,9 @@ fn folio_agrees_with_every_skills_spec_fixture() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Every difference from the official validator is listed in the manual.
-    let manual = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("content/docs/reference/skill-frontmatter.md"),
-    )
-    .unwrap();
+    let manual =
+        std::fs::read_to_string(crate::support::repo().join("content/docs/reference/skill-frontmatter.md"))
+            .unwrap();
     for case in &cases {
         let expect = std::fs::read_to_string(case.join("expect")).unwrap();
         if expect.contains("\nvalidator: ") {

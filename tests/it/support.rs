@@ -111,7 +111,7 @@ pub(crate) fn folio(cwd: &Path, args: &[&str]) -> Output {
 /// goldens never passes by accident.
 #[track_caller]
 pub(crate) fn expect_file(path: &str, actual: &str) {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let full = crate::support::repo().join(path);
     let expected = std::fs::read_to_string(&full).unwrap_or_default();
     if expected == actual {
         return;
@@ -142,6 +142,14 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
 
 /// The vendored test corpora, `tests/corpora` (`hugo-docs` and `agent-skills`; each says where it
 /// came from in its `SOURCE` file).
+/// The repository, as cargo names it to the running test (not as it was when the test was built:
+/// `.ci/run` builds in a copy of the repository that is gone by the time a later run reuses the
+/// binary).
+pub(crate) fn repo() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+}
+
 pub(crate) fn corpora() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora")
+    crate::support::repo().join("tests/corpora")
 }

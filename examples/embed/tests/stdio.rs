@@ -61,8 +61,10 @@ fn the_binary_names_itself_and_serves_its_own_docs_byte_for_byte() {
     for (answer, file) in
         [(&answers[1], "content/docs/index.md"), (&answers[2], "content/skills/say-hello/SKILL.md")]
     {
-        let on_disk =
-            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+        // The crate's directory as cargo names it now, not as it was when the test was built.
+        let manifest =
+            std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+        let on_disk = std::fs::read_to_string(std::path::Path::new(&manifest).join(file)).unwrap();
         assert_eq!(answer["result"]["contents"][0]["text"].as_str(), Some(on_disk.as_str()), "{file}");
     }
     let mut uris: Vec<&str> = answers[3]["result"]["resources"]
