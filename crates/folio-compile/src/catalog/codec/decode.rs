@@ -109,24 +109,14 @@ struct Layout {
 
 /// Checks the envelope, verifies the body's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
-    // What a reader of a file checks before reading it: the same refusals, in memory too.
+    // The envelope's format, version and extent are `check_envelope`'s (what a reader of a file
+    // checks before reading it): past it, the envelope decodes to this format and version, and
+    // its body ends the file.
     super::check_envelope(file, file.len() as u64)?;
     let envelope = read_envelope(file)?;
-    if envelope.format != super::FORMAT_NAME {
-        return Err(DecodeError::NotACatalog(format!("format is `{}`", envelope.format)));
-    }
-    if envelope.version != FORMAT_VERSION {
-        return Err(DecodeError::Version { found: envelope.version });
-    }
     let body = envelope.body;
     // The body is borrowed from `file`, so its position in the file is a pointer difference.
     let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
-    // The body ends the file: bytes after it were appended by someone else, not written here.
-    let trailing = file.len() - (body_start + body.len());
-    if trailing > 0 {
-        let bytes = if trailing == 1 { "byte follows" } else { "bytes follow" };
-        return Err(DecodeError::Corrupt(format!("{trailing} {bytes} the end of its body")));
-    }
     let parts = body.len().checked_sub(TAIL).and_then(|at| meta::parts(body.len(), &body[at..]));
     // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
     // not match is refused even when its metadata decodes, so nothing unverified is served.
