@@ -66,6 +66,8 @@ pub(crate) struct BuildArgs {
     pub(crate) format: Format,
     #[command(flatten)]
     pub(crate) lints: LintArgs,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
 }
 
 /// Lint levels on the command line; they win over `folio.toml` `[lints]`. A code named by more
@@ -109,6 +111,38 @@ impl LintArgs {
     }
 }
 
+/// Where the content is, on the command line; wins over `folio.toml` `[docs] dir` and `[skills]
+/// dirs`, and over the folders a detected site generator uses.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct LayoutArgs {
+    /// Read the pages from this folder of the content root instead of `docs/` (`.` for the
+    /// root itself).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) docs: Option<String>,
+    /// Read skills from this folder of the content root instead of `skills/` (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Vec<String>,
+}
+
+impl LayoutArgs {
+    fn is_empty(&self) -> bool {
+        self.docs.is_none() && self.skills.is_empty()
+    }
+}
+
+/// The compile of a content tree the command line asks for: its root, lint levels and layout.
+pub(crate) fn config(
+    content: &std::path::Path,
+    lints: &LintArgs,
+    layout: &LayoutArgs,
+) -> anyhow::Result<folio::compile::Config> {
+    let requested =
+        folio::compile::layout::Requested { docs: layout.docs.clone(), skills: layout.skills.clone() };
+    Ok(folio::compile::Config::new(content.to_path_buf())
+        .with_lints(lints.requests()?)
+        .with_layout(requested))
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
     /// Content root holding `docs/`, `skills/` and `folio.toml`.
@@ -122,6 +156,8 @@ pub(crate) struct CheckArgs {
     pub(crate) deny_warnings: bool,
     #[command(flatten)]
     pub(crate) lints: LintArgs,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
 }
 
 /// How diagnostics are printed.
@@ -144,13 +180,32 @@ pub(crate) struct SourceArgs {
     /// Compile this content tree in memory instead of using the embedded catalog.
     #[arg(long, value_name = "DIR")]
     pub(crate) content: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
+}
+
+impl SourceArgs {
+    /// The compile `--content DIR` asks for, with the levels and folders given beside it; `None`
+    /// without `--content`. Levels or folders without it are a usage error: they would be
+    /// ignored.
+    pub(crate) fn config(&self) -> anyhow::Result<Option<folio::compile::Config>> {
+        let lints = &self.lints;
+        let given = !(lints.allow.is_empty() && lints.warn.is_empty() && lints.deny.is_empty());
+        match &self.content {
+            Some(root) => config(root, &self.lints, &self.layout).map(Some),
+            None if given || !self.layout.is_empty() => anyhow::bail!(
+                "--allow, --warn, --deny, --docs and --skills apply to a content tree: pass --content DIR"
+            ),
+            None => Ok(None),
+        }
+    }
 }
 
 /// How `serve --content` treats content errors.
 #[derive(Debug, Args)]
 pub(crate) struct ContentArgs {
-    #[command(flatten)]
-    pub(crate) lints: LintArgs,
     /// Refuse to serve a tree with any error, as `folio build` does, instead of leaving out the
     /// entries whose own content has errors.
     #[arg(long, requires = "content")]

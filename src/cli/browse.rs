@@ -22,10 +22,11 @@ fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
     if let Some(path) = &source.catalog {
         return Ok(Ok(Query::open_file(path)?));
     }
-    if let Some(root) = &source.content {
+    if let Some(config) = source.config()? {
+        let root = &config.root;
         // What `serve --content` would serve: entries with errors of their own are left out
         // (and named), link errors do not stop the listing.
-        let lenient = super::build::run_lenient(root)?;
+        let lenient = super::build::run_lenient(&config)?;
         let compilation = lenient.compilation;
         let stderr = std::io::stderr();
         let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -42,7 +43,15 @@ fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
         }
         return Ok(Ok(Query::from_catalog(catalog)));
     }
-    Ok(Ok(Query::embedded().map_err(|e| anyhow!("the embedded catalog: {e}"))?))
+    let query = Query::embedded().map_err(|e| anyhow!("the embedded catalog: {e}"))?;
+    // Said every time: a person who meant their own tree must not read Folio's manual unawares.
+    let settings = query.settings();
+    eprintln!(
+        "note: reading the embedded catalog `{}`{}; pass --content DIR or --catalog FILE to read another",
+        settings.name,
+        settings.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default()
+    );
+    Ok(Ok(query))
 }
 
 /// Prints a query error on stderr (with suggestions and the repair hint) and returns exit 2.

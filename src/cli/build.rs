@@ -19,7 +19,7 @@ use folio::error;
 /// `folio build [CONTENT] [--out DIR]`.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
-    let config = Config::new(args.content.clone()).with_lints(args.lints.requests()?);
+    let config = super::config(&args.content, &args.lints, &args.layout)?;
     let msgpack = args.out.join("catalog.msgpack");
     let manifest = args.out.join("manifest.json");
     // Each body goes to the catalog file as the compiler reads it (a large tree is never held
@@ -46,6 +46,9 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     if !compilation.diagnostics.is_empty() {
         let text = render(args.format, &compilation.diagnostics, &args.content, color);
         stderr.lock().write_all(text.as_bytes()).context("cannot write to stderr")?;
+    }
+    if compilation.layout != compile::layout::Layout::default() {
+        eprint!("{}", found_line(&compilation));
     }
     let Some(catalog) = compilation.catalog else {
         eprintln!("error: `{}` has errors; no catalog written", args.content.display());
@@ -77,7 +80,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
 /// `folio check [CONTENT] [--format …] [--deny-warnings]`.
 pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
-    let config = Config::new(args.content.clone()).with_lints(args.lints.requests()?);
+    let config = super::config(&args.content, &args.lints, &args.layout)?;
     let compilation = compile::check(&config);
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).
@@ -86,6 +89,7 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let mut text = render(args.format, &compilation.diagnostics, &args.content, color);
     if args.format == Format::Human {
         text.push_str(&levels_report(&compilation));
+        text.push_str(&found_line(&compilation));
     }
     stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     let (errors, warnings) = diagnostic::counts(&compilation.diagnostics);
@@ -93,11 +97,23 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(if errors > 0 || (deny && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Compiles `content` leniently, as `serve --content` does ([`compile::lenient`]), after checking
-/// it is a directory (a missing root is a usage error, exit 2, not a content problem).
-pub(super) fn run_lenient(content: &Path) -> anyhow::Result<compile::Lenient> {
-    check_root(content)?;
-    Ok(compile::lenient(&Config::new(content.to_path_buf())))
+/// Compiles `config.root` leniently, as `serve --content` does ([`compile::lenient`]), after
+/// checking it is a directory (a missing root is a usage error, exit 2, not a content problem).
+pub(super) fn run_lenient(config: &Config) -> anyhow::Result<compile::Lenient> {
+    check_root(&config.root)?;
+    Ok(compile::lenient(config))
+}
+
+/// What was compiled, and from where: `42 docs, 7 skills: docs from guide/src/, skills from
+/// skills/ (mdBook, detected from guide/book.toml)`.
+fn found_line(compilation: &Compilation) -> String {
+    let (docs, skills) = compilation.found;
+    format!(
+        "{}, {}: {}\n",
+        super::count(docs, "doc", "docs"),
+        super::count(skills, "skill", "skills"),
+        compilation.layout.describe()
+    )
 }
 
 /// When the project set any level (`folio.toml` `[lints]` or a flag), the level of every code

@@ -237,9 +237,27 @@ fn render_human_capped(
             let _ = writeln!(out, "{}\n", printable(&group.message(&shown_path)));
         }
     }
+    let _ = write!(out, "{}", by_code(diagnostics));
     let (errors, warnings) = counts(diagnostics);
     let _ = writeln!(out, "{}, {}", plural(errors, "error"), plural(warnings, "warning"));
     out
+}
+
+/// The per-code summary a long report ends with, most frequent first: `by code: 918
+/// broken-link (error), 2 orphan-doc (warning)`. Empty when nothing was reported.
+fn by_code(diagnostics: &[Diagnostic]) -> String {
+    let mut counts: std::collections::BTreeMap<(&str, Severity), usize> = std::collections::BTreeMap::new();
+    for d in diagnostics {
+        *counts.entry((d.code, d.severity)).or_default() += 1;
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<_> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let rows: Vec<String> =
+        rows.iter().map(|((code, severity), n)| format!("{n} {code} ({})", severity.as_str())).collect();
+    format!("by code: {}\n", rows.join(", "))
 }
 
 fn plural(n: usize, noun: &str) -> String {

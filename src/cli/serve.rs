@@ -20,12 +20,9 @@ use tracing_subscriber::filter::Targets;
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
     let started = std::time::Instant::now();
-    let source = match (&args.source.catalog, &args.source.content) {
+    let source = match (&args.source.catalog, args.source.config()?) {
         (Some(file), _) => Some(Source::Catalog(file.clone())),
-        (None, Some(root)) => Some(Source::Content {
-            config: compile::Config::new(root.clone()).with_lints(args.content_args.lints.requests()?),
-            strict: args.content_args.strict,
-        }),
+        (None, Some(config)) => Some(Source::Content { config, strict: args.content_args.strict }),
         (None, None) => None,
     };
     if args.watch && source.is_none() {
@@ -92,14 +89,14 @@ fn open(
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok((server, Vec::new())));
     }
-    if let Some(root) = &args.source.content {
+    if let Some(config) = args.source.config()? {
+        let root = &config.root;
         if !root.is_dir() {
             bail!(
                 "{}: not a directory (expected a content root holding `docs/` and/or `skills/`)",
                 root.display()
             );
         }
-        let config = compile::Config::new(root.clone()).with_lints(args.content_args.lints.requests()?);
         let strict = args.content_args.strict;
         let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
             Ok(compiled) => compiled,

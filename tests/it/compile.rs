@@ -243,7 +243,7 @@ fn file_too_large_is_refused_without_reading_it() {
 #[test]
 fn folio_toml_errors_are_located() {
     case(
-        &[("folio.toml", b"[catalog]\nname = \"x\"\n[server]\nttl_ms = \"soon\"\n")],
+        &[("folio.toml", b"[catalog]\nname = \"x\"\n[server]\nttl_ms = \"soon\"\n"), ("docs/a.md", b"# A\n")],
         &["invalid-config folio.toml:4:10"],
     );
 }

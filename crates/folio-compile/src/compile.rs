@@ -13,6 +13,7 @@ mod cache;
 pub mod diagnostic;
 pub mod frontmatter;
 pub mod index;
+pub mod layout;
 pub mod lenient;
 pub mod links;
 pub mod lints;
@@ -49,9 +50,12 @@ pub struct Config {
     pub lints: Vec<lints::Request>,
     /// Which errors keep the catalog from being made.
     pub gate: lints::Gate,
-    /// Content-relative paths left out of the catalog: a file, or a directory ending in `/`.
+    /// Catalog paths left out of the catalog: a file, or a directory ending in `/`.
     /// They stay valid link targets, without a URI (see [`lenient()`]).
     pub exclude: Vec<String>,
+    /// Where the content is, as the command line says (`--docs`, `--skills`); it wins over
+    /// `folio.toml` and detection ([`layout`]).
+    pub layout: layout::Requested,
 }
 
 impl Config {
@@ -81,6 +85,24 @@ impl Config {
         self
     }
 
+    /// `self` with the folders the command line names ([`Config::layout`]).
+    #[must_use]
+    pub fn with_layout(mut self, layout: layout::Requested) -> Config {
+        self.layout = layout;
+        self
+    }
+
+    /// The layout of the tree, and the problems naming its folders: from the command line,
+    /// `folio.toml` (read here for its `[docs]` and `[skills]` keys alone; the compile reads it
+    /// again in full) and detection.
+    pub fn resolve_layout(&self) -> (layout::Layout, Vec<Diagnostic>) {
+        let Ok(root) = self.root.canonicalize() else { return (layout::Layout::default(), Vec::new()) };
+        let keys = source::read_inside(&root, "folio.toml")
+            .map(|bytes| settings::parse("folio.toml", &bytes, &mut Vec::new()).layout)
+            .unwrap_or_default();
+        layout::Layout::resolve(&root, &keys, &self.layout)
+    }
+
     fn excludes(&self, path: &str) -> bool {
         self.exclude.iter().any(|e| match e.strip_suffix('/') {
             Some(dir) => path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')),
@@ -101,6 +123,10 @@ pub struct Compilation {
     /// The lint levels in force (`folio.toml` and the command line), already applied to
     /// `diagnostics`.
     pub levels: lints::Levels,
+    /// The folders that were read, and why ([`layout`]).
+    pub layout: layout::Layout,
+    /// How many docs and skills were found (also when there is no catalog).
+    pub found: (usize, usize),
     /// True when the tree changed while it was being read (an editor's save, a rename), so the
     /// result shows no single moment of it: a file reported as unreadable is gone or readable by
     /// the end of the compile, or (in an incremental compile) a file read has changed since. A
@@ -169,7 +195,8 @@ impl Mode<'_> {
 fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compilation {
     let started = std::time::SystemTime::now();
     let assemble = mode.assembles();
-    let mut diagnostics = Vec::new();
+    let (layout, mut diagnostics) = config.resolve_layout();
+    let layout = &layout;
     // The tree is walked on its own thread while the files found so far are processed (docs as
     // soon as they are found, the rest once the walk ends): on a large tree the walk is a tenth
     // of a second that no longer delays everything else. Each file is numbered in the order it
@@ -177,12 +204,13 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     // sorted the same way), so streamed bodies can be put back in that order.
     let mut cache = cache;
     let reuse = cache.as_deref();
-    let (walk, rank, mut results, dicts, mut fresh) = std::thread::scope(|scope| {
+    let (walk, rank, n_skills, mut results, dicts, mut fresh) = std::thread::scope(|scope| {
         let (to_workers, found) = std::sync::mpsc::channel::<(usize, Found)>();
         let walker = scope.spawn(move || {
             // A closed channel means the workers stopped, which only a panic does; `join`
             // below re-raises it.
             let mut seq = 0;
+            let mut n_skills = 0;
             let mut paths = Vec::new();
             let mut excluded = Vec::new();
             let mut send = |file: Found| {
@@ -194,12 +222,13 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
                 let _ = to_workers.send((seq, file));
                 seq += 1;
             };
-            let mut walk = source::walk(&config.root, &mut send);
+            let mut walk = source::walk(&config.root, layout, &mut send);
             // What the walk says of a left-out entry is among the reasons it was left out.
             if !config.exclude.is_empty() {
                 walk.diagnostics.retain(|d| !config.excludes(&d.path));
             }
             for file in std::mem::take(&mut walk.files) {
+                n_skills += usize::from(matches!(file.kind, Kind::SkillDocument { .. }));
                 send(file);
             }
             // Left-out files are still in the tree: valid link targets without a URI.
@@ -219,11 +248,11 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
             for (place, &number) in order.iter().enumerate() {
                 rank[number] = place;
             }
-            (walk, rank)
+            (walk, rank, n_skills)
         });
         let (results, dicts, fresh) = process_all(found, &mut mode, &mut diagnostics, reuse);
-        let (walk, rank) = crate::parallel::join(walker);
-        (walk, rank, results, dicts, fresh)
+        let (walk, rank, n_skills) = crate::parallel::join(walker);
+        (walk, rank, n_skills, results, dicts, fresh)
     });
     // Files read from a live tree may have changed since (an editor saving several files):
     // looked at again once all are read, so that a caller does not serve two moments of it.
@@ -252,6 +281,12 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
     let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, config, &mut diagnostics);
+    let found = (n_docs, n_skills);
+    // An empty catalog is never a quiet success; an error of its own already says why.
+    if found == (0, 0) && !diagnostics.iter().any(Diagnostic::is_error) {
+        diagnostics.push(layout.nothing_found(&config.root));
+    }
+    layout.translate(&config.root, &mut diagnostics);
     let unsettled = changed
         || diagnostics
             .iter()
@@ -259,5 +294,13 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     built.levels.apply(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(|d| config.gate.blocks(d)) { None } else { built.catalog };
-    Compilation { catalog, diagnostics, deny_warnings: built.deny_warnings, levels: built.levels, unsettled }
+    Compilation {
+        catalog,
+        diagnostics,
+        deny_warnings: built.deny_warnings,
+        levels: built.levels,
+        layout: layout.clone(),
+        found,
+        unsettled,
+    }
 }

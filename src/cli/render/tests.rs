@@ -27,6 +27,7 @@ content/docs/a.md:2:7: error[broken-link]: link to `x.md` does not resolve
 
 content/docs/b.md:1:1: warning[orphan-doc]: no doc links to `b.md`
 
+by code: 1 broken-link (error), 1 orphan-doc (warning)
 1 error, 1 warning
 ";
     assert_eq!(out, expected);
@@ -109,7 +110,7 @@ fn file_names_with_escapes_are_escaped_in_every_human_format() {
     let human = render_human(&d, ".", &|_| Some("x\u{1b}y".to_owned()), false);
     assert_eq!(
         human,
-        "docs/e\\u{1b}[31m.md:1:1: error[broken-link]: in `e\\u{1b}[31m.md`\n  |\n1 | x\\u{1b}y\n  | ^\n\n1 error, 0 \
+        "docs/e\\u{1b}[31m.md:1:1: error[broken-link]: in `e\\u{1b}[31m.md`\n  |\n1 | x\\u{1b}y\n  | ^\n\nby code: 1 broken-link (error)\n1 error, 0 \
          warnings\n"
     );
     let github = render_github(&d, ".");
@@ -144,6 +145,7 @@ content/docs/a.md:1:5: error[broken-link]: link `1` is broken
 
 content/docs/b.md:1:1: warning[orphan-doc]: orphan b
 
+by code: 5 broken-link (error), 2 orphan-doc (warning)
 5 errors, 2 warnings
 "
     );

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::diagnostic::Diagnostic;
+use super::layout::Layout;
 use super::lints::{Class, Gate, lookup};
 use super::{Compilation, Config, compile, source};
 use crate::catalog::LeftOut;
@@ -48,7 +49,7 @@ fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation
     if first.catalog.is_some() {
         return Lenient { compilation: first, left_out: Vec::new() };
     }
-    let Some(owners) = owners(&config, &first.diagnostics) else {
+    let Some(owners) = owners(&config, &first.layout, &first.diagnostics) else {
         return Lenient { compilation: first, left_out: Vec::new() };
     };
     config.exclude = owners.keys().map(|path| exclude_form(path)).collect();
@@ -58,7 +59,10 @@ fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation
     second.unsettled |= first.unsettled;
     let left_out: Vec<LeftOut> = owners
         .into_iter()
-        .map(|(path, reasons)| LeftOut { path, reasons: reasons.iter().map(|d| reason(d)).collect() })
+        .map(|(path, reasons)| LeftOut {
+            path: first.layout.real(&config.root, &path),
+            reasons: reasons.iter().map(|d| reason(d)).collect(),
+        })
         .collect();
     if let Some(catalog) = &mut second.catalog {
         catalog.settings.left_out = left_out.clone();
@@ -74,7 +78,13 @@ fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation
 /// through the link; its skill, or the link itself, is left out, so nothing that was read through
 /// that path before stays served either), and a `duplicate-skill-name` when one of the two skills
 /// is left out for errors of its own (a copied skill whose `name` is not its folder's).
-fn owners<'d>(config: &Config, diags: &'d [Diagnostic]) -> Option<BTreeMap<String, Vec<&'d Diagnostic>>> {
+///
+/// Diagnostics name real paths; owners are catalog paths (what [`Config::exclude`] takes).
+fn owners<'d>(
+    config: &Config,
+    layout: &Layout,
+    diags: &'d [Diagnostic],
+) -> Option<BTreeMap<String, Vec<&'d Diagnostic>>> {
     let mut owners: BTreeMap<String, Vec<&Diagnostic>> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for d in diags.iter().filter(|d| config.gate.blocks(d)) {
@@ -87,12 +97,12 @@ fn owners<'d>(config: &Config, diags: &'d [Diagnostic]) -> Option<BTreeMap<Strin
             }
             _ => return None,
         }
-        owners.entry(owner(config, &d.path)?).or_default().push(d);
+        owners.entry(owner(config, layout, &d.path)?).or_default().push(d);
     }
     for d in duplicates {
-        let here = source::skill_dir_of(&config.root, &d.path);
-        let first =
-            super::validate::duplicate_of(d).and_then(|first| source::skill_dir_of(&config.root, first));
+        let skill_of = |real: &str| source::skill_dir_of(&config.root, layout, &layout.logical(real)?);
+        let here = skill_of(&d.path);
+        let first = super::validate::duplicate_of(d).and_then(skill_of);
         let explained = [here, first].into_iter().flatten().find(|dir| owners.contains_key(dir))?;
         owners.entry(explained).or_default().push(d);
     }
@@ -103,13 +113,14 @@ fn owners<'d>(config: &Config, diags: &'d [Diagnostic]) -> Option<BTreeMap<Strin
     Some(owners)
 }
 
-/// The entry `path` belongs to: its skill's directory under `skills/`, the doc itself under
-/// `docs/`; `None` for anything else (`folio.toml`, the root).
-fn owner(config: &Config, path: &str) -> Option<String> {
+/// The entry the real path `path` belongs to, as a catalog path: its skill's directory under
+/// `skills/`, the doc itself under `docs/`; `None` for anything else (`folio.toml`, the root).
+fn owner(config: &Config, layout: &Layout, path: &str) -> Option<String> {
+    let path = layout.logical(path)?;
     if path.starts_with("skills/") {
-        source::skill_dir_of(&config.root, path)
+        source::skill_dir_of(&config.root, layout, &path)
     } else if path.starts_with("docs/") {
-        Some(path.to_owned())
+        Some(path)
     } else {
         None
     }

@@ -104,6 +104,7 @@ pub const CODES: &[Code] = &[
     code("missing-name", Class::Entry),
     code("missing-skill-md", Class::Entry),
     code("name-mismatch", Class::Entry),
+    code("no-content", Class::Unsound),
     code("non-portable-name", Class::Unsound),
     code("not-a-regular-file", Class::Entry),
     code("orphan-doc", Class::Link),

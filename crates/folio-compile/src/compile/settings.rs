@@ -26,6 +26,8 @@ struct File {
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     docs: DocsTable,
+    #[serde(default)]
+    skills: SkillsTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -33,6 +35,16 @@ struct File {
 struct DocsTable {
     locales: Option<Spanned<Vec<String>>>,
     default_locale: Option<Spanned<String>>,
+    dir: Option<Spanned<String>>,
+    #[serde(rename = "static")]
+    static_dirs: Option<Spanned<Vec<String>>>,
+    generator: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SkillsTable {
+    dirs: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -74,6 +86,22 @@ pub struct Project {
     pub locales: Option<Vec<String>>,
     /// `[docs] default_locale`.
     pub default_locale: Option<String>,
+    /// `[docs] dir`, `static` and `generator`, `[skills] dirs`: where the content is, checked
+    /// against the tree by [`layout`](super::layout).
+    pub layout: LayoutKeys,
+}
+
+/// The layout keys of `folio.toml`, each with the line and column of its value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LayoutKeys {
+    /// `[docs] dir`: the folder holding the pages, relative to the content root.
+    pub docs: Option<(String, u32, u32)>,
+    /// `[docs] static`: folders a site serves at `/`.
+    pub assets: Option<(Vec<String>, u32, u32)>,
+    /// `[docs] generator`: the site generator whose rules apply, or `"none"`.
+    pub generator: Option<(String, u32, u32)>,
+    /// `[skills] dirs`: folders holding skills.
+    pub skills: Option<(Vec<String>, u32, u32)>,
 }
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
@@ -100,7 +128,8 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
                 )
                 .with_help(
                     "known keys: [catalog] name, version, title, description, instructions; [server] ttl_ms, \
-                         max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] locales, default_locale",
+                         max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] dir, static, generator, locales, \
+                         default_locale; [skills] dirs",
                 ),
             );
             return out;
@@ -127,6 +156,17 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
     out.ignore_links = file.check.ignore_links.unwrap_or_default();
     out.lints = lint_requests(path, text, file.lints, diags);
+    let at = |span: std::ops::Range<usize>| line_column(text, span.start);
+    out.layout = LayoutKeys {
+        docs: file.docs.dir.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+        assets: file.docs.static_dirs.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+        generator: file
+            .docs
+            .generator
+            .as_ref()
+            .map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+        skills: file.skills.dirs.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+    };
     (out.locales, out.default_locale) = docs_locales(path, text, file.docs, diags);
     out
 }

@@ -29,9 +29,10 @@ use std::sync::Arc;
 pub use beneath::{Root, Stamp};
 use beneath::{is_link_refused, open_file};
 pub use walker::MAX_DEPTH;
-use walker::Walker;
+use walker::{Top, Walker};
 
 use super::diagnostic::Diagnostic;
+use super::layout::{Layout, Part};
 
 /// Largest file the compiler reads, in bytes (8 MiB). A skill may hold at most 16 MiB in total
 /// (SEP-2640), and a doc larger than this is almost certainly generated output committed by
@@ -83,16 +84,18 @@ pub struct Walk {
     pub unserved: Vec<String>,
 }
 
-/// Walks a content root: `folio.toml`, `docs/` and `skills/` (anything else in the root is not
-/// content and is not read). Never fails: every problem is a diagnostic.
+/// Walks a content root: `folio.toml` and the folders `layout` reads (its docs folder, its skills
+/// folders, its static folders; anything else in the root is not content and is not read).
+/// Never fails: every problem is a diagnostic.
 ///
 /// Each doc is handed to `doc` as soon as it is found, so a caller can read docs while the rest
 /// of the tree is walked. Docs come in walk order, which is not path order (`docs/a/x.md` comes
 /// before `docs/a-b.md`) but paths compared component by component (`codec::source_order`); the
 /// returned [`Walk::files`] holds the other files (`folio.toml`, skill files) in the same order,
 /// so the docs and then the files are one sequence in that order. Skill files wait for the end
-/// of the walk: which directory is a skill is known only once every `SKILL.md` is found.
-pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
+/// of the walk: which directory is a skill is known only once every `SKILL.md` is found. Paths
+/// are catalog paths (`docs/…`, `skills/…`, `static/…`): see [`Layout`].
+pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
     let opened = root.canonicalize().and_then(Root::open);
     let root = match opened {
@@ -125,35 +128,80 @@ pub fn walk(root: &Path, mut doc: impl FnMut(Found)) -> Walk {
             Target::Refused(d) => out.diagnostics.push(d),
         }
     }
-    let mut walker =
-        Walker { root: &root, diags: &mut out.diagnostics, links: Vec::new(), hidden: Vec::new() };
-    walker.top("docs", &mut |path, abs| {
-        if super::process::is_markdown(&path) {
-            doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root) });
-        } else {
-            out.unserved.push(path);
+    let mut walker = Walker {
+        root: &root,
+        diags: &mut out.diagnostics,
+        links: Vec::new(),
+        hidden: Vec::new(),
+        skip: Vec::new(),
+        collections: false,
+    };
+    let mut hidden = Vec::new();
+    for mount in &layout.mounts {
+        // A folder read as one part is not walked again as part of another that holds it.
+        walker.skip = layout
+            .mounts
+            .iter()
+            .filter(|other| other.dir != mount.dir && other.dir.starts_with(mount.dir.as_str()))
+            .filter_map(|other| canonical_root.join(&other.dir).canonicalize().ok())
+            .collect();
+        let top = Top {
+            dir: &mount.dir,
+            logical: mount.part.logical(),
+            collections: mount.part == Part::Skills && !mount.dir.is_empty(),
+        };
+        walker.hidden.clear();
+        match mount.part {
+            Part::Docs => walker.top(&top, &mut |path, abs| {
+                if super::process::is_markdown(&path) {
+                    doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root) });
+                } else {
+                    out.unserved.push(path);
+                }
+            }),
+            Part::Skills => {
+                walker.top(&top, &mut |path, abs| files.push((path, abs)));
+                hidden.append(&mut walker.hidden);
+            }
+            Part::Assets => walker.top(&top, &mut |path, _| out.unserved.push(path)),
         }
+    }
+    // Two skills folders may hold one path: the first folder keeps it, and the other is named.
+    let mut seen = BTreeSet::new();
+    files.retain(|(path, _)| {
+        let first = seen.insert(path.clone());
+        if !first {
+            out.diagnostics.push(
+                Diagnostic::error(
+                    "duplicate-uri",
+                    path,
+                    1,
+                    1,
+                    format!("two skills folders hold `{path}`; only the first folder's file is read"),
+                )
+                .with_help("rename one of the skills, or list only one of the folders in `[skills] dirs`"),
+            );
+        }
+        first
     });
-    walker.hidden.clear();
-    walker.top("skills", &mut |path, abs| files.push((path, abs)));
-    let hidden = std::mem::take(&mut walker.hidden);
     // Pushed in walk order already; sorting states the order the compiler relies on.
     files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     out.unserved.sort();
+    out.unserved.dedup();
     out.files = classify(files, &hidden, &root, &mut out.diagnostics);
     out
 }
 
-/// The skill directory a content-relative path under `skills/` belongs to: the deepest directory
+/// The skill directory a catalog path under `skills/` belongs to: the deepest directory
 /// above it that holds a `SKILL.md` (as the walk decides it), content-relative. `None` when none
 /// does.
-pub fn skill_dir_of(root: &Path, path: &str) -> Option<String> {
+pub fn skill_dir_of(root: &Path, layout: &Layout, path: &str) -> Option<String> {
     let mut dir = path;
     while let Some((parent, _)) = dir.rsplit_once('/') {
         if parent == "skills" {
             return None;
         }
-        if std::fs::symlink_metadata(root.join(parent).join("SKILL.md")).is_ok() {
+        if std::fs::symlink_metadata(root.join(layout.real(root, parent)).join("SKILL.md")).is_ok() {
             return Some(parent.to_owned());
         }
         dir = parent;

@@ -23,10 +23,10 @@ pub(in crate::compile) fn entry_record(
         Kind::Settings => return None,
         Kind::Doc => (uri::doc(doc_path(&found.path)), EntryKind::Doc),
         Kind::SkillDocument { skill_dir } => {
-            (uri::skill_file(skill_path(skill_dir.as_str()), "SKILL.md"), EntryKind::SkillDocument)
+            (uri::skill_file(&skill_path(skill_dir.as_str()), "SKILL.md"), EntryKind::SkillDocument)
         }
         Kind::SkillFile { skill_dir } => (
-            uri::skill_file(skill_path(skill_dir.as_str()), &found.path[skill_dir.len() + 1..]),
+            uri::skill_file(&skill_path(skill_dir.as_str()), &found.path[skill_dir.len() + 1..]),
             EntryKind::SkillFile,
         ),
     };
@@ -86,7 +86,7 @@ pub(super) fn skill_record(
     document: u32,
     files: Vec<SkillFile>,
 ) -> Skill {
-    let path = skill_path(dir).to_owned();
+    let path = skill_path(dir).into_owned();
     let name = meta.name.map_or_else(|| path.rsplit('/').next().unwrap_or(&path).to_owned(), |n| n.value);
     Skill {
         title: title.unwrap_or_else(|| name.clone()),
@@ -115,9 +115,15 @@ fn doc_path(path: &str) -> &str {
     path.strip_prefix("docs/").unwrap_or(path)
 }
 
-/// `skills/acme/billing` → `acme/billing`.
-fn skill_path(dir: &str) -> &str {
-    dir.strip_prefix("skills/").unwrap_or(dir)
+/// `skills/acme/billing` → `acme/billing`. A hidden folder that groups skills
+/// (`skills/.curated/gh-fix-ci`) is not part of the path: the skill is `gh-fix-ci`, as the
+/// hosts that install from such a collection name it.
+fn skill_path(dir: &str) -> std::borrow::Cow<'_, str> {
+    let path = dir.strip_prefix("skills/").unwrap_or(dir);
+    if !path.split('/').any(|s| s.starts_with('.')) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    std::borrow::Cow::Owned(path.split('/').filter(|s| !s.starts_with('.')).collect::<Vec<_>>().join("/"))
 }
 
 /// A title from a doc's file name: `getting-started.md` → `getting-started`; an index page

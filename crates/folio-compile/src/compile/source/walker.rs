@@ -28,6 +28,22 @@ pub(super) struct Walker<'a> {
     pub(super) links: Vec<(PathBuf, PathBuf)>,
     /// Content-relative paths of the hidden files and directories skipped.
     pub(super) hidden: Vec<String>,
+    /// Canonical directories not to walk: folders the layout reads as another part (a `skills/`
+    /// inside a root read as `docs/`), and dependency folders (`node_modules`).
+    pub(super) skip: Vec<PathBuf>,
+    /// The folder being walked holds skills (see [`Top::collections`]).
+    pub(super) collections: bool,
+}
+
+/// A folder of the tree to walk, and how.
+pub(super) struct Top<'m> {
+    /// Its path relative to the content root (`""` for the root itself).
+    pub(super) dir: &'m str,
+    /// The catalog path its files get (`docs`).
+    pub(super) logical: &'m str,
+    /// True for a skills folder: a hidden folder directly in it is a collection of skills
+    /// (`skills/.curated/`) and is walked.
+    pub(super) collections: bool,
 }
 
 /// One directory being walked: its content-relative path, its canonical path, the canonical
@@ -40,12 +56,18 @@ struct At<'p> {
 }
 
 impl Walker<'_> {
-    /// Walks `root/top`, calling `file(content-relative path, path to read)` for each file.
-    pub(super) fn top(&mut self, top: &str, file: &mut dyn FnMut(String, PathBuf)) {
-        let start = self.root.path.join(top);
+    /// Walks `root/top.dir`, calling `file(catalog path, path to read)` for each file; the
+    /// catalog path is the file's path below `top.dir`, under `top.logical`.
+    pub(super) fn top(&mut self, top: &Top<'_>, file: &mut dyn FnMut(String, PathBuf)) {
+        let start = self.root.path.join(top.dir);
+        let shown = if top.dir.is_empty() { "." } else { top.dir };
         let Ok(meta) = std::fs::symlink_metadata(&start) else { return };
-        let dir = if meta.file_type().is_symlink() {
-            match resolve_link(&start, top, &self.root.path) {
+        let dir = if top.dir.is_empty() {
+            start
+        } else if meta.file_type().is_symlink() || top.dir.contains('/') {
+            // A folder named by the layout may lie below a link (`site -> website`): resolved
+            // to its canonical path, and refused when that leaves the root.
+            match resolve_link(&start, shown, &self.root.path) {
                 Target::Dir(dir) => dir,
                 // A `docs` or `skills` that is not a directory holds no content.
                 Target::File(_) => return,
@@ -56,11 +78,12 @@ impl Walker<'_> {
         } else {
             return;
         };
+        self.collections = top.collections;
         match self.root.open_dir(&dir) {
             Ok(handle) => {
-                self.dir(&At { path: top, canonical: &dir, start: &dir, depth: 0 }, &handle, file);
+                self.dir(&At { path: top.logical, canonical: &dir, start: &dir, depth: 0 }, &handle, file);
             }
-            Err(e) => self.unreadable(top, &e),
+            Err(e) => self.unreadable(shown, &e),
         }
     }
 
@@ -76,8 +99,16 @@ impl Walker<'_> {
                 None => (entry.name.to_string_lossy(), false),
             };
             let rel = format!("{}/{name}", at.path);
-            if is_hidden(&entry.name) {
+            let canonical = at.canonical.join(&entry.name);
+            let collection =
+                self.collections && at.depth == 0 && entry.kind == EntryKind::Dir && entry.name != ".git";
+            if is_hidden(&entry.name) && !collection {
                 self.hidden.push(rel);
+                continue;
+            }
+            if entry.kind == EntryKind::Dir
+                && (entry.name == "node_modules" || self.skip.contains(&canonical))
+            {
                 continue;
             }
             if !utf8 {
@@ -92,7 +123,6 @@ impl Walker<'_> {
                     .with_help("rename it using UTF-8 characters"),
                 );
             }
-            let canonical = at.canonical.join(&entry.name);
             match entry.kind {
                 // Sizes are checked when the file is read (on all cores), not with a stat here.
                 EntryKind::File => file(rel, canonical),

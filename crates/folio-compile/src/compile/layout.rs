@@ -1,0 +1,426 @@
+//! Where a tree keeps its content: which folder of the content root is the catalog's `docs/`,
+//! which folders hold skills (`skills/`), and which folders a site serves at `/` (static assets).
+//! Decided once per compile, before the walk, from (first to last) the command line
+//! (`--docs`, `--skills`), `folio.toml` (`[docs] dir`, `static`, `generator`, `[skills] dirs`),
+//! the config file of a site generator found in the root or one folder below it (`detect`), and
+//! Folio's own layout (`docs/`, `skills/`).
+//!
+//! The catalog has one namespace whatever the layout: a page is `docs/…` and a skill file
+//! `skills/…`, wherever the folder sits in the repository (an mdBook's `guide/src/intro.md` is
+//! the catalog's `docs/intro.md`, served as `resource://docs/intro.md`). Diagnostics are
+//! reported at the files' real paths ([`Layout::translate`]), so an editor opens the right file.
+//!
+//! Reads only `folio.toml`, the names in the root and one level below it, and the small config
+//! files it detects; must not read content (that is `source`).
+
+mod detect;
+
+use std::path::Path;
+
+pub use detect::Generator;
+
+use super::diagnostic::Diagnostic;
+use super::settings::LayoutKeys;
+
+/// A part of the catalog a folder of the tree is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// Pages: the catalog's `docs/`.
+    Docs,
+    /// Skills: the catalog's `skills/`.
+    Skills,
+    /// Static assets a site serves at `/` (`public/`, `static/`): valid link targets, not served.
+    Assets,
+}
+
+impl Part {
+    /// The catalog path the folder's files are under.
+    pub fn logical(self) -> &'static str {
+        match self {
+            Part::Docs => "docs",
+            Part::Skills => "skills",
+            Part::Assets => "static",
+        }
+    }
+}
+
+/// One folder of the tree read as a part of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    /// What its files are.
+    pub part: Part,
+    /// Its path relative to the content root, `/`-separated; empty for the root itself.
+    pub dir: String,
+}
+
+/// What the command line asks for, which wins over `folio.toml` and detection.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requested {
+    /// `--docs DIR`.
+    pub docs: Option<String>,
+    /// `--skills DIR` (repeatable).
+    pub skills: Vec<String>,
+}
+
+/// The folders a compile reads, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// Every folder read, docs first, then skills, then assets.
+    pub mounts: Vec<Mount>,
+    /// The site generator whose rules apply, when one was detected or named.
+    pub generator: Option<Generator>,
+    /// The config file the generator was detected from (content-relative), when it was.
+    pub detected_from: Option<String>,
+}
+
+impl Default for Layout {
+    /// Folio's own layout: `docs/` and `skills/`.
+    fn default() -> Self {
+        Layout {
+            mounts: vec![
+                Mount { part: Part::Docs, dir: "docs".to_owned() },
+                Mount { part: Part::Skills, dir: "skills".to_owned() },
+            ],
+            generator: None,
+            detected_from: None,
+        }
+    }
+}
+
+impl Layout {
+    /// Works out the layout of the tree at `root` (canonical). Problems (a folder that does not
+    /// exist, an unknown generator) are `invalid-config` errors; what cannot be used falls back
+    /// to what detection or the default gives.
+    pub fn resolve(root: &Path, keys: &LayoutKeys, requested: &Requested) -> (Layout, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let mut generator = None;
+        let mut named = false;
+        if let Some((name, line, column)) = &keys.generator {
+            match Generator::parse(name) {
+                Some(g) => {
+                    generator = g;
+                    named = true;
+                }
+                None => diags.push(
+                    Diagnostic::error(
+                        "invalid-config",
+                        "folio.toml",
+                        *line,
+                        *column,
+                        format!("invalid `folio.toml` [docs]: unknown generator `{name}`"),
+                    )
+                    .with_help(format!("known generators: {}, or \"none\"", Generator::names())),
+                ),
+            }
+        }
+        let detected = if named { None } else { detect::detect(root) };
+        let mut layout = match &detected {
+            Some(found) => {
+                generator = Some(found.generator);
+                let mut mounts = vec![Mount { part: Part::Docs, dir: found.docs.clone() }];
+                mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
+                mounts.extend(found.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
+                Layout { mounts, generator, detected_from: Some(found.config.clone()) }
+            }
+            None => {
+                let mut layout = Layout { generator, ..Layout::default() };
+                if let Some(g) = generator {
+                    layout.mounts[0].dir = g.default_docs().to_owned();
+                    layout.mounts.extend(
+                        g.default_assets(&layout.mounts[0].dir)
+                            .into_iter()
+                            .map(|dir| Mount { part: Part::Assets, dir }),
+                    );
+                }
+                layout
+            }
+        };
+        let mut folder = |dir: &str, what: &str, at: Option<(u32, u32)>| -> Option<String> {
+            let checked = check_dir(root, dir);
+            if let Err(why) = &checked {
+                diags.push(
+                    match at {
+                        Some((line, column)) => Diagnostic::error(
+                            "invalid-config",
+                            "folio.toml",
+                            line,
+                            column,
+                            format!("invalid `folio.toml`: {what} `{dir}` {why}"),
+                        ),
+                        None => {
+                            Diagnostic::error("invalid-config", ".", 1, 1, format!("{what} `{dir}` {why}"))
+                        }
+                    }
+                    .with_help(
+                        "name a folder inside the content root, relative to it (`.` for the root itself)",
+                    ),
+                );
+            }
+            checked.ok()
+        };
+        let docs = match (&requested.docs, &keys.docs) {
+            (Some(dir), _) => folder(dir, "--docs", None),
+            (None, Some((dir, line, column))) => folder(dir, "[docs] dir", Some((*line, *column))),
+            (None, None) => None,
+        };
+        if let Some(dir) = docs {
+            layout.mounts.retain(|m| m.part != Part::Docs);
+            layout.mounts.insert(0, Mount { part: Part::Docs, dir });
+        }
+        let skills: Option<Vec<String>> = if requested.skills.is_empty() {
+            keys.skills.as_ref().map(|(dirs, line, column)| {
+                dirs.iter().filter_map(|d| folder(d, "[skills] dirs", Some((*line, *column)))).collect()
+            })
+        } else {
+            Some(requested.skills.iter().filter_map(|d| folder(d, "--skills", None)).collect())
+        };
+        if let Some(dirs) = skills {
+            layout.mounts.retain(|m| m.part != Part::Skills);
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Skills, dir }));
+        }
+        if let Some((dirs, line, column)) = &keys.assets {
+            let dirs: Vec<String> =
+                dirs.iter().filter_map(|d| folder(d, "[docs] static", Some((*line, *column)))).collect();
+            layout.mounts.retain(|m| m.part != Part::Assets);
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Assets, dir }));
+        }
+        layout.mounts.sort_by_key(|m| m.part);
+        layout.mounts.dedup();
+        (layout, diags)
+    }
+
+    /// The folder read as `docs/`.
+    pub fn docs_dir(&self) -> &str {
+        self.mounts.iter().find(|m| m.part == Part::Docs).map_or("docs", |m| m.dir.as_str())
+    }
+
+    /// True when every folder is where the catalog puts it (`docs/` is `docs/`, skills are in
+    /// `skills/`), so paths need no translation.
+    fn is_identity(&self) -> bool {
+        self.mounts.iter().all(|m| m.part == Part::Assets || m.dir == m.part.logical())
+    }
+
+    /// The real path (content-relative) of the catalog path `logical`: `docs/intro.md` →
+    /// `guide/src/intro.md`. Where several folders are read as one part (two skills folders),
+    /// the one that holds the path on disk.
+    pub fn real(&self, root: &Path, logical: &str) -> String {
+        if self.is_identity() {
+            return logical.to_owned();
+        }
+        let mut first = None;
+        for mount in &self.mounts {
+            let Some(rest) = strip_dir(logical, mount.part.logical()) else { continue };
+            let real = join(&mount.dir, rest);
+            if self.mounts.iter().filter(|m| m.part == mount.part).count() == 1
+                || std::fs::symlink_metadata(root.join(&real)).is_ok()
+            {
+                return real;
+            }
+            first.get_or_insert(real);
+        }
+        first.unwrap_or_else(|| logical.to_owned())
+    }
+
+    /// The catalog path of a real path (content-relative), when a folder of the layout holds it:
+    /// the deepest such folder decides.
+    pub fn logical(&self, real: &str) -> Option<String> {
+        if matches!(real, "." | "folio.toml") {
+            return None;
+        }
+        let mount = self
+            .mounts
+            .iter()
+            .filter(|m| m.part != Part::Assets && strip_dir(real, &m.dir).is_some())
+            .max_by_key(|m| m.dir.len())?;
+        Some(join(mount.part.logical(), strip_dir(real, &mount.dir).unwrap_or("")))
+    }
+
+    /// Rewrites diagnostics from catalog paths to real ones: the path, and the paths named in
+    /// backticks in the message and help (`` `docs/intro.md` `` → `` `src/intro.md` ``).
+    pub fn translate(&self, root: &Path, diagnostics: &mut [Diagnostic]) {
+        if self.is_identity() {
+            return;
+        }
+        let renames: Vec<(String, String)> = self
+            .mounts
+            .iter()
+            .filter(|m| m.part == Part::Docs && m.dir != "docs")
+            .map(|m| {
+                ("`docs/".to_owned(), if m.dir.is_empty() { "`".to_owned() } else { format!("`{}/", m.dir) })
+            })
+            .collect();
+        for d in diagnostics {
+            d.path = self.real(root, &d.path);
+            for (from, to) in &renames {
+                if d.message.contains(from.as_str()) {
+                    d.message = d.message.replace(from.as_str(), to);
+                }
+                if let Some(help) = &mut d.help
+                    && help.contains(from.as_str())
+                {
+                    *help = help.replace(from.as_str(), to);
+                }
+            }
+        }
+    }
+
+    /// One line saying what was read: `docs from guide/src (mdBook, detected from
+    /// guide/book.toml)`.
+    pub fn describe(&self) -> String {
+        let shown = |dir: &str| if dir.is_empty() { ".".to_owned() } else { format!("{dir}/") };
+        let mut out = format!("docs from {}", shown(self.docs_dir()));
+        let skills: Vec<String> =
+            self.mounts.iter().filter(|m| m.part == Part::Skills).map(|m| shown(&m.dir)).collect();
+        if !skills.is_empty() {
+            out.push_str(&format!(", skills from {}", skills.join(", ")));
+        }
+        let assets: Vec<String> =
+            self.mounts.iter().filter(|m| m.part == Part::Assets).map(|m| shown(&m.dir)).collect();
+        if !assets.is_empty() {
+            out.push_str(&format!(", static files from {}", assets.join(", ")));
+        }
+        match (self.generator, &self.detected_from) {
+            (Some(g), Some(file)) => out.push_str(&format!(" ({}, detected from {file})", g.name())),
+            (Some(g), None) => out.push_str(&format!(" ({}, as folio.toml says)", g.name())),
+            (None, _) => {}
+        }
+        out
+    }
+}
+
+impl Layout {
+    /// `no-content`: the error for a compile that found no doc and no skill. When the tree holds
+    /// markdown elsewhere, it names some and the folder most of it is in, to pass as `--docs`.
+    pub fn nothing_found(&self, root: &Path) -> Diagnostic {
+        let found = markdown_in(root);
+        let message = match found.first() {
+            None => {
+                format!("found no docs and no skills (read {}); the tree holds no markdown", self.describe())
+            }
+            Some(example) => format!(
+                "found no docs and no skills (read {}), but the tree holds {}{} markdown files elsewhere, such as `{example}`",
+                self.describe(),
+                if found.len() >= MARKDOWN_SCAN { "at least " } else { "" },
+                found.len()
+            ),
+        };
+        let help = match busiest_folder(&found) {
+            Some(dir) => format!(
+                "if the pages are in `{dir}/`, run with `--docs {dir}` or set `[docs] dir = \"{dir}\"` in folio.toml; \
+                 skills are folders holding a `SKILL.md` under `skills/` (or the folders `[skills] dirs` names)"
+            ),
+            None => {
+                "Folio reads pages from `docs/` and skills from `skills/<name>/SKILL.md`; name other folders \
+                     with `--docs DIR`, `--skills DIR`, or `[docs] dir` and `[skills] dirs` in folio.toml"
+                    .to_owned()
+            }
+        };
+        Diagnostic::error("no-content", ".", 1, 1, message).with_help(help)
+    }
+}
+
+/// How many markdown files [`Layout::nothing_found`] looks for at most.
+const MARKDOWN_SCAN: usize = 1000;
+
+/// Up to [`MARKDOWN_SCAN`] markdown files of the tree (content-relative, in name order, at most
+/// eight folders deep), outside hidden and dependency folders, from their names alone (links are
+/// not followed).
+fn markdown_in(root: &Path) -> Vec<String> {
+    fn scan(root: &Path, rel: &str, depth: usize, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
+        let mut entries: Vec<(String, std::fs::FileType)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, kind) in entries {
+            if out.len() >= MARKDOWN_SCAN
+                || name.starts_with('.')
+                || name == "node_modules"
+                || name == "target"
+            {
+                continue;
+            }
+            let path = join(rel, &name);
+            if kind.is_dir() && depth < 8 {
+                scan(root, &path, depth + 1, out);
+            } else if kind.is_file() && (name.ends_with(".md") || name.ends_with(".mdx")) {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    scan(root, "", 0, &mut out);
+    out
+}
+
+/// The folder most of `files` are in: the top folder holding the most, then down while one
+/// folder below holds nine in ten of them and the folder itself holds none directly (`guide` →
+/// `guide/src`). `None` when most files are in the root itself.
+fn busiest_folder(files: &[String]) -> Option<String> {
+    let mut dir = String::new();
+    loop {
+        let below: Vec<&str> = files.iter().filter_map(|f| strip_dir(f, &dir)).collect();
+        let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        let mut direct = 0;
+        for path in &below {
+            match path.split_once('/') {
+                Some((top, _)) => *counts.entry(top).or_default() += 1,
+                None => direct += 1,
+            }
+        }
+        let (top, n) = counts.iter().max_by_key(|(name, n)| (**n, std::cmp::Reverse(**name)))?;
+        let descend = if dir.is_empty() { *n > direct } else { direct == 0 && *n * 10 >= below.len() * 9 };
+        if !descend {
+            return (!dir.is_empty()).then_some(dir);
+        }
+        dir = join(&dir, top);
+    }
+}
+
+/// `path` below the folder `dir` (`""` is the root): the rest of the path, or `None` when it is
+/// not inside. The folder itself gives `""`.
+fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
+    if dir.is_empty() {
+        return Some(path);
+    }
+    match path.strip_prefix(dir)? {
+        "" => Some(""),
+        rest => rest.strip_prefix('/'),
+    }
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    match (dir.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_owned(),
+        (false, true) => dir.to_owned(),
+        (false, false) => format!("{dir}/{rest}"),
+    }
+}
+
+/// A folder name as written (`./guide/src/`, `.`) in the layout's form (`guide/src`, ``), when
+/// it is a directory inside the root; else why not.
+fn check_dir(root: &Path, written: &str) -> Result<String, &'static str> {
+    let mut parts = Vec::new();
+    for part in written.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => return Err("leaves the content root"),
+            p => parts.push(p),
+        }
+    }
+    if written.starts_with('/') {
+        return Err("is an absolute path; write it relative to the content root");
+    }
+    let dir = parts.join("/");
+    let at = root.join(&dir);
+    match at.canonicalize() {
+        Ok(resolved) if !resolved.starts_with(root) => Err("leaves the content root"),
+        Ok(resolved) if resolved.is_dir() => Ok(dir),
+        Ok(_) => Err("is not a directory"),
+        Err(_) => Err("does not exist"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
