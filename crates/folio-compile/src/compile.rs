@@ -203,6 +203,10 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     // is found, which is `codec::source_order` (a walk sorted by file name, then the other files
     // sorted the same way), so streamed bodies can be put back in that order.
     let mut cache = cache;
+    let render = layout.render();
+    if let Some(cache) = cache.as_deref_mut() {
+        cache.use_render(render);
+    }
     let reuse = cache.as_deref();
     let (walk, rank, n_skills, mut results, dicts, mut fresh) = std::thread::scope(|scope| {
         let (to_workers, found) = std::sync::mpsc::channel::<(usize, Found)>();
@@ -250,7 +254,7 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
             }
             (walk, rank, n_skills)
         });
-        let (results, dicts, fresh) = process_all(found, &mut mode, &mut diagnostics, reuse);
+        let (results, dicts, fresh) = process_all(found, &mut mode, &mut diagnostics, reuse, render);
         let (walk, rank, n_skills) = crate::parallel::join(walker);
         (walk, rank, n_skills, results, dicts, fresh)
     });
@@ -280,7 +284,15 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     let files = places.into_iter().map(move |(worker, i)| {
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
-    let built = assemble::build(files, n_docs, dicts, &walk.unserved, assemble, config, &mut diagnostics);
+    let built = assemble::build(
+        files,
+        n_docs,
+        dicts,
+        &walk.unserved,
+        assemble,
+        (config, &layout.site),
+        &mut diagnostics,
+    );
     let found = (n_docs, n_skills);
     // An empty catalog is never a quiet success; an error of its own already says why.
     if found == (0, 0) && !diagnostics.iter().any(Diagnostic::is_error) {

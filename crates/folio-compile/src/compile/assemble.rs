@@ -55,7 +55,7 @@ pub fn build(
     dicts: Vec<super::index::TermDict>,
     unserved: &[String],
     assemble: bool,
-    config: &Config,
+    (config, site): (&Config, &super::layout::SiteRules),
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
     let Gathered { settings, framed, mut entries, mut bodies, mut small, mut out_docs, pending, skills } =
@@ -118,8 +118,15 @@ pub fn build(
                 None
             };
             let skills = SkillsView { list: &skill_list, records: &skill_records, out: &out_skills };
-            let mut linked =
-                resolve_links(&entries, &out_docs, pending, skills, (ignore, &locales), unserved, assemble);
+            let mut linked = resolve_links(
+                &entries,
+                &out_docs,
+                pending,
+                skills,
+                (ignore, &locales, site),
+                unserved,
+                assemble,
+            );
             levels.apply(&mut linked.diagnostics);
             let clean = !diags.iter().chain(&linked.diagnostics).any(|d| gate.blocks(d));
             let backlinks = (assemble && clean)
@@ -418,7 +425,7 @@ fn resolve_links(
     docs: &[Doc],
     pending: Vec<Pending>,
     skills: SkillsView<'_>,
-    (ignore, locales): (Vec<String>, &super::locales::Locales),
+    (ignore, locales, site): (Vec<String>, &super::locales::Locales, &super::layout::SiteRules),
     unserved: &[String],
     keep_links: bool,
 ) -> Linked {
@@ -452,6 +459,8 @@ fn resolve_links(
         skill_names: skill_names(skills),
         locale_folders: locales.folders.iter().map(String::as_str).collect(),
         default_locale: (!locales.folders.is_empty()).then_some(locales.default.as_str()),
+        site: site.clone(),
+        open_anchors: pending.iter().filter(|p| p.markdown.generated).map(|p| p.path.as_str()).collect(),
     };
     // The first doc to claim an alias keeps it: the first in path order.
     let mut claims: Vec<(&Doc, &Pending)> =

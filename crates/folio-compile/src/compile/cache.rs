@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use super::index::{Indexer, TermDict};
+use super::markdown::Render;
 use super::source::{self, Found, Stamp};
 use super::{Diagnostic, Processed};
 
@@ -46,6 +47,8 @@ pub struct Cache {
     /// Files the last compile reused (same bytes as before), and files it compiled anew.
     reused: usize,
     compiled: usize,
+    /// How the cached files were rendered (heading-id rule, wiki links).
+    render: Option<Render>,
 }
 
 /// What one file came to during an incremental compile, beside its [`Processed`].
@@ -58,6 +61,16 @@ pub(crate) struct Fresh {
 }
 
 impl Cache {
+    /// Forgets every file when this compile renders pages by other rules than the ones that
+    /// filled the cache (a `folio.toml` edit): their anchors and links would be the old rules'.
+    pub(crate) fn use_render(&mut self, render: Render) {
+        if self.render != Some(render) {
+            self.files.clear();
+            self.dicts.clear();
+            self.render = Some(render);
+        }
+    }
+
     /// Files the last compile reused (same bytes as the compile before) and files it compiled
     /// anew (new or changed).
     pub fn counts(&self) -> (usize, usize) {
@@ -96,6 +109,7 @@ impl Cache {
         indexer: Option<&mut Indexer>,
         diags: &mut Vec<Diagnostic>,
         fresh: &mut Fresh,
+        render: Render,
     ) -> Option<Processed> {
         if let Some(hit) = self.unchanged(&found, source::stamp_now(&found)) {
             diags.extend(hit.diagnostics.iter().cloned());
@@ -122,7 +136,8 @@ impl Cache {
             fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
-        let processed = super::process::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics);
+        let processed =
+            super::process::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics, render);
         diags.extend(fresh.diagnostics.iter().cloned());
         processed
     }

@@ -14,10 +14,12 @@
 //! files it detects; must not read content (that is `source`).
 
 mod detect;
+mod site;
 
 use std::path::Path;
 
 pub use detect::Generator;
+pub use site::SiteRules;
 
 use super::diagnostic::Diagnostic;
 use super::settings::LayoutKeys;
@@ -71,6 +73,9 @@ pub struct Layout {
     pub generator: Option<Generator>,
     /// The config file the generator was detected from (content-relative), when it was.
     pub detected_from: Option<String>,
+    /// How the site routes and renders its pages: the generator's preset, with `folio.toml`
+    /// `[site]` over it.
+    pub site: SiteRules,
 }
 
 impl Default for Layout {
@@ -83,6 +88,7 @@ impl Default for Layout {
             ],
             generator: None,
             detected_from: None,
+            site: SiteRules::default(),
         }
     }
 }
@@ -120,7 +126,12 @@ impl Layout {
                 let mut mounts = vec![Mount { part: Part::Docs, dir: found.docs.clone() }];
                 mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
                 mounts.extend(found.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
-                Layout { mounts, generator, detected_from: Some(found.config.clone()) }
+                Layout {
+                    mounts,
+                    generator,
+                    detected_from: Some(found.config.clone()),
+                    site: SiteRules::default(),
+                }
             }
             None => {
                 let mut layout = Layout { generator, ..Layout::default() };
@@ -186,7 +197,28 @@ impl Layout {
         }
         layout.mounts.sort_by_key(|m| m.part);
         layout.mounts.dedup();
+        layout.site = SiteRules::preset(layout.generator, root, layout.detected_from.as_deref());
+        let (site, keys) = (&mut layout.site, &keys.site);
+        if let Some(rule) = keys.heading_ids {
+            site.heading_ids = rule;
+        }
+        if let Some(base) = &keys.base {
+            site.base.clone_from(base);
+        }
+        if let Some(nav) = &keys.nav_files {
+            site.nav_files.clone_from(nav);
+        }
+        site.ordering_prefixes = keys.ordering_prefixes.or(site.ordering_prefixes);
+        site.case_insensitive_routes = keys.case_insensitive_routes.unwrap_or(site.case_insensitive_routes);
+        site.routes_from_root = keys.routes_from_root.unwrap_or(site.routes_from_root);
+        site.directory_urls = keys.directory_urls.unwrap_or(site.directory_urls);
         (layout, diags)
+    }
+
+    /// How pages are rendered: the site's heading-id rule; wiki links only where no site
+    /// generator's rules apply.
+    pub fn render(&self) -> crate::compile::markdown::Render {
+        crate::compile::markdown::Render { ids: self.site.heading_ids, wiki_links: self.generator.is_none() }
     }
 
     /// The folder read as `docs/`.

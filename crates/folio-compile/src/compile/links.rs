@@ -135,6 +135,11 @@ pub struct Targets<'a> {
     pub locale_folders: Vec<&'a str>,
     /// The default locale's folder, when there are locale folders.
     pub default_locale: Option<&'a str>,
+    /// How the site routes its pages ([`SiteRules`](super::layout::SiteRules)).
+    pub site: super::layout::SiteRules,
+    /// Pages whose anchors cannot be known (a plugin directive writes content into them):
+    /// links to their anchors are not checked.
+    pub open_anchors: BTreeSet<&'a str>,
 }
 
 impl<'a> Targets<'a> {

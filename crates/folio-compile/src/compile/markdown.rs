@@ -46,6 +46,7 @@ use crate::catalog::{LinkKind, Section, mdx};
 
 mod html;
 mod hugo;
+mod includes;
 mod indented;
 mod lines;
 mod slug;
@@ -55,6 +56,7 @@ use html::{decode_character_references, html_attributes, is_link};
 use hugo::find_ascii;
 use hugo::{hugo_includes, mask_hugo_block_shortcodes};
 use lines::LineIndex;
+pub use slug::HeadingIds;
 use slug::Slugger;
 #[cfg(test)]
 use slug::slug;
@@ -73,12 +75,16 @@ pub struct Markdown {
     /// Ids of definition-list terms (`Term` followed by `: definition`), which Hugo's goldmark
     /// gives GitHub-style ids from the same counter as headings (`autoDefinitionTermID`).
     pub term_ids: Vec<String>,
-    /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), which are link
-    /// targets as well as heading ids are.
+    /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), and the ids
+    /// footnotes are rendered with by the site's rule, which are link targets as well as heading
+    /// ids are.
     pub html_ids: Vec<String>,
     /// File names and paths written in the text, for the mention lint: filled only by
     /// [`analyze_with_mentions`] (a skill's markdown).
     pub mentions: Vec<Mention>,
+    /// True when a plugin directive writes content into the page at build time
+    /// (`::: module.path`): it has headings this analysis cannot see.
+    pub generated: bool,
 }
 
 impl Markdown {
@@ -110,9 +116,13 @@ pub struct RawLink {
     pub line: u32,
     /// 1-based column (in characters) of the start of the target text.
     pub column: u32,
-    /// True for a Hugo include shortcode (`{{% include "/_common/x.md" %}}`): the target's text
-    /// becomes part of this page, headings and all.
+    /// True for an include (Hugo's `{{% include "/_common/x.md" %}}`, mdBook's `{{#include}}`,
+    /// VitePress's `<!--@include:-->`, a snippet): the target's text becomes part of this page,
+    /// headings and all.
     pub include: bool,
+    /// True for a snippet's path, relative to the repository root (written here as a
+    /// site-absolute path).
+    pub from_root: bool,
 }
 
 impl RawLink {
@@ -131,6 +141,7 @@ impl RawLink {
             line,
             column,
             include,
+            from_root: false,
         }
     }
 
@@ -217,27 +228,59 @@ pub fn analyze(body: &str, first_line: u32) -> Markdown {
 /// first line in the file (after any frontmatter), so every reported line is a line of the whole
 /// file.
 pub fn analyze_in(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
-    analyze_body(body, first_line, dialect, false)
+    analyze_site(body, first_line, dialect, Render::default(), false)
 }
 
 /// [`analyze_in`], also collecting [`Markdown::mentions`] (the mention lint's words, on the same
 /// parse: a skill's markdown is read once).
 pub fn analyze_with_mentions(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
-    analyze_body(body, first_line, dialect, true)
+    analyze_site(body, first_line, dialect, Render::default(), true)
 }
 
-fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -> Markdown {
+/// How a site renders its pages, as far as the analysis must know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Render {
+    /// How heading and footnote ids are made.
+    pub ids: HeadingIds,
+    /// `[[x]]` is a wiki link (Folio's own trees, Obsidian-style notes); site generators have
+    /// none, and there `[[1]](url)` is a link whose text is `[1]`.
+    pub wiki_links: bool,
+}
+
+impl Default for Render {
+    fn default() -> Self {
+        Render { ids: HeadingIds::GitHub, wiki_links: true }
+    }
+}
+
+/// [`analyze_in`] for a page of a site that renders it by `render`; with `mentions`, also
+/// [`Markdown::mentions`].
+pub fn analyze_site(
+    body: &str,
+    first_line: u32,
+    dialect: Dialect,
+    render: Render,
+    mentions: bool,
+) -> Markdown {
+    analyze_body(body, first_line, dialect, render, mentions)
+}
+
+fn analyze_body(body: &str, first_line: u32, dialect: Dialect, render: Render, mentions: bool) -> Markdown {
+    let ids = render.ids;
+    let options = if render.wiki_links { options() } else { options() - Options::ENABLE_WIKILINKS };
     let (text, shifts, jsx_tags) = prepare(body, dialect);
     let text = text.as_ref();
     let lines = LineIndex::new(body, first_line);
     let locate = |offset: usize| lines.locate(shifts.to_file(offset));
     let mut acc =
         Analysis { mentions: mentions.then(Vec::new), jsx: dialect == Dialect::Mdx, ..Analysis::default() };
+    acc.slugs.rule = ids;
+    let mut footnotes = 0;
     // The blanked tags' attributes, read from the body as written (links are sorted below).
     for tag in jsx_tags {
         acc.push_html(body, tag, &|offset| lines.locate(offset));
     }
-    let mut iter = Parser::new_ext(text, options()).into_offset_iter();
+    let mut iter = Parser::new_ext(text, options).into_offset_iter();
     while let Some((event, range)) = iter.next() {
         // Every open link's text ends at or after this event: that is how the target of an inline
         // link is found (it starts after the `](` following the text). A link's own end event
@@ -246,10 +289,15 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -
             acc.extend_open_links(range.end);
         }
         match event {
-            Event::Start(Tag::Heading { level, id, .. }) => {
+            Event::Start(Tag::Heading { level, id, attrs, .. }) => {
+                // `{#id}`, or attr_list's `{ id="9.7.0" }` (MkDocs).
+                let attr_id = attrs.iter().find(|(key, _)| key.as_ref() == "id").and_then(|(_, value)| {
+                    let value = value.as_deref()?.trim_matches(['"', '\'']);
+                    (!value.is_empty()).then(|| value.to_owned())
+                });
                 acc.heading = Some(OpenHeading {
                     level: heading_level(level),
-                    explicit_id: id.map(|id| id.into_string()),
+                    explicit_id: id.map(|id| id.into_string()).or(attr_id),
                     // Located now, in source order with the links (see `LineIndex`).
                     line: locate(range.start).0,
                     text: String::new(),
@@ -280,13 +328,14 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -
             }
             // The first paragraph is a top-level one: not a quote, list item, footnote, table cell
             // or definition.
-            Event::Start(
-                Tag::BlockQuote(_)
-                | Tag::List(_)
-                | Tag::FootnoteDefinition(_)
-                | Tag::Table(_)
-                | Tag::DefinitionList,
-            ) => acc.block_depth += 1,
+            Event::Start(Tag::FootnoteDefinition(ref label)) => {
+                footnotes += 1;
+                acc.html_ids.extend(ids.footnote_ids(label, footnotes));
+                acc.block_depth += 1;
+            }
+            Event::Start(Tag::BlockQuote(_) | Tag::List(_) | Tag::Table(_) | Tag::DefinitionList) => {
+                acc.block_depth += 1
+            }
             Event::End(
                 TagEnd::BlockQuote(_)
                 | TagEnd::List(_)
@@ -361,9 +410,28 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, mentions: bool) -
         }
         acc.links.push(RawLink::new(target, false, false, locate(at), true));
     }
+    // mdBook's includes are written inside code blocks as often as outside.
+    for (at, target, from_root) in includes::includes(text) {
+        // A snippet's path is relative to the repository root: read as a site-absolute path,
+        // which is tried against `docs/` and then the content root.
+        let target = if from_root { format!("/{}", target.trim_start_matches('/')) } else { target };
+        let mut link = RawLink::new(target, false, false, locate(at), true);
+        link.from_root = from_root;
+        acc.links.push(link);
+    }
+    let generated = includes::generates_content(text);
+    // attr_list (MkDocs) gives any element an id: `**term**{ #term-id }`.
+    if ids == HeadingIds::PythonMarkdown {
+        let in_code = |at: usize| acc.code.iter().any(|r| r.contains(&at));
+        acc.html_ids.extend(
+            includes::attr_list_ids(text).into_iter().filter(|(at, _)| !in_code(*at)).map(|(_, id)| id),
+        );
+    }
     // Links close inner-first; report them in source order.
     acc.links.sort_by_key(|l| (l.line, l.column));
-    acc.finish(&lines)
+    let mut md = acc.finish(&lines);
+    md.generated = generated;
+    md
 }
 
 /// The text pulldown-cmark parses for a body, the same length with the same lines: for MDX, JSX
@@ -534,6 +602,7 @@ impl Analysis {
             term_ids: self.term_ids,
             html_ids,
             mentions: self.mentions.unwrap_or_default(),
+            generated: false,
         }
     }
 }

@@ -67,6 +67,7 @@ pub(super) fn process_all(
     mode: &mut Mode<'_>,
     diagnostics: &mut Vec<Diagnostic>,
     cache: Option<&Cache>,
+    render: markdown::Render,
 ) -> (Vec<WorkerResults>, Vec<index::TermDict>, std::collections::BTreeMap<usize, cache::Fresh>) {
     // A catalog needs its bodies hashed, tokenized and kept (in the catalog, or until streamed).
     let catalog = mode.assembles();
@@ -95,11 +96,11 @@ pub(super) fn process_all(
                         let mut processed = match cache {
                             Some(cache) => {
                                 let mut fresh = cache::Fresh::default();
-                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh);
+                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh, render);
                                 freshes.push((seq, fresh));
                                 p
                             }
-                            None => process(f, catalog, indexer.as_mut(), &mut diags),
+                            None => process(f, catalog, indexer.as_mut(), &mut diags, render),
                         };
                         if let Some(sequencer) = sequencer {
                             let body = processed
@@ -206,6 +207,7 @@ fn process(
     catalog: bool,
     indexer: Option<&mut index::Indexer>,
     diags: &mut Vec<Diagnostic>,
+    render: markdown::Render,
 ) -> Option<Processed> {
     let bytes = match source::read(&found) {
         Ok(bytes) => bytes,
@@ -214,7 +216,7 @@ fn process(
             return None;
         }
     };
-    process_bytes(found, bytes, catalog, indexer, diags)
+    process_bytes(found, bytes, catalog, indexer, diags, render)
 }
 
 /// [`process`] once the bytes are read.
@@ -224,6 +226,7 @@ pub(super) fn process_bytes(
     catalog: bool,
     mut indexer: Option<&mut index::Indexer>,
     diags: &mut Vec<Diagnostic>,
+    render: markdown::Render,
 ) -> Option<Processed> {
     let blake3 = catalog.then(|| blake3::hash(&bytes));
     let in_skill = matches!(found.kind, Kind::SkillDocument { .. } | Kind::SkillFile { .. });
@@ -271,7 +274,9 @@ pub(super) fn process_bytes(
             } else {
                 (p.body, p.body_line)
             };
-            let mut md = markdown::analyze_in(body, body_line, markdown::Dialect::of(&found.path));
+            // A page's ids are its site's; skills are rendered by their hosts (GitHub's rule).
+            let mut md =
+                markdown::analyze_site(body, body_line, markdown::Dialect::of(&found.path), render, false);
             let doc = assemble::doc_record(&found.path, p.meta, &mut md);
             Parsed::Doc(Box::new(doc), md)
         }

@@ -28,6 +28,20 @@ struct File {
     docs: DocsTable,
     #[serde(default)]
     skills: SkillsTable,
+    #[serde(default)]
+    site: SiteTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SiteTable {
+    heading_ids: Option<Spanned<String>>,
+    base: Option<String>,
+    nav_files: Option<Vec<String>>,
+    ordering_prefixes: Option<bool>,
+    case_insensitive_routes: Option<bool>,
+    routes_from_root: Option<bool>,
+    directory_urls: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -102,6 +116,27 @@ pub struct LayoutKeys {
     pub generator: Option<(String, u32, u32)>,
     /// `[skills] dirs`: folders holding skills.
     pub skills: Option<(Vec<String>, u32, u32)>,
+    /// `[site]`: the site model's rules, each over the generator's preset.
+    pub site: SiteKeys,
+}
+
+/// `folio.toml` `[site]`: each key, when given, replaces the detected generator's rule.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteKeys {
+    /// `heading_ids`, checked.
+    pub heading_ids: Option<super::markdown::HeadingIds>,
+    /// `base`.
+    pub base: Option<String>,
+    /// `nav_files`.
+    pub nav_files: Option<Vec<String>>,
+    /// `ordering_prefixes`.
+    pub ordering_prefixes: Option<bool>,
+    /// `case_insensitive_routes`.
+    pub case_insensitive_routes: Option<bool>,
+    /// `routes_from_root`.
+    pub routes_from_root: Option<bool>,
+    /// `directory_urls`.
+    pub directory_urls: Option<bool>,
 }
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
@@ -129,7 +164,8 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
                 .with_help(
                     "known keys: [catalog] name, version, title, description, instructions; [server] ttl_ms, \
                          max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] dir, static, generator, locales, \
-                         default_locale; [skills] dirs",
+                         default_locale; [skills] dirs; [site] heading_ids, base, nav_files, ordering_prefixes, \
+                         case_insensitive_routes, routes_from_root, directory_urls",
                 ),
             );
             return out;
@@ -166,6 +202,36 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
             .as_ref()
             .map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
         skills: file.skills.dirs.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+        site: SiteKeys {
+            heading_ids: file.site.heading_ids.and_then(|rule| {
+                let parsed = super::markdown::HeadingIds::parse(rule.get_ref());
+                if parsed.is_none() {
+                    let (line, column) = at(rule.span());
+                    diags.push(
+                        Diagnostic::error(
+                            "invalid-config",
+                            path,
+                            line,
+                            column,
+                            format!(
+                                "invalid `folio.toml` [site]: unknown heading_ids rule `{}`",
+                                rule.get_ref()
+                            ),
+                        )
+                        .with_help(
+                            "the rules are \"github\", \"vitepress\", \"python-markdown\" and \"mdbook\"",
+                        ),
+                    );
+                }
+                parsed
+            }),
+            base: file.site.base.map(|b| b.trim_matches('/').to_owned()),
+            nav_files: file.site.nav_files,
+            ordering_prefixes: file.site.ordering_prefixes,
+            case_insensitive_routes: file.site.case_insensitive_routes,
+            routes_from_root: file.site.routes_from_root,
+            directory_urls: file.site.directory_urls,
+        },
     };
     (out.locales, out.default_locale) = docs_locales(path, text, file.docs, diags);
     out

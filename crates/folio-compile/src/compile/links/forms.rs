@@ -106,11 +106,18 @@ pub(super) fn candidate_forms(
     let leaf = path.rsplit('/').next().unwrap_or(path);
     let html = leaf.strip_suffix(".html").or_else(|| leaf.strip_suffix(".htm"));
     match html {
-        Some(stem) if !trailing_slash => {
-            let stem = &path[..path.len() - leaf.len() + stem.len()];
+        Some(stem_leaf) if !trailing_slash => {
+            let stem = &path[..path.len() - leaf.len() + stem_leaf.len()];
             add(path, "");
             add(stem, ".md");
             add(stem, ".mdx");
+            // `x/index.html` is the page of the folder `x/`, whichever index file it has
+            // (mdBook renders `README.md` as `index.html`).
+            if stem_leaf == "index" {
+                let dir = &path[..path.len() - leaf.len()];
+                add(dir, "README.md");
+                add(dir, "_index.md");
+            }
         }
         _ if !trailing_slash && leaf.contains('.') => add(path, ""),
         _ => {

@@ -43,6 +43,12 @@ pub(super) struct Index<'t> {
     site: Site<'t>,
     /// Anchors of pages that include other files: their own plus the included files'.
     merged_anchors: BTreeMap<String, Anchors<'t>>,
+    /// Pages under `docs/` by their route ([`super::site::route_key`]), when the site routes
+    /// without ordering prefixes; the first page in path order keeps a route.
+    routes: BTreeMap<String, &'t str>,
+    /// Pages whose anchors cannot be known: content written in at build time (a plugin
+    /// directive, an include of a file outside the folders Folio reads).
+    open_anchors: BTreeSet<&'t str>,
 }
 
 /// Lookup tables for links that match no file: case twins, directories, did-you-mean.
@@ -153,7 +159,16 @@ impl<'t> Index<'t> {
                 wiki_name.entry(wiki_key(name)).or_default().push(path);
             }
         }
+        let site = Site::of(targets);
+        let mut routes = BTreeMap::new();
+        if site.ordering_prefixes {
+            for &path in targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p)) {
+                routes.entry(super::site::route_key(path)).or_insert(path);
+            }
+        }
         Index {
+            open_anchors: targets.open_anchors.clone(),
+            routes,
             targets,
             files,
             misses: std::sync::OnceLock::new(),
@@ -161,7 +176,7 @@ impl<'t> Index<'t> {
             wiki_name,
             wiki_sorted: std::sync::OnceLock::new(),
             merged_anchors: BTreeMap::new(),
-            site: Site::of(targets),
+            site,
         }
     }
 
@@ -242,8 +257,14 @@ impl<'t> Index<'t> {
         let mut included: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for source in sources {
             for raw in source.links.iter().filter(|l| l.include) {
-                if let Outcome::Found(path) | Outcome::FoundWith(path, _) = self.resolve_link(source, raw) {
-                    included.entry(source.path).or_default().push(path.to_owned());
+                match self.resolve_link(source, raw) {
+                    Outcome::Found(path) | Outcome::FoundWith(path, _) => {
+                        included.entry(source.path).or_default().push(path.to_owned());
+                    }
+                    Outcome::Unchecked => {
+                        self.open_anchors.insert(source.path);
+                    }
+                    Outcome::Problem(_) => {}
                 }
             }
         }
@@ -289,6 +310,12 @@ impl<'t> Index<'t> {
                     return Outcome::Unchecked;
                 }
                 match self.resolve_path(source, raw) {
+                    // An include of a file outside the folders Folio reads (mdBook's
+                    // `{{#include ../../examples/x.rs}}`, a snippet from the repository root)
+                    // is the generator's to find.
+                    Outcome::Problem(_) if raw.include && self.leaves_the_catalog(source, raw) => {
+                        Outcome::Unchecked
+                    }
                     // `/name` that matches no file but names a skill is a host command.
                     Outcome::Problem(_)
                         if raw.kind == LinkKind::SiteAbsolute
@@ -310,6 +337,12 @@ impl<'t> Index<'t> {
             return Outcome::Found(source.path);
         }
         let absolute = raw.kind == LinkKind::SiteAbsolute;
+        // A site served under a base path: the link without it.
+        let path = match self.site.without_base(path).filter(|_| absolute) {
+            Some("") => "/",
+            Some(rest) => rest,
+            None => path,
+        };
         if let Some(found) = self.found_from_first_base(source, path, absolute) {
             debug_assert!(
                 matches!(self.resolve_path_in_full(source, raw, path, absolute), Outcome::Found(f) if f == found),
@@ -368,6 +401,9 @@ impl<'t> Index<'t> {
                 if let Some((skill_dir, other)) = other_skill {
                     return Outcome::FoundWith(found, cross_skill(&raw.target, skill_dir, other));
                 }
+                return Outcome::Found(found);
+            }
+            if let Some(found) = self.route(&joined_path) {
                 return Outcome::Found(found);
             }
             if doc && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/')) {
@@ -480,6 +516,35 @@ impl<'t> Index<'t> {
         Some((found, lacking))
     }
 
+    /// True when the place an include names is outside the folders the catalog is read from
+    /// (`docs/`, `skills/`, `static/`): from every base it is resolved against, or, for a
+    /// snippet, from the repository root.
+    fn leaves_the_catalog(&self, source: &LinkSource<'t>, raw: &RawLink) -> bool {
+        let decoded = percent_decode(raw.path());
+        let written: Vec<&str> = decoded.split('/').collect();
+        let outside = |base: &[&str]| {
+            join(base, &written).is_none_or(|joined| {
+                !matches!(joined.first(), Some(&("docs" | "skills" | "static"))) || joined.len() < 2
+            })
+        };
+        if raw.from_root {
+            return outside(&[]);
+        }
+        let absolute = raw.kind == LinkKind::SiteAbsolute;
+        self.site.bases(source.path, source.origin == Origin::Doc, absolute).iter().all(|base| outside(base))
+    }
+
+    /// The page a route names when the site routes without ordering prefixes
+    /// (`docs/guide/install` → `docs/1.guide/2.install.md`).
+    fn route(&self, joined: &str) -> Option<&'t str> {
+        if self.routes.is_empty() {
+            return None;
+        }
+        let joined = joined.trim_end_matches('/');
+        let joined = joined.strip_suffix(".html").unwrap_or(joined);
+        self.routes.get(&super::site::route_key(joined)).copied()
+    }
+
     /// The deepest skill directory `path` is, or is inside of.
     fn skill_of(&self, path: &str) -> Option<&'t str> {
         let skill = self.targets.skill_dirs.iter().copied();
@@ -580,6 +645,9 @@ impl<'t> Index<'t> {
     }
 
     fn check_anchor(&self, source: &LinkSource<'_>, raw: &RawLink, path: &str) -> Option<Problem> {
+        if self.open_anchors.contains(path) {
+            return None;
+        }
         let anchor = percent_decode(raw.anchor()?);
         // An empty fragment and `#top` scroll to the top of any HTML page.
         if anchor.is_empty() || anchor.eq_ignore_ascii_case("top") {

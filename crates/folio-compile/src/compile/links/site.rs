@@ -12,8 +12,21 @@
 //!   reached without a link, and a page it lacks is rendered from the default locale's folder
 //!   (Starlight, Docusaurus, Hugo's multilingual mode).
 //!
-//! A Hugo tree (`docs/` holds an `_index.md`) turns on the first three; a tree with locale
-//! folders the fourth. Pure: decides from paths, never reads files nor reports anything.
+//! - **Static files**: a site-absolute link is tried against the folders the site serves at `/`
+//!   (`public/`, `static/`, read as the catalog's `static/`) after `docs/`.
+//! - **Base path**: a site served under `/mdBook/` or `/docs/4.x/` writes links with that
+//!   prefix; it is dropped before a site-absolute link is resolved.
+//! - **Ordering prefixes**: `1.getting-started/2.install.md` (Nuxt Content) or
+//!   `01-app/01-intro.mdx` (Next.js) is routed without the numbers (`getting-started/install`).
+//! - **Navigation files**: `SUMMARY.md` (mdBook) is the site's navigation: it is reached without
+//!   a link, and a page it links to is linked. A `404` page at the site root is reached by the
+//!   server, never by a link.
+//!
+//! The rules come from the generator's preset and `folio.toml` `[site]`
+//! ([`SiteRules`](crate::compile::layout::SiteRules)); a Hugo tree (`docs/` holds an
+//! `_index.md`) turns on the first three, a tree with locale folders the fourth, a tree most of
+//! whose names carry a number prefix the ordering rule. Pure: decides from paths, never reads
+//! files nor reports anything.
 
 use super::Targets;
 use super::forms::{page_stem, parent};
@@ -27,6 +40,16 @@ pub(super) struct Site<'t> {
     pub(super) routes_from_root: bool,
     /// Locale folders under `docs/` (`ja`) and the default one, when the tree has them.
     pub(super) locales: Option<(&'t [&'t str], &'t str)>,
+    /// The site serves static folders at `/` (the catalog's `static/`).
+    pub(super) assets: bool,
+    /// The base path, without slashes around it; empty for `/`.
+    pub(super) base: &'t str,
+    /// Names carry ordering prefixes the routes leave out.
+    pub(super) ordering_prefixes: bool,
+    /// Navigation files, relative to `docs/`.
+    pub(super) nav_files: &'t [String],
+    /// Pages are served at folder URLs (see [`SiteRules::directory_urls`](crate::compile::layout::SiteRules)).
+    pub(super) directory_urls: bool,
 }
 
 impl<'t> Site<'t> {
@@ -40,7 +63,28 @@ impl<'t> Site<'t> {
             (Some(default), false) => Some((&targets.locale_folders[..], default)),
             _ => None,
         };
-        Site { case_insensitive_routes: hugo, routes_from_root: hugo, locales }
+        let rules = &targets.site;
+        let pages = || targets.uri_by_path.keys().filter_map(|p| p.strip_prefix("docs/"));
+        Site {
+            case_insensitive_routes: hugo || rules.case_insensitive_routes,
+            routes_from_root: hugo || rules.routes_from_root,
+            locales,
+            assets: targets.other_files.iter().any(|p| p.starts_with("static/")),
+            base: &rules.base,
+            ordering_prefixes: rules.ordering_prefixes.unwrap_or_else(|| mostly_ordered(pages())),
+            nav_files: &rules.nav_files,
+            directory_urls: rules.directory_urls,
+        }
+    }
+
+    /// A site-absolute path without the site's base path (`/mdBook/cli/` → `/cli/`), when it
+    /// starts with it.
+    pub(super) fn without_base<'p>(&self, path: &'p str) -> Option<&'p str> {
+        if self.base.is_empty() {
+            return None;
+        }
+        let rest = path.strip_prefix('/')?.strip_prefix(self.base)?;
+        (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     }
 
     /// The directories a doc's page link is resolved against, in order, as path segments: for a
@@ -48,11 +92,24 @@ impl<'t> Site<'t> {
     /// the linking file's directory, then `docs/` when routes resolve from the root.
     pub(super) fn bases(&self, linking_path: &'t str, doc: bool, absolute: bool) -> Vec<Vec<&'t str>> {
         if absolute {
-            return vec![vec!["docs"], vec![]];
+            return if self.assets {
+                vec![vec!["docs"], vec!["static"], vec![]]
+            } else {
+                vec![vec!["docs"], vec![]]
+            };
         }
         let mut bases = vec![parent(linking_path).map_or_else(Vec::new, |dir| dir.split('/').collect())];
         if doc && self.routes_from_root {
             bases.push(vec!["docs"]);
+        }
+        // The page's own URL folder (`docs/guide/install/` for `docs/guide/install.md`), where
+        // a browser resolves what the generator left as written.
+        if doc && self.directory_urls {
+            let stem = page_stem(linking_path);
+            if !matches!(stem.rsplit('/').next(), Some("index" | "_index" | "README")) && stem != linking_path
+            {
+                bases.push(stem.split('/').collect());
+            }
         }
         bases
     }
@@ -83,10 +140,48 @@ impl<'t> Site<'t> {
         if matches!(stem, "README" | "_index") {
             return true;
         }
+        let rel = path.strip_prefix("docs/").unwrap_or(path);
+        if self.nav_files.iter().any(|nav| nav == rel) || (dir == "docs" && stem == "404") {
+            return true;
+        }
         // A page bundle `x/index.md` is a page of the section above it.
         let section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
         ["_index.md", "_index.mdx"].iter().any(|index| exists(&format!("{section}/{index}")))
     }
+}
+
+/// A path without its page extension, index name and ordering prefixes, lowercase:
+/// `docs/1.Guide/2.install.md` → `docs/guide/install`, `docs/01-app/index.mdx` → `docs/app`.
+pub(super) fn route_key(path: &str) -> String {
+    let path = page_stem(path);
+    let path = ["/index", "/_index", "/README"].iter().find_map(|s| path.strip_suffix(s)).unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').map(strip_order).collect();
+    segments.join("/").to_lowercase()
+}
+
+/// A name without an ordering prefix: digits then `.` or `-` (`1.guide`, `01-app`), when
+/// something follows.
+fn strip_order(name: &str) -> &str {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    match name.as_bytes().get(digits) {
+        Some(b'.' | b'-') if digits > 0 && name.len() > digits + 1 => &name[digits + 1..],
+        _ => name,
+    }
+}
+
+/// True when most page names below `docs/` (files and folders) carry an ordering prefix.
+fn mostly_ordered<'p>(pages: impl Iterator<Item = &'p str>) -> bool {
+    let (mut ordered, mut names) = (0usize, 0usize);
+    let mut seen = std::collections::BTreeSet::new();
+    for page in pages {
+        for name in page.split('/') {
+            if seen.insert(name) {
+                names += 1;
+                ordered += usize::from(strip_order(name) != name);
+            }
+        }
+    }
+    names >= 4 && ordered * 2 > names
 }
 
 #[cfg(test)]
@@ -94,11 +189,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn routes_leave_out_ordering_prefixes_and_index_names() {
+        assert_eq!(route_key("docs/1.Guide/2.install.md"), "docs/guide/install");
+        assert_eq!(route_key("docs/01-app/01-getting-started/index.mdx"), "docs/app/getting-started");
+        assert_eq!(route_key("docs/4.api/2.composables/use-fetch.md"), "docs/api/composables/use-fetch");
+        // A name that is only a number, or a version, keeps it.
+        assert_eq!(route_key("docs/404.md"), "docs/404");
+        assert_eq!(strip_order("2024-recap"), "recap");
+        assert!(mostly_ordered(["1.a/1.x.md", "1.a/2.y.md", "2.b/index.md"].into_iter()));
+        assert!(!mostly_ordered(["guide/x.md", "guide/y.md", "2024-notes.md", "z.md"].into_iter()));
+        let site = Site { base: "docs/4.x", ..Site::default() };
+        assert_eq!(site.without_base("/docs/4.x/api/x"), Some("/api/x"));
+        assert_eq!(site.without_base("/docs/4.xy/api"), None);
+        assert_eq!(Site::default().without_base("/a"), None);
+    }
+
+    #[test]
     fn one_model_for_hugo_and_locale_sites() {
         let plain = Site::default();
         assert_eq!(plain.bases("docs/a/b.md", true, false), [vec!["docs", "a"]]);
         assert_eq!(plain.bases("docs/a/b.md", true, true), [vec!["docs"], vec![]]);
-        let hugo = Site { case_insensitive_routes: true, routes_from_root: true, locales: None };
+        let hugo = Site { case_insensitive_routes: true, routes_from_root: true, ..Site::default() };
         assert_eq!(hugo.bases("docs/a/b.md", true, false), [vec!["docs", "a"], vec!["docs"]]);
         assert_eq!(hugo.bases("skills/s/SKILL.md", false, false), [vec!["skills", "s"]]);
         let folders = ["en", "ja"];

@@ -1,26 +1,154 @@
-//! Heading ids: GitHub's slug rules (which characters stay, lowercase, spaces to `-`) and its
-//! deduplication with `-1`, `-2`, for every script.
+//! Heading ids: how each site renderer turns a heading's text into its id and keeps ids unique
+//! in a page ([`HeadingIds`]): GitHub's rule (github-slugger, which Docusaurus, Starlight and
+//! Hugo's default follow) for every script, VitePress's, Python-Markdown's (MkDocs) and mdBook's.
 //!
 //! Pure; no IO.
 
+use unicode_normalization::UnicodeNormalization as _;
+
 use crate::lookup::LookupMap;
 
-/// Turns heading text into GitHub-style ids, deduplicated like github.com does.
+/// The rule a site renders heading ids with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HeadingIds {
+    /// github-slugger: lowercase; letters, marks, numbers, `_` and `-` stay; spaces become `-`;
+    /// repeats get `-1`, `-2`. GitHub, Docusaurus, Starlight, Next.js (rehype-slug), Hugo.
+    #[default]
+    GitHub,
+    /// VitePress (`@mdit-vue/shared` slugify): NFKD without combining marks; each run of spaces
+    /// and ASCII punctuation becomes one `-` (`server.host` → `server-host`); no `-` at either
+    /// end; `_` before a leading digit; repeats get `-1`, `-2`.
+    VitePress,
+    /// Python-Markdown's `toc` extension (MkDocs): NFKD folded to ASCII; characters other than
+    /// letters, digits, `_`, `-` and spaces dropped; each run of `-` and spaces becomes one `-`
+    /// (`Caret, Mark & Tilde` → `caret-mark-tilde`); repeats get `_1`, `_2`.
+    PythonMarkdown,
+    /// mdBook: letters, digits, `_` and `-` stay (ASCII lowercased), each space becomes `-`,
+    /// everything else is dropped; repeats get `-1`, `-2`.
+    MdBook,
+}
+
+impl HeadingIds {
+    /// How `folio.toml` `[site] heading_ids` spells it.
+    pub fn id(self) -> &'static str {
+        match self {
+            HeadingIds::GitHub => "github",
+            HeadingIds::VitePress => "vitepress",
+            HeadingIds::PythonMarkdown => "python-markdown",
+            HeadingIds::MdBook => "mdbook",
+        }
+    }
+
+    /// Parses `[site] heading_ids`.
+    pub fn parse(id: &str) -> Option<HeadingIds> {
+        [HeadingIds::GitHub, HeadingIds::VitePress, HeadingIds::PythonMarkdown, HeadingIds::MdBook]
+            .into_iter()
+            .find(|rule| rule.id() == id)
+    }
+
+    /// The id of a heading with this text, before deduplication.
+    pub fn slug(self, text: &str) -> String {
+        match self {
+            HeadingIds::GitHub => slug(text),
+            HeadingIds::VitePress => vitepress_slug(text),
+            HeadingIds::PythonMarkdown => python_markdown_slug(text),
+            HeadingIds::MdBook => text
+                .chars()
+                .filter_map(|c| match c {
+                    c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c.to_ascii_lowercase()),
+                    c if c.is_whitespace() => Some('-'),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The ids a footnote labelled `label`, the `n`th defined in its page, is rendered with
+    /// (its definition's and its first reference's), so a link to either is not broken.
+    pub fn footnote_ids(self, label: &str, n: usize) -> Vec<String> {
+        match self {
+            // remark-gfm and github.com.
+            HeadingIds::GitHub => {
+                vec![format!("user-content-fn-{label}"), format!("user-content-fnref-{label}")]
+            }
+            // markdown-it-footnote numbers them in order.
+            HeadingIds::VitePress => vec![format!("fn{n}"), format!("fnref{n}")],
+            HeadingIds::PythonMarkdown => vec![format!("fn:{label}"), format!("fnref:{label}")],
+            HeadingIds::MdBook => vec![label.to_owned(), format!("fr-{label}-1")],
+        }
+    }
+}
+
+/// VitePress's slugify (`@mdit-vue/shared`).
+fn vitepress_slug(text: &str) -> String {
+    let special = |c: char| {
+        c.is_whitespace() || "~`!@#$%^&*()-_+=[]{}|\\;:\"'\u{201c}\u{201d}\u{2018}\u{2019}<>,.?/".contains(c)
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.nfkd() {
+        if ('\u{300}'..='\u{36f}').contains(&c) || ('\u{0}'..='\u{1f}').contains(&c) {
+            continue;
+        }
+        if special(c) {
+            if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim_end_matches('-');
+    let mut slug = String::with_capacity(trimmed.len() + 1);
+    if trimmed.starts_with(|c: char| c.is_ascii_digit()) {
+        slug.push('_');
+    }
+    slug.push_str(&trimmed.to_lowercase());
+    slug
+}
+
+/// Python-Markdown's `toc.slugify` with its defaults (`-` separator, ASCII).
+fn python_markdown_slug(text: &str) -> String {
+    let ascii: String = text.nfkd().filter(char::is_ascii).collect();
+    let kept: String = ascii
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-') || c.is_whitespace())
+        .collect();
+    let mut out = String::with_capacity(kept.len());
+    for c in kept.trim().to_ascii_lowercase().chars() {
+        if c == '-' || c.is_whitespace() {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Turns heading text into ids by a site's rule, unique in the page the way that site makes
+/// them.
 #[derive(Debug, Default)]
 pub(super) struct Slugger {
+    /// The rule.
+    pub(super) rule: HeadingIds,
     /// How many times each base slug was handed out, as in github-slugger's `occurrences`.
     occurrences: LookupMap<String, u32>,
 }
 
 impl Slugger {
-    /// The id of the next heading with this text: `slug(text)`, then `-1`, `-2`, … for repeats.
+    /// The id of the next heading with this text: its slug, then, for repeats, the rule's
+    /// suffixes.
     pub(super) fn slug(&mut self, text: &str) -> String {
         if self.occurrences.capacity() == 0 {
             // Room for a doc's usual headings at once: growing from a few slots rehashed the
             // ids several times per doc.
             self.occurrences.reserve(16);
         }
-        let base = slug(text);
+        let base = self.rule.slug(text);
+        if self.rule == HeadingIds::PythonMarkdown {
+            return self.python_markdown_unique(base);
+        }
         // The common case, a first occurrence, without the retry loop's copies.
         if !self.occurrences.contains_key(&base) {
             self.occurrences.insert(base.clone(), 0);
@@ -36,6 +164,21 @@ impl Slugger {
         }
         self.occurrences.insert(candidate.clone(), 0);
         candidate
+    }
+
+    /// Python-Markdown's `unique`: an empty or taken id gets `_1`, then its number raised
+    /// (`a`, `a_1`, `a_2`).
+    fn python_markdown_unique(&mut self, mut id: String) -> String {
+        while id.is_empty() || self.occurrences.contains_key(&id) {
+            id = match id.rsplit_once('_') {
+                Some((stem, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("{stem}_{}", n.parse::<u64>().map_or(1, |n| n.saturating_add(1)))
+                }
+                _ => format!("{id}_1"),
+            };
+        }
+        self.occurrences.insert(id.clone(), 0);
+        id
     }
 
     /// Records an explicit id (`{#custom-id}`) so later generated ids avoid it; returns it as is.
