@@ -373,6 +373,21 @@ fn skill_records_of(
         *record = Some(out_skills.len());
         out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
     }
+    // Records are sorted by skill path. Directory order is that order, except where a hidden
+    // collection folder is left out of the path (`skills/.system/a` is skill `a`).
+    if !out_skills.is_sorted_by(|a, b| a.path <= b.path) {
+        let mut order: Vec<usize> = (0..out_skills.len()).collect();
+        order.sort_by(|&a, &b| out_skills[a].path.cmp(&out_skills[b].path));
+        let mut place = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            place[old] = new;
+        }
+        for record in records.iter_mut().flatten() {
+            *record = place[*record];
+        }
+        let mut slots: Vec<Option<Skill>> = out_skills.into_iter().map(Some).collect();
+        out_skills = order.iter().map(|&old| slots[old].take().expect("each record moves once")).collect();
+    }
     out_skills
 }
 
@@ -493,8 +508,17 @@ fn resolve_links(
             });
         }
     }
-    let resolution =
+    // The site's navigation (its config files' links) last, as a page of its own: what it
+    // links to is linked. Its problems are the config file's, not a page's: not reported.
+    let nav_text: String =
+        site.nav_links.iter().map(|link| format!("[]({})\n", link.replace(' ', "%20"))).collect();
+    let nav = super::markdown::analyze(&nav_text, 1);
+    if !nav.links.is_empty() {
+        sources.push(LinkSource { path: NAV_PATH, origin: Origin::Doc, links: &nav.links });
+    }
+    let mut resolution =
         if keep_links { links::resolve(&sources, &targets) } else { links::diagnose(&sources, &targets) };
+    resolution.diagnostics.retain(|d| d.path != NAV_PATH);
     drop(sources);
     drop(targets);
     // The raw links are resolved now: freed before the search index peaks.
@@ -504,6 +528,10 @@ fn resolve_links(
     let (doc_served, skill_served) = per_source(resolution.served, docs.len(), skills.list.len());
     Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, doc_served, skill_served }
 }
+
+/// Where the site's navigation is resolved from: a page at the root of `docs/` that no tree
+/// holds (hidden names are never walked).
+const NAV_PATH: &str = "docs/.navigation";
 
 /// A per-source list of [`links::Resolution`] split into its docs' (the first `docs`) and its
 /// listed skills' SKILL.md (the next `skills`); the skills' other files, last, are not kept.

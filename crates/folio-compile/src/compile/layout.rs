@@ -229,7 +229,7 @@ impl Layout {
     /// True when every folder is where the catalog puts it (`docs/` is `docs/`, skills are in
     /// `skills/`), so paths need no translation.
     fn is_identity(&self) -> bool {
-        self.mounts.iter().all(|m| m.part == Part::Assets || m.dir == m.part.logical())
+        self.mounts.iter().all(|m| m.dir == m.part.logical())
     }
 
     /// The real path (content-relative) of the catalog path `logical`: `docs/intro.md` →

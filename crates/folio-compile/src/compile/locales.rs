@@ -46,6 +46,11 @@ fn is_detected_tag(name: &str) -> bool {
     }
 }
 
+/// How many pages are outside every locale folder.
+fn counts_outside(counts: &std::collections::BTreeMap<&str, usize>, folders: &[String]) -> usize {
+    counts.iter().filter(|(top, _)| !folders.iter().any(|f| f == *top)).map(|(_, n)| n).sum()
+}
+
 /// The locale used when a tree says nothing: docs are in English unless `[docs] default_locale`
 /// says otherwise.
 pub const FALLBACK_DEFAULT: &str = "en";
@@ -71,9 +76,9 @@ impl Locales {
     ) -> Locales {
         let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
         for path in doc_paths {
-            if let Some((top, _)) = path.split_once('/') {
-                *counts.entry(top).or_default() += 1;
-            }
+            // Pages directly in `docs/` count under "".
+            let top = path.split_once('/').map_or("", |(top, _)| top);
+            *counts.entry(top).or_default() += 1;
         }
         let folders: Vec<String> = match configured {
             Some(list) => {
@@ -88,9 +93,16 @@ impl Locales {
                 if found.len() >= 2 { found } else { Vec::new() }
             }
         };
+        // Pages outside every locale folder, as many as the largest locale has: the default
+        // locale is at the root of `docs/` (Starlight's own docs), not in a folder.
+        let at_root = counts_outside(&counts, &folders);
+        let largest = folders.iter().map(|f| counts.get(f.as_str()).copied().unwrap_or(0)).max().unwrap_or(0);
         let default = match default {
             Some(d) => d.to_owned(),
-            None if folders.is_empty() || folders.iter().any(|f| f == FALLBACK_DEFAULT) => {
+            None if folders.is_empty()
+                || folders.iter().any(|f| f == FALLBACK_DEFAULT)
+                || (largest > 0 && at_root >= largest) =>
+            {
                 FALLBACK_DEFAULT.to_owned()
             }
             // The locale with the most pages: the one the others translate.
@@ -157,6 +169,15 @@ mod tests {
         // Without `en`, the locale with the most pages is the default.
         let fr = Locales::new(["fr/a.md", "fr/b.md", "de/a.md"].iter().copied(), None, None);
         assert_eq!(fr.default, "fr");
+        // A default locale at the root of `docs/`, others in folders (Starlight's own docs).
+        let root =
+            ["index.mdx", "guides/a.mdx", "guides/b.mdx", "de/index.mdx", "de/guides/a.mdx", "ja/index.mdx"];
+        let root = Locales::new(root.iter().copied(), None, None);
+        assert_eq!(
+            (root.folders.clone(), root.default.as_str()),
+            (vec!["de".to_owned(), "ja".to_owned()], "en")
+        );
+        assert_eq!(root.locale_of("guides/a.mdx"), "en");
         // Configured: exactly those, with the default given.
         let set = Locales::new(paths.iter().copied(), Some(&["ja".to_owned(), "en".to_owned()]), Some("ja"));
         assert_eq!(

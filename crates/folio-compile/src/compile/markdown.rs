@@ -126,6 +126,14 @@ pub struct RawLink {
 }
 
 impl RawLink {
+    /// The same link pointing at `target` instead (located where the original was): how a
+    /// placeholder a host fills in is read (`{baseDir}/x.md` in a skill's file).
+    pub(crate) fn retarget(&self, target: String) -> RawLink {
+        let mut link = RawLink::new(target, false, false, (self.line, self.column), self.include);
+        link.from_root = self.from_root;
+        link
+    }
+
     /// A link to `target`, classified by how it is written: a wiki link (`[[target]]`), an email
     /// autolink (always external), or anything else.
     fn new(target: String, wiki: bool, email: bool, (line, column): (u32, u32), include: bool) -> RawLink {

@@ -283,7 +283,8 @@ pub(super) fn process_bytes(
         (Kind::SkillDocument { skill_dir }, Some(text)) => {
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
             let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
-            let md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
+            let mut md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
+            skill_root_placeholders(&mut md, &found.path, skill_dir);
             Parsed::Skill(Box::new(p.meta), md)
         }
         (Kind::SkillFile { skill_dir }, Some(text))
@@ -294,6 +295,7 @@ pub(super) fn process_bytes(
             let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
             let mut md =
                 markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::of(&found.path));
+            skill_root_placeholders(&mut md, &found.path, skill_dir);
             let title = p.meta.title.or_else(|| md.title.clone());
             let description = p
                 .meta
@@ -322,6 +324,21 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
 }
 
 /// True for a `.md` or `.mdx` path (any case).
+/// Links written from the skill's root with the placeholder its hosts fill in
+/// (`{baseDir}/references/x.md`, which some collections require of their authors): read as the
+/// path from the linking file's folder to that file.
+fn skill_root_placeholders(md: &mut markdown::Markdown, path: &str, skill_dir: &str) {
+    const PLACEHOLDER: &str = "{baseDir}/";
+    let below = path.strip_prefix(skill_dir).unwrap_or(path).trim_start_matches('/');
+    let depth = below.matches('/').count();
+    for link in &mut md.links {
+        if let Some(rest) = link.target.strip_prefix(PLACEHOLDER) {
+            let target = format!("{}{rest}", "../".repeat(depth));
+            *link = link.retarget(target);
+        }
+    }
+}
+
 pub(super) fn is_markdown(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".mdx")

@@ -143,7 +143,7 @@ pub fn parse_skill<'a>(
                 mistyped.1 = meta.description.is_none() && !v.is_null();
             }
             "license" => meta.license = spec_text(path, key, v, diags),
-            "allowed-tools" => meta.allowed_tools = spec_text(path, key, v, diags),
+            "allowed-tools" => meta.allowed_tools = allowed_tools(path, v, diags),
             "compatibility" => {
                 meta.compatibility = spec_text(path, key, v, diags);
                 check_compatibility(path, v, meta.compatibility.as_deref(), diags);
@@ -427,6 +427,34 @@ fn suggested_name(s: &str) -> String {
 /// A text field of the specification: its core-schema value must be a string. A null value
 /// counts as absent; a number, boolean, list or mapping is `frontmatter-type`; a plain string
 /// that a YAML 1.1 reader would type is a `frontmatter-ambiguous` warning.
+/// `allowed-tools`: the specification writes one space-separated string (`Read Grep`). A YAML
+/// list of strings, which the official validator and Claude Code accept, is read as that string
+/// with a warning.
+fn allowed_tools(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let NodeValue::Seq(items) = &v.value else { return spec_text(path, "allowed-tools", v, diags) };
+    let tools: Option<Vec<String>> = items
+        .iter()
+        .map(|item| match (&item.value, item.to_json()) {
+            (NodeValue::Scalar(s, _), Value::String(_)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    let Some(tools) = tools else { return spec_text(path, "allowed-tools", v, diags) };
+    let joined = tools.join(" ");
+    diags.push(
+        Diagnostic::warning(
+            "frontmatter-type",
+            path,
+            v.line,
+            v.column,
+            "`allowed-tools` is a YAML list; the Agent Skills specification writes it as one space-separated \
+             string (the official validator accepts both)",
+        )
+        .with_help(format!("write `allowed-tools: {joined}`")),
+    );
+    Some(joined)
+}
+
 fn spec_text(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
     string_value(path, key, v, diags)
 }

@@ -48,6 +48,8 @@ pub(super) struct Site<'t> {
     pub(super) ordering_prefixes: bool,
     /// Navigation files, relative to `docs/`.
     pub(super) nav_files: &'t [String],
+    /// Folders of `docs/` whose pages the navigation lists on its own.
+    pub(super) nav_dirs: &'t [String],
     /// Pages are served at folder URLs (see [`SiteRules::directory_urls`](crate::compile::layout::SiteRules)).
     pub(super) directory_urls: bool,
 }
@@ -73,6 +75,7 @@ impl<'t> Site<'t> {
             base: &rules.base,
             ordering_prefixes: rules.ordering_prefixes.unwrap_or_else(|| mostly_ordered(pages())),
             nav_files: &rules.nav_files,
+            nav_dirs: &rules.nav_dirs,
             directory_urls: rules.directory_urls,
         }
     }
@@ -92,11 +95,19 @@ impl<'t> Site<'t> {
     /// the linking file's directory, then `docs/` when routes resolve from the root.
     pub(super) fn bases(&self, linking_path: &'t str, doc: bool, absolute: bool) -> Vec<Vec<&'t str>> {
         if absolute {
-            return if self.assets {
-                vec![vec!["docs"], vec!["static"], vec![]]
-            } else {
-                vec![vec!["docs"], vec![]]
-            };
+            let mut bases = vec![vec!["docs"]];
+            // The default locale's folder is served at the site root (VitePress rewrites
+            // `en/` there; Docusaurus and Starlight serve the default locale without a prefix).
+            if let Some((folders, default)) = self.locales
+                && folders.contains(&default)
+            {
+                bases.push(vec!["docs", default]);
+            }
+            if self.assets {
+                bases.push(vec!["static"]);
+            }
+            bases.push(vec![]);
+            return bases;
         }
         let mut bases = vec![parent(linking_path).map_or_else(Vec::new, |dir| dir.split('/').collect())];
         if doc && self.routes_from_root {
@@ -120,7 +131,12 @@ impl<'t> Site<'t> {
         let (folders, default) = self.locales?;
         let (locale, page) = joined.strip_prefix("docs/")?.split_once('/')?;
         let lacking = folders.iter().copied().find(|f| *f == locale && *f != default)?;
-        Some((format!("docs/{default}/{page}"), lacking))
+        // A default locale at the root of `docs/` (Starlight's own docs) has no folder.
+        if folders.contains(&default) {
+            Some((format!("docs/{default}/{page}"), lacking))
+        } else {
+            Some((format!("docs/{page}"), lacking))
+        }
     }
 
     /// True when a reader reaches the doc at `path` without a link (the `orphan-doc`
@@ -142,6 +158,12 @@ impl<'t> Site<'t> {
         }
         let rel = path.strip_prefix("docs/").unwrap_or(path);
         if self.nav_files.iter().any(|nav| nav == rel) || (dir == "docs" && stem == "404") {
+            return true;
+        }
+        let listed = |nav: &String| {
+            nav.is_empty() || rel.strip_prefix(nav.as_str()).is_some_and(|r| r.starts_with('/'))
+        };
+        if path.starts_with("docs/") && self.nav_dirs.iter().any(listed) {
             return true;
         }
         // A page bundle `x/index.md` is a page of the section above it.

@@ -28,6 +28,8 @@ pub(super) fn includes(text: &str) -> Vec<(usize, String, bool)> {
             let lead = inner.len() - inner.trim_start().len();
             let path = inner.trim().split([':', '{', '#']).next().unwrap_or("").trim_end();
             if !path.is_empty() && !path.contains('\n') {
+                // VitePress's `@/` is the source folder: a site-absolute path from `docs/`.
+                let path = path.strip_prefix('@').filter(|p| p.starts_with('/')).unwrap_or(path);
                 out.push((start + lead, path.to_owned(), false));
             }
         }
