@@ -294,6 +294,12 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         &mut diagnostics,
     );
     let found = (n_docs, n_skills);
+    let mut layout = layout.clone();
+    if let Some(base) = built.inferred_base.clone() {
+        layout.site.base = base;
+        layout.site.base_inferred = true;
+    }
+    let layout = &layout;
     // An empty catalog is never a quiet success; an error of its own already says why.
     if found == (0, 0) && !diagnostics.iter().any(Diagnostic::is_error) {
         diagnostics.push(layout.nothing_found(&config.root));

@@ -33,6 +33,8 @@ pub struct Built {
     pub deny_warnings: bool,
     /// The lint levels in force.
     pub levels: lints::Levels,
+    /// The base path link resolution worked out from the links ([`links::Resolution::inferred_base`]).
+    pub inferred_base: Option<String>,
 }
 
 /// A doc's analysis still needed for link resolution once its [`Doc`] is made.
@@ -73,9 +75,20 @@ pub fn build(
     let gate = config.gate;
 
     // Every doc's locale: its `docs/<locale>/` folder, else the tree's default locale.
+    // A generator's config names its locales (one folder is then a locale too); the folders
+    // named like locales are added (VitePress's config leaves out the folder it rewrites to
+    // the root).
+    let from_config = site.locales.as_ref().map(|listed| {
+        let detected = super::locales::Locales::new(out_docs.iter().map(|d| d.path.as_str()), None, None);
+        let mut all = listed.clone();
+        all.extend(detected.folders);
+        all.sort();
+        all.dedup();
+        all
+    });
     let locales = super::locales::Locales::new(
         out_docs.iter().map(|d| d.path.as_str()),
-        settings.locales.as_deref(),
+        settings.locales.as_deref().or(from_config.as_deref()),
         settings.default_locale.as_deref(),
     );
     set_locales(&mut out_docs, &locales);
@@ -104,7 +117,7 @@ pub fn build(
 
     let ignore = settings.ignore_links.clone();
     let pre = super::index::Pretokenized { dicts, bodies, small };
-    let (Linked { diagnostics, doc_links, skill_links, .. }, backlinks, search) =
+    let (Linked { diagnostics, doc_links, skill_links, inferred_base, .. }, backlinks, search) =
         std::thread::scope(|scope| {
             // The search index reads only the assembled records, not the links: it is built on
             // its own thread while this one resolves the links and gathers the backlinks, whose
@@ -142,7 +155,7 @@ pub fn build(
         // CPU on the 20,000-doc corpus (5 paired runs), after the last diagnostic was known.
         let garbage = (entries, out_docs, out_skills, skill_list, doc_links, skill_links);
         let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(garbage));
-        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels };
+        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels, inferred_base };
     };
 
     attach_links(&mut out_docs, doc_links, &mut out_skills, &skill_records, skill_links, &mut backlinks);
@@ -161,7 +174,7 @@ pub fn build(
         skills: out_skills,
         search,
     };
-    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels }
+    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels, inferred_base }
 }
 
 /// Each doc's locale (its `docs/<locale>/` folder, else the tree's default) and translation key,
@@ -404,6 +417,8 @@ struct SkillsView<'a> {
 /// What [`resolve_links`] found.
 struct Linked {
     diagnostics: Vec<Diagnostic>,
+    /// See [`links::Resolution::inferred_base`].
+    inferred_base: Option<String>,
     /// Per doc, in `docs` order.
     doc_links: Vec<Vec<Link>>,
     /// Per item of [`SkillsView::list`].
@@ -510,8 +525,16 @@ fn resolve_links(
     }
     // The site's navigation (its config files' links) last, as a page of its own: what it
     // links to is linked. Its problems are the config file's, not a page's: not reported.
+    // A sidebar lists each locale's translation of its pages (Starlight, Docusaurus).
+    let mut nav_links = site.nav_links.clone();
+    for locale in locales.folders.iter().filter(|l| **l != locales.default) {
+        nav_links.extend(site.nav_links.iter().map(|link| match link.strip_prefix('/') {
+            Some(rest) => format!("/{locale}/{rest}"),
+            None => format!("{locale}/{link}"),
+        }));
+    }
     let nav_text: String =
-        site.nav_links.iter().map(|link| format!("[]({})\n", link.replace(' ', "%20"))).collect();
+        nav_links.iter().map(|link| format!("[]({})\n", link.replace(' ', "%20"))).collect();
     let nav = super::markdown::analyze(&nav_text, 1);
     if !nav.links.is_empty() {
         sources.push(LinkSource { path: NAV_PATH, origin: Origin::Doc, links: &nav.links });
@@ -526,7 +549,14 @@ fn resolve_links(
 
     let (doc_links, skill_links) = per_source(resolution.links, docs.len(), skills.list.len());
     let (doc_served, skill_served) = per_source(resolution.served, docs.len(), skills.list.len());
-    Linked { diagnostics: resolution.diagnostics, doc_links, skill_links, doc_served, skill_served }
+    Linked {
+        diagnostics: resolution.diagnostics,
+        inferred_base: resolution.inferred_base,
+        doc_links,
+        skill_links,
+        doc_served,
+        skill_served,
+    }
 }
 
 /// Where the site's navigation is resolved from: a page at the root of `docs/` that no tree

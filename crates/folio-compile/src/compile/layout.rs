@@ -311,6 +311,10 @@ impl Layout {
         if !assets.is_empty() {
             out.push_str(&format!(", static files from {}", assets.join(", ")));
         }
+        if !self.site.base.is_empty() {
+            let how = if self.site.base_inferred { " (inferred from its links)" } else { "" };
+            out.push_str(&format!(", served under /{}/{how}", self.site.base));
+        }
         match (self.generator, &self.detected_from) {
             (Some(g), Some(file)) => out.push_str(&format!(" ({}, detected from {file})", g.name())),
             (Some(g), None) => out.push_str(&format!(" ({}, as folio.toml says)", g.name())),

@@ -198,6 +198,9 @@ pub struct Resolution {
     pub served: Vec<Vec<u32>>,
     /// `broken-link`, `broken-anchor`, `case-mismatch` and `orphan-doc` diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+    /// The base path worked out from the links, when the site had none and its links write
+    /// whole site paths (see `Index::infer_base`).
+    pub inferred_base: Option<String>,
 }
 
 /// Resolves every link of every source against the targets.
@@ -213,6 +216,7 @@ pub fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Res
 
 fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: bool) -> Resolution {
     let mut index = Index::new(targets);
+    let inferred_base = index.infer_base(sources);
     index.lend_included_anchors(sources);
     let index = index;
     // Sources are independent once the index is built, so they are resolved on all cores. Link
@@ -252,6 +256,7 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
         }
     }
     res.diagnostics.extend(index.orphans(&linked));
+    res.inferred_base = inferred_base;
     res
 }
 

@@ -575,7 +575,7 @@ impl Analysis {
         }
         let id = match &heading.explicit_id {
             Some(id) => self.slugs.claim(id),
-            None => self.slugs.slug(&heading.text),
+            None => self.slugs.slug(&without_inline_components(&heading.text)),
         };
         self.headings.push((heading, id));
     }
@@ -613,6 +613,18 @@ impl Analysis {
             generated: false,
         }
     }
+}
+
+/// Heading text without MDC inline components (`tryUseNuxtApp :badge[v3.10]{color="info"}`),
+/// which Nuxt Content renders as elements of their own, outside the heading's id.
+fn without_inline_components(text: &str) -> Cow<'_, str> {
+    let Some(start) = text.find(" :") else { return Cow::Borrowed(text) };
+    let rest = &text[start + 2..];
+    let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
+    if name_len == 0 || !rest[name_len..].starts_with(['[', '{']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text[..start].trim_end().to_owned())
 }
 
 fn heading_level(level: HeadingLevel) -> u8 {

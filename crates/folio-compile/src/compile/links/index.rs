@@ -189,6 +189,53 @@ impl<'t> Index<'t> {
         self.misses.get_or_init(|| Misses::new(self.targets))
     }
 
+    /// Works out the base path of a site whose pages write whole site paths
+    /// (`/docs/4.x/api/use-fetch` for `docs/4.api/use-fetch.md`, the docs being one section of
+    /// a larger site): the one or two leading segments that, left out, make the most of the
+    /// site-absolute links that match nothing resolve (at least three, and half of them).
+    /// Returns it, and uses it, when the site has no base of its own.
+    pub(super) fn infer_base(&mut self, sources: &[LinkSource<'t>]) -> Option<String> {
+        if !self.site.base.is_empty() {
+            return None;
+        }
+        let mut missing = 0usize;
+        let mut hits: BTreeMap<String, usize> = BTreeMap::new();
+        for source in sources.iter().filter(|s| s.origin == Origin::Doc) {
+            for raw in source.links.iter().filter(|l| l.kind == LinkKind::SiteAbsolute && !l.include) {
+                let decoded = percent_decode(raw.path());
+                let path = decoded.split('?').next().unwrap_or("");
+                if self.page_exists(path) {
+                    continue;
+                }
+                missing += 1;
+                let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+                for k in 1..=2.min(segments.len().saturating_sub(1)) {
+                    let rest = format!("/{}", segments[k..].join("/"));
+                    if self.page_exists(&rest) {
+                        *hits.entry(segments[..k].join("/")).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let (base, n) = hits.into_iter().max_by_key(|(base, n)| (*n, std::cmp::Reverse(base.clone())))?;
+        if n < 3 || n * 2 < missing || self.exists(&format!("docs/{base}")) {
+            return None;
+        }
+        self.site.base = std::borrow::Cow::Owned(base.clone());
+        self.site.base_inferred = true;
+        Some(base)
+    }
+
+    /// True when the site-absolute `path` names a file or page of `docs/` (by its file forms
+    /// or its route).
+    fn page_exists(&self, path: &str) -> bool {
+        let joined = format!("docs/{}", path.trim_matches('/'));
+        let joined = joined.trim_end_matches('/');
+        candidate_forms(joined, path.ends_with('/'))
+            .any(|(stem, suffix)| self.exists(&format!("{stem}{suffix}")))
+            || self.route(joined).is_some()
+    }
+
     /// Resolves the links of some sources; records them only when `keep_links`.
     pub(super) fn resolve_chunk(&self, sources: &[LinkSource<'t>], keep_links: bool) -> Chunk {
         let mut out = Chunk {
@@ -307,6 +354,13 @@ impl<'t> Index<'t> {
                     return Outcome::Unchecked;
                 }
                 if raw.kind == LinkKind::SiteAbsolute && is_plugin_command(&raw.target) {
+                    return Outcome::Unchecked;
+                }
+                // Another section of a site whose docs are one part of it.
+                if raw.kind == LinkKind::SiteAbsolute
+                    && self.site.base_inferred
+                    && self.site.without_base(raw.path()).is_none()
+                {
                     return Outcome::Unchecked;
                 }
                 match self.resolve_path(source, raw) {

@@ -43,7 +43,10 @@ pub(super) struct Site<'t> {
     /// The site serves static folders at `/` (the catalog's `static/`).
     pub(super) assets: bool,
     /// The base path, without slashes around it; empty for `/`.
-    pub(super) base: &'t str,
+    pub(super) base: std::borrow::Cow<'t, str>,
+    /// The base path was inferred from the tree's links, which write whole site paths: a
+    /// site-absolute link outside it is to another section of the site, not checked.
+    pub(super) base_inferred: bool,
     /// Names carry ordering prefixes the routes leave out.
     pub(super) ordering_prefixes: bool,
     /// Navigation files, relative to `docs/`.
@@ -72,7 +75,8 @@ impl<'t> Site<'t> {
             routes_from_root: hugo || rules.routes_from_root,
             locales,
             assets: targets.other_files.iter().any(|p| p.starts_with("static/")),
-            base: &rules.base,
+            base: std::borrow::Cow::Borrowed(&rules.base),
+            base_inferred: false,
             ordering_prefixes: rules.ordering_prefixes.unwrap_or_else(|| mostly_ordered(pages())),
             nav_files: &rules.nav_files,
             nav_dirs: &rules.nav_dirs,
@@ -86,7 +90,7 @@ impl<'t> Site<'t> {
         if self.base.is_empty() {
             return None;
         }
-        let rest = path.strip_prefix('/')?.strip_prefix(self.base)?;
+        let rest = path.strip_prefix('/')?.strip_prefix(self.base.as_ref())?;
         (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     }
 
@@ -156,12 +160,24 @@ impl<'t> Site<'t> {
         if matches!(stem, "README" | "_index") {
             return true;
         }
-        let rel = path.strip_prefix("docs/").unwrap_or(path);
-        if self.nav_files.iter().any(|nav| nav == rel) || (dir == "docs" && stem == "404") {
+        // Numbered names exist to order a sidebar made from the folders: every page is in it.
+        if self.ordering_prefixes && path.starts_with("docs/") {
             return true;
         }
+        let rel = path.strip_prefix("docs/").unwrap_or(path);
+        if self.nav_files.iter().any(|nav| nav == rel) || ((dir == "docs" || locale_root) && stem == "404") {
+            return true;
+        }
+        // Within a locale folder, the navigation lists the translations of the same folders.
+        let in_locale = self
+            .locales
+            .and_then(|(folders, _)| folders.iter().find_map(|l| rel.strip_prefix(l)?.strip_prefix('/')))
+            .unwrap_or(rel);
         let listed = |nav: &String| {
-            nav.is_empty() || rel.strip_prefix(nav.as_str()).is_some_and(|r| r.starts_with('/'))
+            nav.is_empty()
+                || [rel, in_locale]
+                    .iter()
+                    .any(|r| r.strip_prefix(nav.as_str()).is_some_and(|r| r.starts_with('/')))
         };
         if path.starts_with("docs/") && self.nav_dirs.iter().any(listed) {
             return true;
@@ -178,7 +194,21 @@ pub(super) fn route_key(path: &str) -> String {
     let path = page_stem(path);
     let path = ["/index", "/_index", "/README"].iter().find_map(|s| path.strip_suffix(s)).unwrap_or(path);
     let segments: Vec<&str> = path.split('/').map(strip_order).collect();
-    segments.join("/").to_lowercase()
+    // Route segments are slugs of the names: the symbols slugify spells out (`$fetch.md` is
+    // served at `dollarfetch`, as Nuxt Content routes it).
+    let mut key = String::with_capacity(path.len());
+    for c in segments.join("/").chars() {
+        match c {
+            '$' => key.push_str("dollar"),
+            '&' => key.push_str("and"),
+            '%' => key.push_str("percent"),
+            '<' => key.push_str("less"),
+            '>' => key.push_str("greater"),
+            '|' => key.push_str("or"),
+            c => key.extend(c.to_lowercase()),
+        }
+    }
+    key
 }
 
 /// A name without an ordering prefix: digits then `.` or `-` (`1.guide`, `01-app`), when
@@ -217,10 +247,11 @@ mod tests {
         assert_eq!(route_key("docs/4.api/2.composables/use-fetch.md"), "docs/api/composables/use-fetch");
         // A name that is only a number, or a version, keeps it.
         assert_eq!(route_key("docs/404.md"), "docs/404");
+        assert_eq!(route_key("docs/4.api/3.utils/$fetch.md"), "docs/api/utils/dollarfetch");
         assert_eq!(strip_order("2024-recap"), "recap");
         assert!(mostly_ordered(["1.a/1.x.md", "1.a/2.y.md", "2.b/index.md"].into_iter()));
         assert!(!mostly_ordered(["guide/x.md", "guide/y.md", "2024-notes.md", "z.md"].into_iter()));
-        let site = Site { base: "docs/4.x", ..Site::default() };
+        let site = Site { base: "docs/4.x".into(), ..Site::default() };
         assert_eq!(site.without_base("/docs/4.x/api/x"), Some("/api/x"));
         assert_eq!(site.without_base("/docs/4.xy/api"), None);
         assert_eq!(Site::default().without_base("/a"), None);
