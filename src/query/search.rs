@@ -176,6 +176,7 @@ fn ranked(
         _ => None,
     };
     let mut hits = translations.collapse(catalog, doc_of, hits, preferred);
+    lift_skill_documents(query, &mut hits);
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
     let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -193,6 +194,35 @@ fn ranked(
         hits[..checked].sort_by(order);
     }
     hits
+}
+
+/// How much weaker than the best of its own files a skill's SKILL.md may score and still be put
+/// above them: a hit of similar strength.
+const SIMILAR: f32 = 0.67;
+
+/// Puts a skill's SKILL.md just above its own reference files when it scores nearly as well as
+/// the best of them: the skill is what a person asking for it means, its files are details of
+/// it. Scores only rise, and only to just above that file's, so nothing else moves.
+fn lift_skill_documents(query: &Query, hits: &mut [(u32, f32)]) {
+    let mut best_file: std::collections::BTreeMap<u32, f32> = std::collections::BTreeMap::new();
+    for &(entry, score) in hits.iter() {
+        if let Some(Owner::Skill(skill, Some(_))) = query.owner(entry as usize) {
+            let best = best_file.entry(skill).or_insert(score);
+            *best = best.max(score);
+        }
+    }
+    if best_file.is_empty() {
+        return;
+    }
+    for (entry, score) in hits.iter_mut() {
+        if let Some(Owner::Skill(skill, None)) = query.owner(*entry as usize)
+            && let Some(&best) = best_file.get(&skill)
+            && *score < best
+            && *score >= best * SIMILAR
+        {
+            *score = best.next_up();
+        }
+    }
 }
 
 impl Query {

@@ -493,12 +493,16 @@ fn resolve_links(
         open_anchors: pending.iter().filter(|p| p.markdown.generated).map(|p| p.path.as_str()).collect(),
     };
     // The first doc to claim an alias keeps it: the first in path order.
-    let mut claims: Vec<(&Doc, &Pending)> =
-        docs.iter().zip(&pending).filter(|(d, _)| !d.aliases.is_empty()).collect();
+    let mut claims: Vec<(&Doc, &Pending)> = docs.iter().zip(&pending).collect();
     claims.sort_by_key(|(_, p)| p.entry);
     for (doc, p) in claims {
         for alias in &doc.aliases {
             targets.add_alias(alias, &p.path);
+        }
+        // A page's own route, where its frontmatter sets one (Docusaurus and Starlight `slug`,
+        // Docusaurus `id`): served there instead of at its file's path.
+        for route in frontmatter_routes(doc, &p.path) {
+            targets.add_alias(&route, &p.path);
         }
     }
     let mut sources: Vec<LinkSource<'_>> = Vec::with_capacity(pending.len() + skills.list.len());
@@ -557,6 +561,23 @@ fn resolve_links(
         doc_served,
         skill_served,
     }
+}
+
+/// The routes a doc's frontmatter gives it: `slug` (from the site root when it starts with `/`,
+/// else from the doc's folder) and `id` (the file name's replacement), both relative to `docs/`.
+fn frontmatter_routes(doc: &Doc, path: &str) -> Vec<String> {
+    let Ok(extra) = doc.extra.get() else { return Vec::new() };
+    let rel = path.strip_prefix("docs/").unwrap_or(path);
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let within = |name: &str| if dir.is_empty() { name.to_owned() } else { format!("{dir}/{name}") };
+    let mut out = Vec::new();
+    if let Some(slug) = extra.get("slug").and_then(|v| v.as_str()).filter(|s| !s.is_empty()) {
+        out.push(if slug.starts_with('/') { slug.to_owned() } else { within(slug) });
+    }
+    if let Some(id) = extra.get("id").and_then(|v| v.as_str()).filter(|s| !s.is_empty() && !s.contains('/')) {
+        out.push(within(id));
+    }
+    out
 }
 
 /// Where the site's navigation is resolved from: a page at the root of `docs/` that no tree

@@ -171,7 +171,17 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
         return found(Generator::VitePress, config, dir.to_owned());
     }
     if let Some(config) = js("docusaurus.config") {
-        return found(Generator::Docusaurus, config, at("docs"));
+        // The docs plugin's `path` (`path: '../docs'`), relative to the config's folder.
+        let docs = read_small(root, &config)
+            .and_then(|text| {
+                text.lines().find_map(|line| {
+                    let value = line.trim_start().strip_prefix("path:")?.trim().trim_end_matches(',');
+                    let value = value.strip_prefix(['\'', '"'])?.strip_suffix(['\'', '"'])?;
+                    normalize(&at(value)).filter(|d| is_dir(d))
+                })
+            })
+            .unwrap_or_else(|| at("docs"));
+        return found(Generator::Docusaurus, config, docs);
     }
     if let Some(config) = first(&["mkdocs.yml", "mkdocs.yaml"]) {
         let docs = read_small(root, &config).and_then(|text| yaml_key(&text, "docs_dir"));
@@ -204,6 +214,21 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
         return found(Generator::NextJs, config, docs);
     }
     None
+}
+
+/// A content-relative path with `.` and `..` applied; `None` when it leaves the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out.join("/"))
 }
 
 /// A config file's text, read the way the compile reads content (a regular file inside the root,

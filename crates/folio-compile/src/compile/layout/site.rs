@@ -79,9 +79,13 @@ impl SiteRules {
                 rules.routes_from_root = true;
                 rules.directory_urls = true;
             }
-            Generator::Docusaurus | Generator::Starlight | Generator::NuxtContent | Generator::NextJs => {
+            // Docusaurus resolves a markdown file link from the page's folder, then from the
+            // docs folder.
+            Generator::Docusaurus => {
                 rules.directory_urls = true;
+                rules.routes_from_root = true;
             }
+            Generator::Starlight | Generator::NuxtContent | Generator::NextJs => rules.directory_urls = true,
         }
         rules
     }

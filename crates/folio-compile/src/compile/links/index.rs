@@ -460,6 +460,12 @@ impl<'t> Index<'t> {
             if let Some(found) = self.route(&joined_path) {
                 return Outcome::Found(found);
             }
+            // A page's own route from its frontmatter (`slug`, `id`), reached relatively.
+            if let Some(rel) = joined_path.strip_prefix("docs/")
+                && let Some(doc) = self.targets.aliases.get(&alias_key(rel))
+            {
+                return Outcome::Found(doc);
+            }
             if doc && let Some((found, lacking)) = self.locale_fallback(&joined_path, path.ends_with('/')) {
                 let message = format!(
                     "link `{}` names a page locale `{lacking}` lacks; it resolves to the default locale's `{found}`, \
