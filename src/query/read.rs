@@ -292,11 +292,16 @@ impl Query {
                 // Resolved URIs are entries' URIs, found again by binary search (the loader checked
                 // that entries are sorted); a generated resource named by a skill URI is not one.
                 let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
-                    return Err(QueryError::NotFound {
-                        uri: raw.to_owned(),
-                        what: format!("skill file `{raw}`"),
-                        suggestions: Vec::new(),
-                    });
+                    let key = raw.strip_prefix(uri::SKILL_PREFIX).unwrap_or(raw);
+                    return Err(super::resolve::explain_left_out(
+                        query,
+                        key,
+                        QueryError::NotFound {
+                            uri: raw.to_owned(),
+                            what: format!("skill file `{raw}`"),
+                            suggestions: Vec::new(),
+                        },
+                    ));
                 };
                 let entry = &query.catalog.entries[entry_idx];
                 let (outline, updated) = match query.owner(entry_idx) {

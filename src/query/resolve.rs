@@ -121,11 +121,15 @@ impl Query {
         if let (Some(doc), None) = (folded.next(), folded.next()) {
             return Ok(doc_resolved(query, doc));
         }
-        Err(QueryError::NotFound {
-            uri: id.to_owned(),
-            what: format!("skill or doc `{id}`"),
-            suggestions: suggest(query, id),
-        })
+        Err(explain_left_out(
+            query,
+            id,
+            QueryError::NotFound {
+                uri: id.to_owned(),
+                what: format!("skill or doc `{id}`"),
+                suggestions: suggest(query, id),
+            },
+        ))
     }
 }
 
@@ -176,11 +180,15 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
             if suggestions.is_empty() {
                 suggestions = search_suggestions(query, &path);
             }
-            Err(QueryError::NotFound {
-                uri: raw.to_owned(),
-                what: format!("skill file `{raw}`"),
-                suggestions,
-            })
+            Err(explain_left_out(
+                query,
+                &path,
+                QueryError::NotFound {
+                    uri: raw.to_owned(),
+                    what: format!("skill file `{raw}`"),
+                    suggestions,
+                },
+            ))
         }
     }
 }
@@ -224,10 +232,43 @@ pub(super) fn not_found_skill(query: &Query, skill_id: &str) -> QueryError {
         suggestions =
             search_suggestions(query, skill_id).into_iter().filter(|s| query.skill(s).is_some()).collect();
     }
+    explain_left_out(
+        query,
+        skill_id,
+        QueryError::NotFound {
+            uri: uri::skill_detail(skill_id),
+            what: format!("skill `{skill_id}`"),
+            suggestions,
+        },
+    )
+}
+
+/// `err` (a [`QueryError::NotFound`] for `key`, a skill path or a doc path) saying, when the
+/// entry was left out of the catalog for errors of its own (a lenient compile), that it was and
+/// why, without suggesting another entry in its place.
+pub(super) fn explain_left_out(query: &Query, key: &str, err: QueryError) -> QueryError {
+    let QueryError::NotFound { uri, what, .. } = &err else { return err };
+    let key = key.trim_matches('/');
+    let key = key.strip_prefix("skills/").or_else(|| key.strip_prefix("docs/")).unwrap_or(key);
+    if key.is_empty() {
+        return err;
+    }
+    // The entry or a folder above it (`review/references/x.md` is in the skill `review`).
+    let mut ancestors = std::iter::successors(Some(key), |k| k.rsplit_once('/').map(|(dir, _)| dir));
+    let Some(left) = ancestors.find_map(|k| {
+        let suffix = format!("/{k}");
+        query.catalog.settings.left_out.iter().find(|l| l.path == k || l.path.ends_with(&suffix))
+    }) else {
+        return err;
+    };
     QueryError::NotFound {
-        uri: uri::skill_detail(skill_id),
-        what: format!("skill `{skill_id}`"),
-        suggestions,
+        uri: uri.clone(),
+        what: format!(
+            "{what}: `{}` was left out of this catalog for errors of its own ({})",
+            left.path,
+            left.reasons.join("; ")
+        ),
+        suggestions: Vec::new(),
     }
 }
 
@@ -237,7 +278,11 @@ pub(super) fn not_found_doc(query: &Query, path: &str) -> QueryError {
     if suggestions.is_empty() {
         suggestions = search_suggestions(query, path);
     }
-    QueryError::NotFound { uri: uri::doc(path), what: format!("doc `{path}`"), suggestions }
+    explain_left_out(
+        query,
+        path,
+        QueryError::NotFound { uri: uri::doc(path), what: format!("doc `{path}`"), suggestions },
+    )
 }
 
 impl Query {

@@ -96,3 +96,27 @@ fn a_link_out_of_the_root_leaves_out_its_skill_or_doc_and_serves_the_rest() {
         ))
     );
 }
+
+#[test]
+fn asking_for_a_left_out_skill_says_it_was_left_out_and_why() {
+    let tree = Tree::new();
+    skill(&tree, "pdf", "pdf");
+    skill(&tree, "review", "reviewer");
+    let lenient = folio::compile::lenient(&folio::compile::Config::new(tree.join("content")));
+    let query = folio::query::Query::from_catalog(lenient.compilation.catalog.expect("the rest is served"));
+    let read = |uri: &str| query.read(uri, &folio::query::Selection::default()).map(|_| ());
+    let detail = |id: &str| query.detail(id).map(|_| ());
+    for (asked, err) in [
+        ("skill://review/SKILL.md", read("skill://review/SKILL.md").unwrap_err()),
+        ("skill://review/references/x.md", read("skill://review/references/x.md").unwrap_err()),
+        ("review", detail("review").unwrap_err()),
+    ] {
+        let folio::query::QueryError::NotFound { what, suggestions, .. } = &err else { panic!("{err:?}") };
+        assert!(suggestions.is_empty(), "{asked}: suggests {suggestions:?} for a left-out skill");
+        assert!(
+            what.contains("`skills/review` was left out of this catalog for errors of its own"),
+            "{what}"
+        );
+        assert!(what.contains("skills/review/SKILL.md:2:7: name-mismatch"), "{what}");
+    }
+}

@@ -258,3 +258,35 @@ fn hugo_words_with_a_typo_or_cut_short_and_identifiers_find_their_pages() {
     };
     assert!(text.contains("baseURL"), "{uri}");
 }
+
+#[test]
+fn a_skill_outranks_its_own_reference_files_on_hits_of_similar_strength() {
+    let tree = Tree::new();
+    tree.file(
+        "content/skills/code-review/SKILL.md",
+        "---\nname: code-review\ndescription: Review a pull request for correctness, tests and style.\n---\n\n\
+         # Code review\n\nRead the diff, then the checklist.\n",
+    );
+    // The reference says the words more often, as references do.
+    tree.file(
+        "content/skills/code-review/references/checklist.md",
+        "# Pull request review checklist\n\nReview the pull request: does the pull request have tests? \
+         Review each file of the pull request for style.\n",
+    );
+    tree.file(
+        "content/skills/release/SKILL.md",
+        "---\nname: release\ndescription: Cut a release.\n---\n\n# Release\n\nTag it.\n",
+    );
+    let compiled = compile(&Config::new(tree.join("content")));
+    let query = Query::from_catalog(compiled.catalog.expect("the tree compiles"));
+    let page = query
+        .search(&SearchParams { query: "review a pull request".to_owned(), ..SearchParams::default() })
+        .unwrap();
+    let uris: Vec<&str> = page.items.iter().map(|h| h.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        ["skill://code-review/SKILL.md", "skill://code-review/references/checklist.md"],
+        "{:?}",
+        page.items.iter().map(|h| (h.uri.as_str(), h.score)).collect::<Vec<_>>()
+    );
+}
