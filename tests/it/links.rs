@@ -195,3 +195,49 @@ fn links_in_raw_html_are_checked_where_they_are_written() {
         ]
     );
 }
+
+/// The site model on small trees: each rule turned on by the tree (or its config), a link it
+/// makes resolve, and one it still reports.
+#[test]
+fn the_site_model_resolves_what_each_site_serves_and_still_reports_the_rest() {
+    // Static folders at `/`, from folio.toml; a frontmatter slug; a numbered tree.
+    let tree = Tree::new();
+    tree.file("content/folio.toml", "[docs]\nstatic = [\"public\"]\n")
+        .file("content/public/img/logo.svg", "<svg/>")
+        .file(
+            "content/docs/index.md",
+            "# Home\n\n![logo](/img/logo.svg) [gone](/img/gone.svg) [setup](/start/install) \
+             [moved](/setup-guide) [typo](/start/instal)\n",
+        )
+        .file("content/docs/1.start/2.install.md", "---\nslug: /setup-guide\n---\n# Install\n")
+        .file("content/docs/1.start/3.upgrade.md", "# Upgrade\n")
+        .file("content/docs/2.api/1.fetch.md", "# Fetch\n")
+        .file("content/docs/2.api/2.cache.md", "# Cache\n");
+    assert_eq!(
+        link_report(tree.path(), "content"),
+        [
+            "content/docs/index.md:3:31: error[broken-link]: link `/img/gone.svg` matches no file: no `docs/img/gone.svg`",
+            "content/docs/index.md:3:99: error[broken-link]: link `/start/instal` matches no file: no `docs/start/instal.md`, `docs/start/instal/index.md` or `docs/start/instal/_index.md`",
+        ]
+    );
+    // Translations as file-name suffixes with Fumadocs ids: a Japanese page's link reaches the
+    // Japanese translation and its anchors (so `c.mdx`, linked only from Japanese, is an
+    // orphan in English), and translations are reached as their pages are.
+    let tree = Tree::new();
+    for page in ["a", "b", "c", "d"] {
+        tree.file(format!("content/docs/{page}.mdx"), format!("# {page}\n\n## Usage [#usage]\n"));
+        tree.file(format!("content/docs/{page}.ja.mdx"), format!("# {page}\n\n## 使い方 [#usage-ja]\n"));
+    }
+    tree.file("content/docs/index.mdx", "# Home\n\n[a](/docs/a#usage) [b](/docs/b)\n").file(
+        "content/docs/index.ja.mdx",
+        "# ホーム\n\n[a](/ja/docs/a#usage-ja) [b](/docs/b#usage) [c](/docs/c)\n",
+    );
+    assert_eq!(
+        link_report(tree.path(), "content"),
+        [
+            "content/docs/c.mdx:1:1: warning[orphan-doc]: no other doc or skill links to `docs/c.mdx` (help: link to it from a related doc or an index page, or remove it; if the site's navigation is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml)",
+            "content/docs/d.mdx:1:1: warning[orphan-doc]: no other doc or skill links to `docs/d.mdx` (help: link to it from a related doc or an index page, or remove it; if the site's navigation is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml)",
+            "content/docs/index.ja.mdx:3:30: warning[broken-anchor]: `docs/b.ja.mdx` has no heading with id `usage`",
+        ]
+    );
+}

@@ -490,6 +490,7 @@ fn resolve_links(
         locale_folders: locales.folders.iter().map(String::as_str).collect(),
         default_locale: (!locales.folders.is_empty()).then_some(locales.default.as_str()),
         site: site.clone(),
+        locale_suffixes: locales.suffixes.iter().map(String::as_str).collect(),
         open_anchors: pending.iter().filter(|p| p.markdown.generated).map(|p| p.path.as_str()).collect(),
     };
     // The first doc to claim an alias keeps it: the first in path order.

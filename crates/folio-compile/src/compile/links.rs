@@ -137,6 +137,9 @@ pub struct Targets<'a> {
     pub default_locale: Option<&'a str>,
     /// How the site routes its pages ([`SiteRules`](super::layout::SiteRules)).
     pub site: super::layout::SiteRules,
+    /// Locales written as file-name suffixes (`guide.ja.mdx`): a page of such a locale links to
+    /// its own locale's translation of a page when there is one.
+    pub locale_suffixes: Vec<&'a str>,
     /// Pages whose anchors cannot be known (a plugin directive writes content into them):
     /// links to their anchors are not checked.
     pub open_anchors: BTreeSet<&'a str>,

@@ -62,6 +62,36 @@ pub struct Locales {
     pub folders: Vec<String>,
     /// The default locale: a member of `folders` when there are any.
     pub default: String,
+    /// Locales written as a suffix of the file name beside the default page (`guide.ja.mdx`
+    /// beside `guide.mdx`: Fumadocs, Nextra), sorted; empty when the tree has none.
+    pub suffixes: Vec<String>,
+}
+
+/// The locale suffix of a page path and the path of its default-locale page:
+/// `docs/guide.ja.mdx` → (`ja`, `docs/guide.mdx`), when the suffix has a locale's shape.
+pub fn split_suffix(path: &str) -> Option<(&str, String)> {
+    let (stem, ext) = path.rsplit_once('.')?;
+    let (base, tag) = stem.rsplit_once('.')?;
+    let shaped = (2..=7).contains(&tag.len())
+        && tag.split('-').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphabetic()))
+        && !base.ends_with('/');
+    shaped.then(|| (tag, format!("{base}.{ext}")))
+}
+
+/// The locale suffixes of a tree: tags that at least five pages carry beside a page of the
+/// same name without one.
+fn detect_suffixes<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let paths: Vec<&str> = paths.collect();
+    let all: std::collections::BTreeSet<&str> = paths.iter().copied().collect();
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for path in &paths {
+        if let Some((tag, base)) = split_suffix(path)
+            && all.contains(base.as_str())
+        {
+            *counts.entry(tag).or_default() += 1;
+        }
+    }
+    counts.into_iter().filter(|(_, n)| *n >= 5).map(|(tag, _)| tag.to_owned()).collect()
 }
 
 impl Locales {
@@ -74,6 +104,8 @@ impl Locales {
         configured: Option<&[String]>,
         default: Option<&str>,
     ) -> Locales {
+        let doc_paths: Vec<&str> = doc_paths.collect();
+        let suffixes = detect_suffixes(doc_paths.iter().copied());
         let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
         for path in doc_paths {
             // Pages directly in `docs/` count under "".
@@ -112,7 +144,13 @@ impl Locales {
                 .cloned()
                 .unwrap_or_else(|| FALLBACK_DEFAULT.to_owned()),
         };
-        Locales { folders, default }
+        Locales { folders, default, suffixes }
+    }
+
+    /// The locale suffix of a doc path (relative to `docs/`) and its default page, when the
+    /// tree writes locales as suffixes and this is one.
+    pub fn suffix_of<'p>(&self, doc_path: &'p str) -> Option<(&'p str, String)> {
+        split_suffix(doc_path).filter(|(tag, _)| self.suffixes.iter().any(|s| s == tag))
     }
 
     /// The locale folder a doc path (relative to `docs/`) is in, if any.
@@ -124,6 +162,9 @@ impl Locales {
     /// A doc's page across locales: its path below its locale folder, without the extension
     /// (`ja/guides/deploy.mdx` → `guides/deploy`), so its translations share it.
     pub fn page_of(&self, doc_path: &str) -> String {
+        if let Some((_, base)) = self.suffix_of(doc_path) {
+            return base.rsplit_once('.').map_or(base.as_str(), |(stem, _)| stem).to_owned();
+        }
         let below = match self.folder_of(doc_path) {
             Some(folder) => &doc_path[folder.len() + 1..],
             None => doc_path,
@@ -133,6 +174,9 @@ impl Locales {
 
     /// A doc's locale, lowercase: its locale folder, else the default locale.
     pub fn locale_of(&self, doc_path: &str) -> String {
+        if let Some((tag, _)) = self.suffix_of(doc_path) {
+            return tag.to_ascii_lowercase();
+        }
         self.folder_of(doc_path).unwrap_or(&self.default).to_ascii_lowercase()
     }
 }
@@ -152,6 +196,24 @@ mod tests {
         assert!(is_detected_tag("zh-cn") && is_detected_tag("pt-br") && is_detected_tag("zh-Hant-TW"));
         assert!(!is_detected_tag("js") && !is_detected_tag("go") && !is_detected_tag("api"));
         assert!(!is_detected_tag("en-guides"));
+    }
+
+    #[test]
+    fn locale_suffixes_are_detected_beside_their_default_pages() {
+        let mut paths = vec!["index.mdx", "notes.v2.md", "notes.md"];
+        for page in ["a", "b", "c", "d", "e"] {
+            paths.extend(
+                [format!("{page}.mdx"), format!("{page}.ja.mdx"), format!("{page}.zh-CN.mdx")]
+                    .map(|p| &*p.leak()),
+            );
+        }
+        let locales = Locales::new(paths.iter().copied(), None, None);
+        assert_eq!(locales.suffixes, ["ja", "zh-CN"]);
+        assert_eq!(locales.locale_of("a.ja.mdx"), "ja");
+        assert_eq!(locales.page_of("a.zh-CN.mdx"), "a");
+        assert_eq!(locales.locale_of("a.mdx"), "en");
+        // One page with a dot in its name is not a locale.
+        assert_eq!(locales.locale_of("notes.v2.md"), "en");
     }
 
     #[test]

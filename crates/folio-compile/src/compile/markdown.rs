@@ -570,6 +570,15 @@ impl Analysis {
 
     fn finish_heading(&mut self, mut heading: OpenHeading) {
         collapse_whitespace_in_place(&mut heading.text);
+        // Fumadocs's custom id: `## Usage [#usage]`, not part of the title.
+        if heading.explicit_id.is_none()
+            && let Some((title, id)) = heading.text.strip_suffix(']').and_then(|t| t.rsplit_once(" [#"))
+            && !id.is_empty()
+            && !id.contains([' ', '[', ']'])
+        {
+            heading.explicit_id = Some(id.to_owned());
+            heading.text = title.trim_end().to_owned();
+        }
         if heading.level == 1 && self.title.is_none() && !heading.text.is_empty() {
             self.title = Some(heading.text.clone());
         }

@@ -250,7 +250,11 @@ impl<'t> Index<'t> {
             let mut links = Vec::with_capacity(if keep_links { source.links.len() } else { 0 });
             let mut served = Vec::new();
             for raw in source.links {
-                let (resolved_path, problem) = match self.resolve_link(source, raw) {
+                let outcome = match self.resolve_link(source, raw) {
+                    Outcome::Found(path) => Outcome::Found(self.localized(source, path)),
+                    other => other,
+                };
+                let (resolved_path, problem) = match outcome {
                     Outcome::Unchecked => (None, None),
                     Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
                     Outcome::FoundWith(path, note) => {
@@ -396,6 +400,13 @@ impl<'t> Index<'t> {
             Some("") => "/",
             Some(rest) => rest,
             None => path,
+        };
+        // A locale written as a file-name suffix is served under a path prefix (`/ja/docs/x`).
+        let path = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
+            Some((locale, rest)) if absolute && self.targets.locale_suffixes.contains(&locale) => {
+                &path[locale.len() + 1..][..rest.len() + 1]
+            }
+            _ => path,
         };
         if let Some(found) = self.found_from_first_base(source, path, absolute) {
             debug_assert!(
@@ -592,6 +603,24 @@ impl<'t> Index<'t> {
         }
         let absolute = raw.kind == LinkKind::SiteAbsolute;
         self.site.bases(source.path, source.origin == Origin::Doc, absolute).iter().all(|base| outside(base))
+    }
+
+    /// `found` as the linking page's locale has it, when locales are file-name suffixes: from
+    /// `docs/guide.ja.mdx`, a link to `docs/cache.mdx` is to `docs/cache.ja.mdx` where that
+    /// exists (the site serves it at the same route in that locale).
+    fn localized(&self, source: &LinkSource<'t>, found: &'t str) -> &'t str {
+        if self.targets.locale_suffixes.is_empty() || source.origin != Origin::Doc {
+            return found;
+        }
+        let Some((locale, _)) = crate::compile::locales::split_suffix(source.path) else { return found };
+        if !self.targets.locale_suffixes.contains(&locale)
+            || crate::compile::locales::split_suffix(found)
+                .is_some_and(|(t, _)| self.targets.locale_suffixes.contains(&t))
+        {
+            return found;
+        }
+        let Some((stem, ext)) = found.rsplit_once('.') else { return found };
+        self.existing(&format!("{stem}.{locale}.{ext}")).unwrap_or(found)
     }
 
     /// The page a route names when the site routes without ordering prefixes

@@ -51,6 +51,8 @@ pub(super) struct Site<'t> {
     pub(super) ordering_prefixes: bool,
     /// Navigation files, relative to `docs/`.
     pub(super) nav_files: &'t [String],
+    /// Locales written as file-name suffixes.
+    pub(super) locale_suffixes: &'t [&'t str],
     /// Folders of `docs/` whose pages the navigation lists on its own.
     pub(super) nav_dirs: &'t [String],
     /// Pages are served at folder URLs (see [`SiteRules::directory_urls`](crate::compile::layout::SiteRules)).
@@ -80,6 +82,7 @@ impl<'t> Site<'t> {
             ordering_prefixes: rules.ordering_prefixes.unwrap_or_else(|| mostly_ordered(pages())),
             nav_files: &rules.nav_files,
             nav_dirs: &rules.nav_dirs,
+            locale_suffixes: &targets.locale_suffixes,
             directory_urls: rules.directory_urls,
         }
     }
@@ -162,6 +165,14 @@ impl<'t> Site<'t> {
         }
         // Numbered names exist to order a sidebar made from the folders: every page is in it.
         if self.ordering_prefixes && path.starts_with("docs/") {
+            return true;
+        }
+        // A translation written as a suffix (`guide.ja.mdx`) is served at its page's route, in
+        // its locale: reached as that page is.
+        if let Some((tag, base)) = crate::compile::locales::split_suffix(path)
+            && self.locale_suffixes.contains(&tag)
+            && exists(&base)
+        {
             return true;
         }
         let rel = path.strip_prefix("docs/").unwrap_or(path);
