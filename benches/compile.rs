@@ -16,8 +16,7 @@
 //! Corpora are generated once into `target/bench-corpus/<size>/` and reused.
 #![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use folio_bench_corpus as corpus;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -15,12 +15,11 @@
 //! FOLIO_BENCH_SIZES=medium cargo bench --bench query         # one corpus
 //! cargo bench --bench query -- search                        # only the search benches
 //! ```
-//! Corpora come from `benches/support/corpus.rs` (`target/bench-corpus/<size>/`); each compiled
+//! Corpora come from the `folio-bench-corpus` crate (`target/bench-corpus/<size>/`); each compiled
 //! catalog is cached beside them as `<size>.v<format>.catalog.msgpack`.
 #![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use folio_bench_corpus as corpus;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -24,8 +24,7 @@
 //! ```
 #![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use folio_bench_corpus as corpus;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};

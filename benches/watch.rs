@@ -21,8 +21,7 @@
 //! ```
 #![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use folio_bench_corpus as corpus;
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
-//! The benchmark corpus generator (`benches/support/corpus.rs`): byte-identical output for the same
+//! The benchmark corpus generator (the `folio-bench-corpus` crate): byte-identical output for the same
 //! size, a tree that should compile clean (names, links, backlinks), and reuse of a complete corpus.
 
-#[path = "../../benches/support/corpus.rs"]
-mod corpus;
+use folio_bench_corpus as corpus;
 
 use std::collections::BTreeMap;
 use std::fs;
