@@ -219,9 +219,24 @@ pub fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Res
 
 fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: bool) -> Resolution {
     let mut index = Index::new(targets);
-    let inferred_base = index.infer_base(sources);
     index.lend_included_anchors(sources);
-    let index = index;
+    let res = resolve_all(&index, sources, keep_links);
+    // A base path is worked out only for a tree whose links miss (most trees pay nothing for
+    // it), and the links are then resolved again with it.
+    let misses = res.diagnostics.iter().filter(|d| d.code == "broken-link").count();
+    if misses < 3 {
+        return res;
+    }
+    let mut index = Index::new(targets);
+    let Some(base) = index.infer_base(sources) else { return res };
+    index.lend_included_anchors(sources);
+    let mut res = resolve_all(&index, sources, keep_links);
+    res.inferred_base = Some(base);
+    res
+}
+
+/// Resolves every source against `index`, on all cores.
+fn resolve_all<'t>(index: &Index<'t>, sources: &[LinkSource<'t>], keep_links: bool) -> Resolution {
     // Sources are independent once the index is built, so they are resolved on all cores. Link
     // counts vary a lot between files, so the sources are cut into many small chunks handed
     // out one at a time (a fixed half per core left one idle); the chunks are joined in order,
@@ -259,7 +274,6 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
         }
     }
     res.diagnostics.extend(index.orphans(&linked));
-    res.inferred_base = inferred_base;
     res
 }
 

@@ -61,7 +61,16 @@ pub(super) fn includes(text: &str) -> Vec<(usize, String, bool)> {
 /// the site is built (`::: mkdocs.__main__`, `::: my_package.module`): the page has headings
 /// Folio cannot see.
 pub(super) fn generates_content(text: &str) -> bool {
-    text.lines().any(|line| {
+    // Found with memchr's search, not a walk over every line: this runs on every page.
+    let mut search = 0;
+    std::iter::from_fn(|| {
+        let at = search + find_ascii(&text[search..], "::: ")?;
+        search = at + 4;
+        Some(at)
+    })
+    .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+    .any(|at| {
+        let line = text[at..].split('\n').next().unwrap_or("");
         line.strip_prefix("::: ").is_some_and(|rest| {
             let name = rest.trim();
             !name.is_empty()
