@@ -308,8 +308,8 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 /// owns its files. Reports the hidden entries skipped inside a skill (`hidden-file`) and the
 /// directories that hold markdown but no `SKILL.md` and no skill below (`missing-skill-md`).
 fn classify(
-    files: Vec<(String, PathBuf)>,
-    hidden: &[String],
+    mut files: Vec<(String, PathBuf)>,
+    hidden: &[(String, Option<PathBuf>)],
     root: &Arc<Root>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Found> {
@@ -328,8 +328,29 @@ fn classify(
             }
         }
     };
-    for path in hidden {
+    // A hidden file the skill's SKILL.md names (`assets/.env.example`) is one the agent is told
+    // to use: it is served. SKILL.md is small; it is read here, once more, to decide that.
+    let mut named_hidden = Vec::new();
+    let mut skill_texts: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    for (path, file) in hidden {
         if let Some(skill) = owner(path) {
+            if let Some(abs) = file {
+                let text = skill_texts.entry(skill.clone()).or_insert_with(|| {
+                    let document = format!("{skill}/SKILL.md");
+                    files
+                        .iter()
+                        .find(|(p, _)| *p == document)
+                        .and_then(|(_, abs)| read_regular(root, abs).ok())
+                        .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+                        .unwrap_or_default()
+                });
+                let rel = &path[skill.len() + 1..];
+                if text.contains(rel) {
+                    named_hidden.push((path.clone(), abs.clone()));
+                    continue;
+                }
+            }
+
             diags.push(
                 Diagnostic::warning(
                     "hidden-file",
@@ -343,6 +364,10 @@ fn classify(
                 .with_help("rename it without the leading dot to serve it, or delete it"),
             );
         }
+    }
+    if !named_hidden.is_empty() {
+        files.extend(named_hidden);
+        files.sort_by(|a, b| crate::catalog::codec::source_order(&a.0, &b.0));
     }
     // Directories holding markdown outside every skill, with a file named like `SKILL.md` in
     // another case if they have one.

@@ -26,8 +26,9 @@ pub(super) struct Walker<'a> {
     /// canonical directory holding the link. The directories on the way from the first to the
     /// second are the link's ancestors; a link to one of them is a loop.
     pub(super) links: Vec<(PathBuf, PathBuf)>,
-    /// Content-relative paths of the hidden files and directories skipped.
-    pub(super) hidden: Vec<String>,
+    /// Catalog paths of the hidden files and directories skipped, with the canonical path of
+    /// each that is a regular file (a skill may still serve it: `source::classify`).
+    pub(super) hidden: Vec<(String, Option<PathBuf>)>,
     /// Canonical directories not to walk: folders the layout reads as another part (a `skills/`
     /// inside a root read as `docs/`), and dependency folders (`node_modules`).
     pub(super) skip: Vec<PathBuf>,
@@ -103,7 +104,8 @@ impl Walker<'_> {
             let collection =
                 self.collections && at.depth == 0 && entry.kind == EntryKind::Dir && entry.name != ".git";
             if is_hidden(&entry.name) && !collection {
-                self.hidden.push(rel);
+                let file = (entry.kind == EntryKind::File).then(|| canonical.clone());
+                self.hidden.push((rel, file));
                 continue;
             }
             if entry.kind == EntryKind::Dir
