@@ -64,6 +64,13 @@ impl SiteRules {
             (rules.nav_links, rules.nav_dirs) = navigation(generator, root, config);
             rules.locales = text.as_deref().and_then(config_locales);
         }
+        // Fumadocs and Nextra, the Next.js docs frameworks, make the sidebar from the folders:
+        // every page is in it unless a `meta.json` leaves it out.
+        if generator == Generator::NextJs
+            && text.as_deref().is_some_and(|t| t.contains("fumadocs") || t.contains("nextra"))
+        {
+            rules.nav_dirs = vec![String::new()];
+        }
         match generator {
             Generator::MdBook => {
                 rules.heading_ids = HeadingIds::MdBook;
