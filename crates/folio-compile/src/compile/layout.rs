@@ -216,9 +216,13 @@ impl Layout {
     }
 
     /// How pages are rendered: the site's heading-id rule; wiki links only where no site
-    /// generator's rules apply.
+    /// generator's rules apply, its includes only where one does.
     pub fn render(&self) -> crate::compile::markdown::Render {
-        crate::compile::markdown::Render { ids: self.site.heading_ids, wiki_links: self.generator.is_none() }
+        crate::compile::markdown::Render {
+            ids: self.site.heading_ids,
+            wiki_links: self.generator.is_none(),
+            includes: self.generator.is_some(),
+        }
     }
 
     /// The folder read as `docs/`.

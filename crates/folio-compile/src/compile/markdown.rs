@@ -253,11 +253,15 @@ pub struct Render {
     /// `[[x]]` is a wiki link (Folio's own trees, Obsidian-style notes); site generators have
     /// none, and there `[[1]](url)` is a link whose text is `[1]`.
     pub wiki_links: bool,
+    /// A site generator's includes and plugin directives are read (mdBook's `{{#include}}`,
+    /// VitePress's `<!--@include:-->`, snippets, `::: module`): only under a generator's rules,
+    /// where they mean something (in Folio's own trees they are text).
+    pub includes: bool,
 }
 
 impl Default for Render {
     fn default() -> Self {
-        Render { ids: HeadingIds::GitHub, wiki_links: true }
+        Render { ids: HeadingIds::GitHub, wiki_links: true, includes: false }
     }
 }
 
@@ -419,7 +423,8 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, render: Render, m
         acc.links.push(RawLink::new(target, false, false, locate(at), true));
     }
     // mdBook's includes are written inside code blocks as often as outside.
-    for (at, target, from_root) in includes::includes(text) {
+    let found = if render.includes { includes::includes(text) } else { Vec::new() };
+    for (at, target, from_root) in found {
         // A snippet's path is relative to the repository root: read as a site-absolute path,
         // which is tried against `docs/` and then the content root.
         let target = if from_root { format!("/{}", target.trim_start_matches('/')) } else { target };
@@ -427,7 +432,7 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, render: Render, m
         link.from_root = from_root;
         acc.links.push(link);
     }
-    let generated = includes::generates_content(text);
+    let generated = render.includes && includes::generates_content(text);
     // attr_list (MkDocs) gives any element an id: `**term**{ #term-id }`.
     if ids == HeadingIds::PythonMarkdown {
         let in_code = |at: usize| acc.code.iter().any(|r| r.contains(&at));
