@@ -49,6 +49,7 @@ mod hugo;
 mod includes;
 mod indented;
 mod lines;
+mod render;
 mod slug;
 
 use html::{decode_character_references, html_attributes, is_link};
@@ -56,6 +57,8 @@ use html::{decode_character_references, html_attributes, is_link};
 use hugo::find_ascii;
 use hugo::{hugo_includes, mask_hugo_block_shortcodes};
 use lines::LineIndex;
+pub use render::Render;
+use render::without_inline_components;
 pub use slug::HeadingIds;
 use slug::Slugger;
 #[cfg(test)]
@@ -243,26 +246,6 @@ pub fn analyze_in(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
 /// parse: a skill's markdown is read once).
 pub fn analyze_with_mentions(body: &str, first_line: u32, dialect: Dialect) -> Markdown {
     analyze_site(body, first_line, dialect, Render::default(), true)
-}
-
-/// How a site renders its pages, as far as the analysis must know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Render {
-    /// How heading and footnote ids are made.
-    pub ids: HeadingIds,
-    /// `[[x]]` is a wiki link (Folio's own trees, Obsidian-style notes); site generators have
-    /// none, and there `[[1]](url)` is a link whose text is `[1]`.
-    pub wiki_links: bool,
-    /// A site generator's includes and plugin directives are read (mdBook's `{{#include}}`,
-    /// VitePress's `<!--@include:-->`, snippets, `::: module`): only under a generator's rules,
-    /// where they mean something (in Folio's own trees they are text).
-    pub includes: bool,
-}
-
-impl Default for Render {
-    fn default() -> Self {
-        Render { ids: HeadingIds::GitHub, wiki_links: true, includes: false }
-    }
 }
 
 /// [`analyze_in`] for a page of a site that renders it by `render`; with `mentions`, also
@@ -627,18 +610,6 @@ impl Analysis {
             generated: false,
         }
     }
-}
-
-/// Heading text without MDC inline components (`tryUseNuxtApp :badge[v3.10]{color="info"}`),
-/// which Nuxt Content renders as elements of their own, outside the heading's id.
-fn without_inline_components(text: &str) -> Cow<'_, str> {
-    let Some(start) = text.find(" :") else { return Cow::Borrowed(text) };
-    let rest = &text[start + 2..];
-    let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-').count();
-    if name_len == 0 || !rest[name_len..].starts_with(['[', '{']) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(text[..start].trim_end().to_owned())
 }
 
 fn heading_level(level: HeadingLevel) -> u8 {

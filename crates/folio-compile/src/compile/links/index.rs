@@ -20,6 +20,8 @@ use crate::compile::diagnostic::Diagnostic;
 use crate::compile::markdown::RawLink;
 use crate::lookup::LookupMap;
 
+mod routes;
+
 /// Lookup tables over the targets, built once per resolve. Keys borrow from the targets when
 /// they equal a path or a slice of it (most paths are lowercase already), so a large tree's
 /// index is not a copy of all its paths.
@@ -187,53 +189,6 @@ impl<'t> Index<'t> {
 
     fn misses(&self) -> &Misses<'t> {
         self.misses.get_or_init(|| Misses::new(self.targets))
-    }
-
-    /// Works out the base path of a site whose pages write whole site paths
-    /// (`/docs/4.x/api/use-fetch` for `docs/4.api/use-fetch.md`, the docs being one section of
-    /// a larger site): the one or two leading segments that, left out, make the most of the
-    /// site-absolute links that match nothing resolve (at least three, and half of them).
-    /// Returns it, and uses it, when the site has no base of its own.
-    pub(super) fn infer_base(&mut self, sources: &[LinkSource<'t>]) -> Option<String> {
-        if !self.site.base.is_empty() {
-            return None;
-        }
-        let mut missing = 0usize;
-        let mut hits: BTreeMap<String, usize> = BTreeMap::new();
-        for source in sources.iter().filter(|s| s.origin == Origin::Doc) {
-            for raw in source.links.iter().filter(|l| l.kind == LinkKind::SiteAbsolute && !l.include) {
-                let decoded = percent_decode(raw.path());
-                let path = decoded.split('?').next().unwrap_or("");
-                if self.page_exists(path) {
-                    continue;
-                }
-                missing += 1;
-                let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-                for k in 1..=2.min(segments.len().saturating_sub(1)) {
-                    let rest = format!("/{}", segments[k..].join("/"));
-                    if self.page_exists(&rest) {
-                        *hits.entry(segments[..k].join("/")).or_default() += 1;
-                    }
-                }
-            }
-        }
-        let (base, n) = hits.into_iter().max_by_key(|(base, n)| (*n, std::cmp::Reverse(base.clone())))?;
-        if n < 3 || n * 2 < missing || self.exists(&format!("docs/{base}")) {
-            return None;
-        }
-        self.site.base = std::borrow::Cow::Owned(base.clone());
-        self.site.base_inferred = true;
-        Some(base)
-    }
-
-    /// True when the site-absolute `path` names a file or page of `docs/` (by its file forms
-    /// or its route).
-    fn page_exists(&self, path: &str) -> bool {
-        let joined = format!("docs/{}", path.trim_matches('/'));
-        let joined = joined.trim_end_matches('/');
-        candidate_forms(joined, path.ends_with('/'))
-            .any(|(stem, suffix)| self.exists(&format!("{stem}{suffix}")))
-            || self.route(joined).is_some()
     }
 
     /// Resolves the links of some sources; records them only when `keep_links`.
@@ -585,53 +540,6 @@ impl<'t> Index<'t> {
         let (fallback, lacking) = self.site.locale_fallback(joined)?;
         let found = candidates(&fallback, dir_form).iter().find_map(|c| self.existing(c))?;
         Some((found, lacking))
-    }
-
-    /// True when the place an include names is outside the folders the catalog is read from
-    /// (`docs/`, `skills/`, `static/`): from every base it is resolved against, or, for a
-    /// snippet, from the repository root.
-    fn leaves_the_catalog(&self, source: &LinkSource<'t>, raw: &RawLink) -> bool {
-        let decoded = percent_decode(raw.path());
-        let written: Vec<&str> = decoded.split('/').collect();
-        let outside = |base: &[&str]| {
-            join(base, &written).is_none_or(|joined| {
-                !matches!(joined.first(), Some(&("docs" | "skills" | "static"))) || joined.len() < 2
-            })
-        };
-        if raw.from_root {
-            return outside(&[]);
-        }
-        let absolute = raw.kind == LinkKind::SiteAbsolute;
-        self.site.bases(source.path, source.origin == Origin::Doc, absolute).iter().all(|base| outside(base))
-    }
-
-    /// `found` as the linking page's locale has it, when locales are file-name suffixes: from
-    /// `docs/guide.ja.mdx`, a link to `docs/cache.mdx` is to `docs/cache.ja.mdx` where that
-    /// exists (the site serves it at the same route in that locale).
-    fn localized(&self, source: &LinkSource<'t>, found: &'t str) -> &'t str {
-        if self.targets.locale_suffixes.is_empty() || source.origin != Origin::Doc {
-            return found;
-        }
-        let Some((locale, _)) = crate::compile::locales::split_suffix(source.path) else { return found };
-        if !self.targets.locale_suffixes.contains(&locale)
-            || crate::compile::locales::split_suffix(found)
-                .is_some_and(|(t, _)| self.targets.locale_suffixes.contains(&t))
-        {
-            return found;
-        }
-        let Some((stem, ext)) = found.rsplit_once('.') else { return found };
-        self.existing(&format!("{stem}.{locale}.{ext}")).unwrap_or(found)
-    }
-
-    /// The page a route names when the site routes without ordering prefixes
-    /// (`docs/guide/install` → `docs/1.guide/2.install.md`).
-    fn route(&self, joined: &str) -> Option<&'t str> {
-        if self.routes.is_empty() {
-            return None;
-        }
-        let joined = joined.trim_end_matches('/');
-        let joined = joined.strip_suffix(".html").unwrap_or(joined);
-        self.routes.get(&super::site::route_key(joined)).copied()
     }
 
     /// The deepest skill directory `path` is, or is inside of.
