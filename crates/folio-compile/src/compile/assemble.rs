@@ -115,7 +115,8 @@ pub fn build(
         out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank);
     }
 
-    let ignore = settings.ignore_links.clone();
+    let mut ignore = settings.ignore_links.clone();
+    ignore.extend(site.hook_links.iter().cloned());
     let pre = super::index::Pretokenized { dicts, bodies, small };
     let (Linked { diagnostics, doc_links, skill_links, inferred_base, .. }, backlinks, search) =
         std::thread::scope(|scope| {

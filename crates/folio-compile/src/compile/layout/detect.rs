@@ -197,8 +197,12 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
             .filter(|c| read_small(root, c).is_some_and(|t| t.to_ascii_lowercase().contains("baseurl")))
     });
     if let Some(config) = hugo {
-        let content = read_small(root, &config)
-            .and_then(|text| toml_key(&text, "contentDir").or_else(|| yaml_key(&text, "contentDir")));
+        let text = read_small(root, &config);
+        // A module mount of a folder onto `content` (`source = 'content/en'`), Hugo's own way of
+        // saying where the pages are; else `contentDir`.
+        let content = text.as_deref().and_then(|t| hugo_mount(t, "content")).or_else(|| {
+            text.as_deref().and_then(|t| toml_key(t, "contentDir").or_else(|| yaml_key(t, "contentDir")))
+        });
         return found(Generator::Hugo, config, at(content.as_deref().unwrap_or("content")));
     }
     if let Some(config) = js("content.config").or_else(|| js("nuxt.config"))
@@ -235,6 +239,16 @@ fn normalize(path: &str) -> Option<String> {
 /// through no link that leaves it, at most the compile's limit per file), when it is UTF-8.
 fn read_small(root: &Path, rel: &str) -> Option<String> {
     String::from_utf8(crate::compile::source::read_inside(root, rel)?).ok()
+}
+
+/// The source of the first `[[module.mounts]]` of a TOML Hugo config whose target is `target`.
+fn hugo_mount(text: &str, target: &str) -> Option<String> {
+    let value: toml::Table = toml::from_str(text).ok()?;
+    let mounts = value.get("module")?.get("mounts")?.as_array()?;
+    mounts.iter().find_map(|mount| {
+        (mount.get("target")?.as_str()?.trim_matches('/') == target)
+            .then(|| mount.get("source")?.as_str().map(|s| s.trim_matches('/').to_owned()))?
+    })
 }
 
 /// `book.toml` `[book] src`.

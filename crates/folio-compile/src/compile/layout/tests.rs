@@ -82,6 +82,15 @@ fn settings_in_the_config_file_move_the_pages() {
     std::fs::write(tree.root().join("book.toml"), "[book]\ntitle = \"x\"\nsrc = \"pages\"\n").unwrap();
     let (layout, _) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
     assert_eq!(layout.docs_dir(), "pages");
+    let tree = Tree::new("hugo-mount", &["hugo.toml", "content/en/"]);
+    std::fs::write(
+        tree.root().join("hugo.toml"),
+        "baseURL = 'https://x/'\n[module]\n  [[module.mounts]]\n    source = 'assets'\n    target = 'assets'\n  \
+         [[module.mounts]]\n    source = 'content/en'\n    target = 'content'\n",
+    )
+    .unwrap();
+    let (layout, _) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
+    assert_eq!(layout.docs_dir(), "content/en");
     let tree = Tree::new("mkdocs-dir", &["mkdocs.yml", "documentation/"]);
     std::fs::write(tree.root().join("mkdocs.yml"), "site_name: x\ndocs_dir: documentation # here\n").unwrap();
     let (layout, _) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
