@@ -367,30 +367,39 @@ const MARKDOWN_SCAN: usize = 1000;
 /// not followed).
 fn markdown_in(root: &Path) -> Vec<String> {
     fn scan(root: &Path, rel: &str, depth: usize, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
-        let mut entries: Vec<(String, std::fs::FileType)> = entries
-            .filter_map(Result::ok)
-            .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, kind) in entries {
-            if out.len() >= MARKDOWN_SCAN
-                || name.starts_with('.')
-                || name == "node_modules"
-                || name == "target"
-            {
-                continue;
+        for (name, is_dir) in visible_entries(root, rel) {
+            if out.len() >= MARKDOWN_SCAN {
+                return;
             }
             let path = join(rel, &name);
-            if kind.is_dir() && depth < 8 {
+            if is_dir && depth < 8 {
                 scan(root, &path, depth + 1, out);
-            } else if kind.is_file() && (name.ends_with(".md") || name.ends_with(".mdx")) {
+            } else if !is_dir && (name.ends_with(".md") || name.ends_with(".mdx")) {
                 out.push(path);
             }
         }
     }
     let mut out = Vec::new();
     scan(root, "", 0, &mut out);
+    out
+}
+
+/// The entries of the folder `rel` (content-relative) a person's content can be in, sorted by
+/// name, each with whether it is a directory: no hidden entry and no dependency or build folder
+/// (`node_modules`, `target`); names only (links are not followed, nothing is read).
+fn visible_entries(root: &Path, rel: &str) -> Vec<(String, bool)> {
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return Vec::new() };
+    let mut out: Vec<(String, bool)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?)))
+        .filter(|(name, kind)| {
+            (kind.is_dir() || kind.is_file())
+                && !name.starts_with('.')
+                && !matches!(name.as_str(), "node_modules" | "target")
+        })
+        .map(|(name, kind)| (name, kind.is_dir()))
+        .collect();
+    out.sort();
     out
 }
 

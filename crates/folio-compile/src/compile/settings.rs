@@ -193,15 +193,17 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     out.ignore_links = file.check.ignore_links.unwrap_or_default();
     out.lints = lint_requests(path, text, file.lints, diags);
     let at = |span: std::ops::Range<usize>| line_column(text, span.start);
+    // Each value with the line and column it is at, where a problem with the folder it names
+    // is reported.
+    fn located<T: Clone>(text: &str, v: &Spanned<T>) -> (T, u32, u32) {
+        let (line, column) = line_column(text, v.span().start);
+        (v.get_ref().clone(), line, column)
+    }
     out.layout = LayoutKeys {
-        docs: file.docs.dir.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
-        assets: file.docs.static_dirs.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
-        generator: file
-            .docs
-            .generator
-            .as_ref()
-            .map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
-        skills: file.skills.dirs.as_ref().map(|v| (v.get_ref().clone(), at(v.span()).0, at(v.span()).1)),
+        docs: file.docs.dir.as_ref().map(|v| located(text, v)),
+        assets: file.docs.static_dirs.as_ref().map(|v| located(text, v)),
+        generator: file.docs.generator.as_ref().map(|v| located(text, v)),
+        skills: file.skills.dirs.as_ref().map(|v| located(text, v)),
         site: SiteKeys {
             heading_ids: file.site.heading_ids.and_then(|rule| {
                 let parsed = super::markdown::HeadingIds::parse(rule.get_ref());

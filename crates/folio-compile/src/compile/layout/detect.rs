@@ -123,18 +123,9 @@ pub(super) struct Detected {
 /// The generator the tree at `root` is written for, when a config file says so and the folder
 /// its pages would be in exists.
 pub(super) fn detect(root: &Path) -> Option<Detected> {
-    let mut dirs = vec![String::new()];
-    if let Ok(entries) = std::fs::read_dir(root) {
-        let mut below: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|name| !name.starts_with('.') && !matches!(name.as_str(), "node_modules" | "target"))
-            .collect();
-        below.sort();
-        dirs.extend(below);
-    }
-    dirs.iter().find_map(|dir| detect_in(root, dir))
+    let below =
+        super::visible_entries(root, "").into_iter().filter(|(_, is_dir)| *is_dir).map(|(name, _)| name);
+    std::iter::once(String::new()).chain(below).find_map(|dir| detect_in(root, &dir))
 }
 
 /// The generator whose config file is in the folder `dir` (content-relative).
@@ -177,7 +168,7 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
                 text.lines().find_map(|line| {
                     let value = line.trim_start().strip_prefix("path:")?.trim().trim_end_matches(',');
                     let value = value.strip_prefix(['\'', '"'])?.strip_suffix(['\'', '"'])?;
-                    normalize(&at(value)).filter(|d| is_dir(d))
+                    super::check_dir(root, &at(value)).ok()
                 })
             })
             .unwrap_or_else(|| at("docs"));
@@ -218,21 +209,6 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
         return found(Generator::NextJs, config, docs);
     }
     None
-}
-
-/// A content-relative path with `.` and `..` applied; `None` when it leaves the root.
-fn normalize(path: &str) -> Option<String> {
-    let mut out: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            p => out.push(p),
-        }
-    }
-    Some(out.join("/"))
 }
 
 /// A config file's text, read the way the compile reads content (a regular file inside the root,
