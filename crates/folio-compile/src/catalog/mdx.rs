@@ -81,6 +81,33 @@ pub fn skip_esm(body: &str) -> &str {
     &rest[blank..]
 }
 
+/// The markdown files an MDX body imports to render in place (`import Intro from
+/// './_intro.mdx';`, the partials of Docusaurus, Starlight and Nextra), as (offset of the path,
+/// path), in source order: a statement at the start of a line whose module is a relative path to
+/// a `.md` or `.mdx` file. Other imports (components, packages, aliases such as `@site/`) are
+/// code. The caller leaves out statements inside code blocks.
+pub fn markdown_imports(body: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if !line.starts_with("import ") {
+            continue;
+        }
+        let Some(from) = line.rfind(" from ") else { continue };
+        let rest = line[from + 6..].trim_start();
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '"' | '\'')) else { continue };
+        let Some(len) = rest[1..].find(quote) else { continue };
+        let path = &rest[1..1 + len];
+        let markdown = path.ends_with(".md") || is_mdx(path);
+        if markdown && (path.starts_with("./") || path.starts_with("../")) {
+            out.push((start + (line.len() - rest.len()) + 1, path.to_owned()));
+        }
+    }
+    out
+}
+
 /// The JSX flow lines of an MDX body (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JsxFlow {

@@ -266,3 +266,16 @@ fn deep_indentation_outside_fences_is_reported() {
     assert!(!jsx_flow("```js\n    if (x) {}\n```\n  - item\n   three\n").deep_indent);
     assert!(!jsx_flow("<Tabs>\n</Tabs>\n<p>x</p>\n").deep_indent, "`<p>` is three columns");
 }
+
+#[test]
+fn imports_of_markdown_partials_are_found_with_where_their_path_is() {
+    let body = "import Warning from \"../../components/_Warning.mdx\";\nimport Tabs from '@theme/Tabs';\n\
+                import Intro from './_intro.md'\nimport Alias from '@site/docs/_x.mdx';\n  import Indented from './_y.mdx'\n\
+                Text that says import x from './_z.mdx'.\n";
+    let found = markdown_imports(body);
+    let paths: Vec<&str> = found.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(paths, ["../../components/_Warning.mdx", "./_intro.md"]);
+    for (at, path) in &found {
+        assert!(body[*at..].starts_with(path.as_str()), "{at} points at {path}");
+    }
+}

@@ -168,7 +168,7 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
                 text.lines().find_map(|line| {
                     let value = line.trim_start().strip_prefix("path:")?.trim().trim_end_matches(',');
                     let value = value.strip_prefix(['\'', '"'])?.strip_suffix(['\'', '"'])?;
-                    super::check_dir(root, &at(value)).ok()
+                    super::check_dir(root, &beside(dir, value)?).ok()
                 })
             })
             .unwrap_or_else(|| at("docs"));
@@ -209,6 +209,23 @@ fn detect_in(root: &Path, dir: &str) -> Option<Detected> {
         return found(Generator::NextJs, config, docs);
     }
     None
+}
+
+/// `written`, a path relative to the folder `dir` (content-relative), as a content-relative
+/// path: `..` steps out of `dir` (Docusaurus's `path: '../docs'` from `website/`), never out of
+/// the root.
+fn beside(dir: &str, written: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in written.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// A config file's text, read the way the compile reads content (a regular file inside the root,

@@ -95,6 +95,14 @@ fn settings_in_the_config_file_move_the_pages() {
     std::fs::write(tree.root().join("mkdocs.yml"), "site_name: x\ndocs_dir: documentation # here\n").unwrap();
     let (layout, _) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
     assert_eq!(layout.docs_dir(), "documentation");
+    // Docusaurus in `website/` with its pages beside it (`path: '../docs'`), as Redux is laid out;
+    // a path that would leave the root falls back to the preset's folder.
+    let tree = Tree::new("docusaurus-path", &["website/docusaurus.config.ts", "docs/", "website/docs/"]);
+    let config = tree.root().join("website/docusaurus.config.ts");
+    std::fs::write(&config, "export default {\n  presets: [['classic', { docs: {\n    path: '../docs',\n").unwrap();
+    assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "docs");
+    std::fs::write(&config, "    path: '../../docs',\n").unwrap();
+    assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "website/docs");
 }
 
 #[test]
