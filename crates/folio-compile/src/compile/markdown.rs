@@ -405,6 +405,16 @@ fn analyze_body(body: &str, first_line: u32, dialect: Dialect, render: Render, m
         }
         acc.links.push(RawLink::new(target, false, false, locate(at), true));
     }
+    // An MDX page's imports of markdown partials are includes; a generator that reads `.md` as
+    // MDX (Docusaurus) writes them in `.md` pages too.
+    if dialect == Dialect::Mdx || render.includes {
+        // Read from the body as written (JSX blanking moves indented lines, not these).
+        for (at, target) in mdx::markdown_imports(body) {
+            if !acc.code.iter().any(|r| r.contains(&at)) {
+                acc.links.push(RawLink::new(target, false, false, lines.locate(at), true));
+            }
+        }
+    }
     // mdBook's includes are written inside code blocks as often as outside.
     let found = if render.includes { includes::includes(text) } else { Vec::new() };
     for (at, target, from_root) in found {
@@ -558,9 +568,10 @@ impl Analysis {
 
     fn finish_heading(&mut self, mut heading: OpenHeading) {
         collapse_whitespace_in_place(&mut heading.text);
-        // Fumadocs's custom id: `## Usage [#usage]`, not part of the title.
+        // Fumadocs's custom id: `## Usage [#usage]` (or `Usage[#usage]`: its rule is
+        // `\s*\[#(?<slug>[^]+?)]\s*$`), not part of the title.
         if heading.explicit_id.is_none()
-            && let Some((title, id)) = heading.text.strip_suffix(']').and_then(|t| t.rsplit_once(" [#"))
+            && let Some((title, id)) = heading.text.strip_suffix(']').and_then(|t| t.rsplit_once("[#"))
             && !id.is_empty()
             && !id.contains([' ', '[', ']'])
         {

@@ -98,6 +98,9 @@ fn explicit_heading_ids_are_honoured() {
     check_ids("## Install {#setup}\n## Setup", "setup setup-1");
     check_ids("## Title {#custom-id .class}", "custom-id");
     check_ids("## Options {#1}", "1");
+    // Fumadocs's `[#id]`, with or without a space before it (its rule is `\s*\[#…]\s*$`).
+    check_ids("## Usage [#usage-id]\n## Revalidate on Mount[#on-mount]", "usage-id on-mount");
+    check_ids("## See [#a b]", "see-a-b");
 }
 
 #[test]
