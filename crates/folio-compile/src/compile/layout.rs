@@ -330,7 +330,8 @@ impl Layout {
 
 impl Layout {
     /// `no-content`: the error for a compile that found no doc and no skill. When the tree holds
-    /// markdown elsewhere, it names some and the folder most of it is in, to pass as `--docs`.
+    /// markdown elsewhere, it names some, and the hint says what to run: on the folder laid out as
+    /// a content root, with `--skills` for a folder of skill folders, or `--docs` for pages.
     pub fn nothing_found(&self, root: &Path) -> Diagnostic {
         let found = markdown_in(root);
         let message = match found.first() {
@@ -344,10 +345,17 @@ impl Layout {
                 found.len()
             ),
         };
-        let help = match busiest_folder(&found) {
-            Some(dir) => format!(
-                "if the pages are in `{dir}/`, run with `--docs {dir}` or set `[docs] dir = \"{dir}\"` in folio.toml; \
-                 skills are folders holding a `SKILL.md` under `skills/` (or the folders `[skills] dirs` names)"
+        let help = match where_content_is(&found) {
+            Some(Found::Root(dir)) => format!(
+                "`{dir}/` is laid out as a content root (it holds `{dir}/docs/` or `{dir}/skills/`): point Folio \
+                 at it, or name its folders with `--docs` and `--skills`"
+            ),
+            Some(Found::Skills(dir)) => format!(
+                "`{dir}/` holds skill folders (`<name>/SKILL.md`): run with `--skills {dir}` or set \
+                 `[skills] dirs = [\"{dir}\"]` in folio.toml"
+            ),
+            Some(Found::Docs(dir)) => format!(
+                "if the pages are in `{dir}/`, run with `--docs {dir}` or set `[docs] dir = \"{dir}\"` in folio.toml"
             ),
             None => {
                 "Folio reads pages from `docs/` and skills from `skills/<name>/SKILL.md`; name other folders \
@@ -401,6 +409,48 @@ fn visible_entries(root: &Path, rel: &str) -> Vec<(String, bool)> {
         .collect();
     out.sort();
     out
+}
+
+/// What the markdown of a tree that yielded nothing looks like, for the hint.
+enum Found {
+    /// A folder laid out as a content root: it holds `docs/` pages or `skills/<name>/SKILL.md`.
+    Root(String),
+    /// A folder of skill folders (`<dir>/<name>/SKILL.md`).
+    Skills(String),
+    /// The folder most pages are in.
+    Docs(String),
+}
+
+/// Where the content of a tree is, from its markdown files: a content root when a folder holds
+/// `docs/` or `skills/` with markdown in them, else the folder of most skill folders when there
+/// are `SKILL.md` files, else the folder most pages are in.
+fn where_content_is(files: &[String]) -> Option<Found> {
+    let most = |dirs: Vec<String>| {
+        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for dir in dirs {
+            *counts.entry(dir).or_default() += 1;
+        }
+        counts.into_iter().max_by_key(|(dir, n)| (*n, std::cmp::Reverse(dir.clone()))).map(|(dir, _)| dir)
+    };
+    let roots: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let (dir, _) = f.split_once("/docs/").or_else(|| f.split_once("/skills/"))?;
+            (!dir.is_empty()).then(|| dir.to_owned())
+        })
+        .collect();
+    if let Some(root) = most(roots) {
+        return Some(Found::Root(root));
+    }
+    let skill_dirs: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.strip_suffix("/SKILL.md"))
+        .map(|skill| skill.rsplit_once('/').map_or(String::new(), |(dir, _)| dir.to_owned()))
+        .collect();
+    if !skill_dirs.is_empty() {
+        return most(skill_dirs).filter(|d| !d.is_empty()).map(Found::Skills);
+    }
+    busiest_folder(files).map(Found::Docs)
 }
 
 /// The folder most of `files` are in: the top folder holding the most, then down while one

@@ -99,7 +99,8 @@ fn settings_in_the_config_file_move_the_pages() {
     // a path that would leave the root falls back to the preset's folder.
     let tree = Tree::new("docusaurus-path", &["website/docusaurus.config.ts", "docs/", "website/docs/"]);
     let config = tree.root().join("website/docusaurus.config.ts");
-    std::fs::write(&config, "export default {\n  presets: [['classic', { docs: {\n    path: '../docs',\n").unwrap();
+    std::fs::write(&config, "export default {\n  presets: [['classic', { docs: {\n    path: '../docs',\n")
+        .unwrap();
     assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "docs");
     std::fs::write(&config, "    path: '../../docs',\n").unwrap();
     assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "website/docs");
@@ -189,6 +190,18 @@ fn an_empty_result_names_the_folder_the_markdown_is_in() {
             .unwrap()
             .starts_with("if the pages are in `guide/src/`, run with `--docs guide/src`")
     );
+    // Skills are pointed at with `--skills`, a content root one folder down with a run on it.
+    let skills =
+        Tree::new("skills-only", &["agents/pdf/SKILL.md", "agents/pdf/reference.md", "agents/csv/SKILL.md"]);
+    let help = layout.nothing_found(skills.root()).help.unwrap();
+    assert!(
+        help.starts_with("`agents/` holds skill folders (`<name>/SKILL.md`): run with `--skills agents`"),
+        "{help}"
+    );
+    let nested = Tree::new("nested-root", &["content/skills/pdf/SKILL.md", "content/docs/a.md", "README.md"]);
+    let help = layout.nothing_found(nested.root()).help.unwrap();
+    assert!(help.starts_with("`content/` is laid out as a content root"), "{help}");
+    assert!(help.contains("point Folio at it"), "{help}");
     let bare = Tree::new("bare", &["src/lib.rs"]);
     let d = layout.nothing_found(bare.root());
     assert!(d.message.ends_with("the tree holds no markdown"), "{}", d.message);
