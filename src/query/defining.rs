@@ -34,9 +34,6 @@ pub(super) fn boost_defining_headings(
     let wanted = Wanted::new(words);
     let mut boosted = false;
     for (entry, score) in hits.iter_mut() {
-        if headed.binary_search(entry).is_err() {
-            continue;
-        }
         let (title, outline) = match query.owner(*entry as usize) {
             Some(Owner::Doc(d)) => (&catalog.docs[d as usize].title, catalog.docs[d as usize].outline.get()),
             Some(Owner::Skill(s, None)) => {
@@ -44,6 +41,17 @@ pub(super) fn boost_defining_headings(
             }
             _ => continue,
         };
+        // A page titled with the query's words is the page about it, prose or code: "Store"
+        // asks for the page titled "Store" over "Redux Fundamentals, Part 4: Store" and the
+        // long pages that say "store" a hundred times (BM25's saturation makes them all alike).
+        if wanted.titles(title) {
+            *score *= HEADING_BOOST;
+            boosted = true;
+            continue;
+        }
+        if headed.binary_search(entry).is_err() {
+            continue;
+        }
         let text = || catalog.entries.get(*entry as usize).and_then(|e| e.text()).unwrap_or("");
         let is_code = |line: u32| text().split('\n').nth(line as usize - 1).is_some_and(|l| l.contains('`'));
         let names =
@@ -83,6 +91,13 @@ impl Wanted {
             _ => None,
         };
         Wanted { terms, identifier: words.iter().any(|w| !w.parts.is_empty()), member }
+    }
+
+    /// True when `title`'s words are the query's, in any order.
+    fn titles(&self, title: &str) -> bool {
+        let mut got: Vec<String> = query_words(title).into_iter().map(|w| w.term).collect();
+        got.sort_unstable();
+        got == self.terms
     }
 
     /// True when `heading`'s words are the query's; or, for a dotted name, when the heading is

@@ -290,3 +290,28 @@ fn a_skill_outranks_its_own_reference_files_on_hits_of_similar_strength() {
         page.items.iter().map(|h| (h.uri.as_str(), h.score)).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_page_titled_with_the_query_outranks_long_pages_that_mention_it() {
+    let tree = Tree::new();
+    tree.file("content/docs/usage/api/store.md", "---\ntitle: Store\n---\n\n# Store\n\nA store holds the state.\n");
+    // A tutorial titled with more words, and a long page that says the word many times.
+    tree.file(
+        "content/docs/tutorials/part-4.md",
+        "---\ntitle: \"Fundamentals, Part 4: Store\"\ndescription: How to create a store and use the store.\n---\n\n\
+         # Part 4: Store\n\n## Creating the store\n\nCreate the store; the store dispatches.\n\n\
+         ## Store enhancers\n\nSubscribe to the store. Enhance the store. The store holds state.\n\n\
+         ## Store middleware\n\nA middleware wraps the store's dispatch; the store calls it.\n\n\
+         ## Store state\n\nRead the store.\n\n## Store listeners\n\nThe store calls them.\n\n\
+         ## Testing the store\n\nMake a store per test.\n",
+    );
+    let mentions = "The store is updated. ".repeat(40);
+    tree.file("content/docs/usage/setup.md", &format!("# Setup\n\n{mentions}\n"));
+    let compiled = compile(&Config::new(tree.join("content")));
+    let query = Query::from_catalog(compiled.catalog.expect("the tree compiles"));
+    let page = query.search(&SearchParams { query: "store".to_owned(), ..SearchParams::default() }).unwrap();
+    let uris: Vec<&str> = page.items.iter().map(|h| h.uri.as_str()).collect();
+    let scored: Vec<(&str, f32)> = page.items.iter().map(|h| (h.uri.as_str(), h.score)).collect();
+    assert_eq!(uris[0], "resource://docs/usage/api/store.md", "{scored:?}");
+    assert_eq!(uris.len(), 3, "{uris:?}");
+}
