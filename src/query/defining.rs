@@ -17,7 +17,8 @@ pub(super) const HEADING_CHECK: usize = 30;
 /// pages that mention it.
 const HEADING_BOOST: f32 = 2.0;
 
-/// Multiplies by [`HEADING_BOOST`] the score of each hit with a heading that names the query
+/// Multiplies by [`HEADING_BOOST`] the score of each hit titled with the query's words as written,
+/// and of each hit with a heading that names the query
 /// ([`Wanted::named_by`]): written as code (in backticks), or asked for by an identifier query
 /// (`Astro.props`, `getStaticPaths`). A prose heading that happens to equal a prose query
 /// (`## Environment variables` in a guide about something else) is ordinary evidence, which the
@@ -26,12 +27,19 @@ const HEADING_BOOST: f32 = 2.0;
 /// looked at (reading a hit's outline and tokenizing its headings is most of the cost).
 pub(super) fn boost_defining_headings(
     query: &Query,
+    text: &str,
     words: &[QueryWord],
     headed: &[u32],
     hits: &mut [(u32, f32)],
 ) -> bool {
     let catalog = &query.catalog;
     let wanted = Wanted::new(words);
+    let written = Some(written_words(text)).filter(|w| !w.is_empty());
+    let known = |word: &str| {
+        query_words(word).first().is_none_or(|w| {
+            catalog.search.terms_with_prefix(&w.term, 1).first().is_some_and(|t| *t == w.term)
+        })
+    };
     let mut boosted = false;
     for (entry, score) in hits.iter_mut() {
         let (title, outline) = match query.owner(*entry as usize) {
@@ -41,10 +49,13 @@ pub(super) fn boost_defining_headings(
             }
             _ => continue,
         };
-        // A page titled with the query's words is the page about it, prose or code: "Store"
-        // asks for the page titled "Store" over "Redux Fundamentals, Part 4: Store" and the
-        // long pages that say "store" a hundred times (BM25's saturation makes them all alike).
-        if wanted.titles(title) {
+        // A page titled with the words the query is written in is the page about it, prose or
+        // code: "Store" asks for the page titled "Store" over "Redux Fundamentals, Part 4:
+        // Store" and the long pages that say "store" a hundred times (BM25's saturation makes
+        // them all alike). The words as written, not their stems: "permalinks" asks for
+        // "Configure permalinks" as much as for the four pages titled "Permalink", and a typo
+        // ("taxonmoy") must not rank differently from the word.
+        if written.as_ref().is_some_and(|w| titled(w, &written_words(title), &known)) {
             *score *= HEADING_BOOST;
             boosted = true;
             continue;
@@ -64,6 +75,33 @@ pub(super) fn boost_defining_headings(
         }
     }
     boosted
+}
+
+/// The words of `text` as written (lowercased, split at anything not a letter or digit), sorted.
+fn written_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    words.sort_unstable();
+    words
+}
+
+/// True when `title` is the words `written`, in any order: each the same word, or for a word the
+/// index does not know (a typo: "taxonmoy") one a typo away, as search corrects it.
+fn titled(written: &[String], title: &[String], known: &dyn Fn(&str) -> bool) -> bool {
+    if written.len() != title.len() {
+        return false;
+    }
+    let mut left: Vec<&str> = title.iter().map(String::as_str).collect();
+    written.iter().all(|word| {
+        let at = left.iter().position(|t| t == word).or_else(|| {
+            if known(word) {
+                return None;
+            }
+            let limit = crate::suggest::typo_limit(word);
+            left.iter().position(|t| crate::suggest::distance(word, t, limit).is_some())
+        });
+        at.map(|i| left.swap_remove(i)).is_some()
+    })
 }
 
 /// What a heading must say to name a query.
@@ -91,13 +129,6 @@ impl Wanted {
             _ => None,
         };
         Wanted { terms, identifier: words.iter().any(|w| !w.parts.is_empty()), member }
-    }
-
-    /// True when `title`'s words are the query's, in any order.
-    fn titles(&self, title: &str) -> bool {
-        let mut got: Vec<String> = query_words(title).into_iter().map(|w| w.term).collect();
-        got.sort_unstable();
-        got == self.terms
     }
 
     /// True when `heading`'s words are the query's; or, for a dotted name, when the heading is
@@ -134,5 +165,17 @@ mod tests {
         assert!(!wanted("Astro.props").named_by("props", "Component props"));
         assert!(!wanted("Astro.props other").named_by("props", "Astro render context"));
         assert!(wanted("getStaticPaths").identifier && !wanted("astro add").identifier);
+    }
+
+    #[test]
+    fn a_title_is_the_query_as_written_or_a_typo_of_an_unknown_word() {
+        let known = |w: &str| w != "taxonmoy";
+        let titled = |q: &str, t: &str| titled(&written_words(q), &written_words(t), &known);
+        assert!(titled("store", "Store"));
+        assert!(titled("combineReducers", "combineReducers"));
+        assert!(titled("server rendering", "Rendering, server"), "in any order, punctuation aside");
+        assert!(!titled("permalinks", "Permalink"), "a word the index knows is matched as written");
+        assert!(!titled("store", "Part 4: Store"));
+        assert!(titled("taxonmoy", "Taxonomy"), "a typo is matched as search corrects it");
     }
 }

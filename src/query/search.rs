@@ -190,7 +190,7 @@ fn ranked(
         hits.sort_by(order);
     }
     // Boosting only raises scores, so the boosted best stay above everything after them.
-    if boost_defining_headings(query, words, &headed, &mut hits[..checked]) {
+    if boost_defining_headings(query, text, words, &headed, &mut hits[..checked]) {
         hits[..checked].sort_by(order);
     }
     hits

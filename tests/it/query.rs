@@ -294,7 +294,10 @@ fn a_skill_outranks_its_own_reference_files_on_hits_of_similar_strength() {
 #[test]
 fn a_page_titled_with_the_query_outranks_long_pages_that_mention_it() {
     let tree = Tree::new();
-    tree.file("content/docs/usage/api/store.md", "---\ntitle: Store\n---\n\n# Store\n\nA store holds the state.\n");
+    tree.file(
+        "content/docs/usage/api/store.md",
+        "---\ntitle: Store\n---\n\n# Store\n\nA store holds the state.\n",
+    );
     // A tutorial titled with more words, and a long page that says the word many times.
     tree.file(
         "content/docs/tutorials/part-4.md",
@@ -306,7 +309,7 @@ fn a_page_titled_with_the_query_outranks_long_pages_that_mention_it() {
          ## Testing the store\n\nMake a store per test.\n",
     );
     let mentions = "The store is updated. ".repeat(40);
-    tree.file("content/docs/usage/setup.md", &format!("# Setup\n\n{mentions}\n"));
+    tree.file("content/docs/usage/setup.md", format!("# Setup\n\n{mentions}\n"));
     let compiled = compile(&Config::new(tree.join("content")));
     let query = Query::from_catalog(compiled.catalog.expect("the tree compiles"));
     let page = query.search(&SearchParams { query: "store".to_owned(), ..SearchParams::default() }).unwrap();
