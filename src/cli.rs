@@ -1,12 +1,13 @@
 //! The command line: clap types and one function per subcommand. The only module (with its
 //! children under `cli/`) that prints to stdout.
 
-mod browse;
 mod build;
+mod lookup;
 mod reload;
 mod render;
 mod serve;
 mod terminal;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,6 +52,8 @@ enum Command {
     Show(ShowArgs),
     /// Full-text search over a catalog.
     Search(SearchArgs),
+    /// Browse a catalog in a web browser: a read-only view on 127.0.0.1.
+    Browse(BrowseArgs),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +258,21 @@ pub(crate) struct ServeArgs {
     pub(crate) shutdown_timeout: u64,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct BrowseArgs {
+    #[command(flatten)]
+    pub(crate) source: SourceArgs,
+    /// Listen on this port of 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 4040)]
+    pub(crate) port: u16,
+    /// Open the view in the system's web browser.
+    #[arg(long)]
+    pub(crate) open: bool,
+    /// Accept this Host header besides localhost, 127.0.0.1 and ::1 (repeatable).
+    #[arg(long, value_name = "HOST")]
+    pub(crate) allow_host: Vec<String>,
+}
+
 /// Which kind of entry to list or search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum KindArg {
@@ -340,8 +358,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Build(args) => build::build(&args),
         Command::Check(args) => build::check(&args),
         Command::Serve(args) => serve::serve(args),
-        Command::List(args) => browse::list(&args),
-        Command::Show(args) => browse::show(&args),
-        Command::Search(args) => browse::search(&args),
+        Command::List(args) => lookup::list(&args),
+        Command::Show(args) => lookup::show(&args),
+        Command::Search(args) => lookup::search(&args),
+        Command::Browse(args) => web::browse(args),
     }
 }

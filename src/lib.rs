@@ -30,7 +30,8 @@
 //! - `server`: the MCP server ([`server`]), over stdio and Streamable HTTP.
 //! - `manual`: Folio's own manual, compiled by `build.rs` and embedded ([`embedded`]); what
 //!   `folio serve` serves when given nothing else.
-//! - `cli` (default): what the `folio` binary needs (`server`, `manual`, clap, notify).
+//! - `web`: the web view `folio browse` serves ([`web`]): pages rendered from the catalog.
+//! - `cli` (default): what the `folio` binary needs (`server`, `web`, `manual`, clap, notify).
 //!
 //! A crate that serves its own docs takes `default-features = false, features = ["server"]`.
 
@@ -41,6 +42,8 @@ pub mod error;
 pub mod query;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "web")]
+pub mod web;
 
 // The compiler crate's helpers the runtime shares (one rule for joins, lookups and suggestions).
 use folio_compile::{parallel, suggest};

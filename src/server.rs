@@ -14,7 +14,7 @@ mod completion;
 mod content;
 mod errors;
 mod handler;
-mod http;
+pub(crate) mod http;
 mod limits;
 mod live;
 mod notify;

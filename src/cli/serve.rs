@@ -29,7 +29,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
     }
     let mut cache = compile::Cache::default();
-    let (server, left_out) = match open(&args, &mut cache)? {
+    let (server, left_out) = match open(&args.source, args.content_args.strict, &mut cache)? {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
@@ -80,16 +80,17 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// compile left out (reported here; the reloader repeats them only when they change).
 /// `Ok(Err(code))` when `--content` has errors (already printed, like `folio check`). A compiled
 /// tree leaves its files in `cache`, so the first reload reads only what changed.
-fn open(
-    args: &ServeArgs,
+pub(crate) fn open(
+    source: &super::SourceArgs,
+    strict: bool,
     cache: &mut compile::Cache,
 ) -> anyhow::Result<Result<(FolioServer, Vec<String>), ExitCode>> {
-    if let Some(path) = &args.source.catalog {
+    if let Some(path) = &source.catalog {
         let query = folio::query::Query::open_file(path)?;
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok((server, Vec::new())));
     }
-    if let Some(config) = args.source.config()? {
+    if let Some(config) = source.config()? {
         let root = &config.root;
         if !root.is_dir() {
             bail!(
@@ -97,7 +98,6 @@ fn open(
                 root.display()
             );
         }
-        let strict = args.content_args.strict;
         let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
             Ok(compiled) => compiled,
             Err(errors) => {
@@ -193,7 +193,7 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
 /// Asks `reloader` for a reload on every SIGHUP (the handler is installed before this returns;
 /// without it SIGHUP would end the process). Call inside the runtime.
 #[cfg(unix)]
-fn reload_on_sighup(reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
+pub(crate) fn reload_on_sighup(reloader: std::sync::Arc<Reloader>) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut hangups = signal(SignalKind::hangup()).context("cannot listen for SIGHUP")?;
     tokio::spawn(async move {
@@ -228,7 +228,7 @@ fn parse_addr(addr: &str) -> anyhow::Result<SocketAddr> {
 /// `RUST_LOG` takes a level and `target=level` pairs (`debug`, `warn,rmcp=debug`): tracing's
 /// `Targets` filter, not `EnvFilter`, whose span and field directives no one needs here and whose
 /// regex engine cost a first build about 15 s of CPU. A value that does not parse is ignored.
-fn init_tracing() {
+pub(crate) fn init_tracing() {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let from_env = std::env::var("RUST_LOG").ok().and_then(|v| v.parse::<Targets>().ok());

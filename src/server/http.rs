@@ -8,7 +8,7 @@
 //! [`FolioServer`].
 
 mod budget;
-mod guard;
+pub(crate) mod guard;
 mod listen;
 mod rpc_errors;
 
@@ -178,7 +178,20 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (app, stop) = router(server, options);
-    let limits = options.limits.clone();
+    serve_router(listener, app, stop, &options.limits, shutdown).await
+}
+
+/// The accept loop of [`serve_http`] for any router: what `folio browse`'s web view is served
+/// with too, under the same connection budget, header read timeout and shutdown drain. `stop`
+/// ends the router's open streams when shutdown begins.
+pub(crate) async fn serve_router(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    stop: impl FnOnce(),
+    limits: &HttpLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let limits = limits.clone();
     let budget = budget::Budget::new(limits.max_connections);
     let per_client = limits::ConnectionCounts::new(limits.max_connections_per_client);
     let (draining, drain) = tokio::sync::watch::channel(false);

@@ -1,0 +1,104 @@
+//! `folio browse`: the web view of a catalog (the library's `folio::web`) on 127.0.0.1, for a
+//! person. The catalog is opened as `folio serve` opens it; `--content DIR` is recompiled when its
+//! files change and `--catalog FILE` reloaded when it is replaced (open pages reload themselves).
+//! Prints the address on stdout; status lines go to stderr.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow};
+
+use super::BrowseArgs;
+use super::reload::{Reloader, Source};
+use folio::compile;
+use folio::server::LiveMode;
+use folio::web::WebOptions;
+
+/// Runs `folio browse`.
+pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
+    super::serve::init_tracing();
+    let source = match (&args.source.catalog, args.source.config()?) {
+        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (None, Some(config)) => Some(Source::Content { config, strict: false }),
+        (None, None) => None,
+    };
+    let mut cache = compile::Cache::default();
+    let (server, left_out) = match super::serve::open(&args.source, false, &mut cache)? {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    if source.is_none() {
+        let settings = server.query().settings().clone();
+        eprintln!(
+            "note: browsing the embedded catalog `{}`; pass --content DIR or --catalog FILE to browse another",
+            settings.name
+        );
+    }
+    let mode = if source.is_some() { LiveMode::Watched } else { LiveMode::Fixed };
+    let server = server.with_live_mode(mode).map_err(|e| anyhow!("{e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let _reloader = match source {
+        Some(source) => {
+            let reloader =
+                std::sync::Arc::new(Reloader::start(server.clone(), source, cache, true, left_out)?);
+            let _guard = runtime.enter();
+            super::serve::reload_on_sighup(std::sync::Arc::clone(&reloader))?;
+            Some(reloader)
+        }
+        None => None,
+    };
+    let options = WebOptions::default().with_allow_hosts(args.allow_host.clone());
+    let res = runtime.block_on(async {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+            format!("cannot listen on {addr} (another program may hold the port; --port 0 picks a free one)")
+        })?;
+        let local = listener.local_addr().context("cannot read the bound address")?;
+        let url = format!("http://{local}/");
+        // The address is the command's answer: on stdout, flushed, for a script to read.
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{url}").and_then(|()| stdout.flush()).context("cannot write to stdout")?;
+        drop(stdout);
+        eprintln!(
+            "folio: browse {} docs and {} skills at {url} (Ctrl-C stops)",
+            server.query().catalog().docs.len(),
+            server.query().catalog().skills.len()
+        );
+        if args.open {
+            open_browser(&url);
+        }
+        folio::web::serve_web(listener, server, &options, folio::server::shutdown_signal())
+            .await
+            .map_err(|e| anyhow!("web view failed: {e}"))
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    res.map(|()| ExitCode::SUCCESS)
+}
+
+/// Asks the system to open `url` in its browser; says so when there is none.
+fn open_browser(url: &str) {
+    let candidates: &[(&str, &[&str])] = if cfg!(target_os = "macos") {
+        &[("open", &[])]
+    } else if cfg!(windows) {
+        &[("cmd", &["/C", "start", ""])]
+    } else {
+        &[("xdg-open", &[]), ("sensible-browser", &[]), ("x-www-browser", &[])]
+    };
+    for (program, args) in candidates {
+        let spawned = std::process::Command::new(program)
+            .args(*args)
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if spawned.is_ok() {
+            return;
+        }
+    }
+    eprintln!("folio: no web browser could be started here; open {url} yourself");
+}

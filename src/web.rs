@@ -1,0 +1,352 @@
+//! `folio browse`: a read-only web view of a catalog for a person, on loopback. An index of
+//! skills and docs, a page per doc, skill and skill file (markdown rendered, scripts
+//! highlighted), links between entries as links between pages, backlinks, and search with
+//! snippets: the same query layer as the MCP server and the CLI, so a page shows what an agent
+//! would read.
+//!
+//! The rules are the MCP server's: nothing outside the catalog is reachable (every address is
+//! looked up in the catalog, never on disk), the Host allow-list (DNS rebinding) and Origin
+//! check of the HTTP transport run before every request, and the accept loop is the
+//! transport's (connection budget, header read timeout, shutdown drain). Every value from the
+//! tree is escaped, raw HTML in markdown is shown as text, and a Content-Security-Policy lets a
+//! page load only this server's stylesheet, script and images.
+//!
+//! Pages work with JavaScript off; `assets/browse.js` only adds search as you type and a reload
+//! when the catalog changes. Nothing is fetched from elsewhere.
+//!
+//! This module owns the routes and the answers' headers; the pages are its children's. It must
+//! not write to the catalog, read the content tree, or print.
+
+mod highlight;
+mod html;
+mod markdown;
+mod pages;
+mod search_page;
+mod sitemap;
+mod skill_pages;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware;
+use axum::response::Response;
+use rustc_hash::FxHashMap;
+
+use crate::catalog::{Catalog, EntryKind};
+use crate::query::Query;
+use crate::server::{FolioServer, HttpLimits, ServeError};
+use html::{Shell, escape};
+use sitemap::{Place, Sitemap};
+
+/// Options of the web view. [`Default`] is what `folio browse` runs with.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct WebOptions {
+    /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
+    pub allow_hosts: Vec<String>,
+    /// Connections, header read timeout and shutdown drain (the HTTP transport's).
+    pub limits: HttpLimits,
+}
+
+impl WebOptions {
+    /// `self` with [`WebOptions::allow_hosts`] set to `value`.
+    #[must_use]
+    pub fn with_allow_hosts(mut self, value: Vec<String>) -> Self {
+        self.allow_hosts = value;
+        self
+    }
+}
+
+/// The stylesheet and the script every page uses, from this server only.
+const STYLE: &str = include_str!("web/assets/style.css");
+const SCRIPT: &str = include_str!("web/assets/browse.js");
+
+/// What a page may load: this server's stylesheet, script and images, and nothing else (no
+/// inline script, no frames, no form posted elsewhere). Raw HTML in a doc is shown as text; this
+/// is the second wall.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/// A raw entry opened on its own (an SVG, say) runs nothing.
+const RAW_POLICY: &str = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox";
+
+/// One catalog as the view reads it: the query, where each entry's page is, and (built on
+/// first use) the entries linking to each skill file.
+struct Snapshot {
+    query: Arc<Query>,
+    sitemap: Sitemap,
+    file_backlinks: OnceLock<FxHashMap<String, Vec<String>>>,
+}
+
+/// What a page is rendered from.
+pub(crate) struct View<'a> {
+    catalog: &'a Catalog,
+    query: &'a Query,
+    sitemap: &'a Sitemap,
+    file_backlinks: &'a OnceLock<FxHashMap<String, Vec<String>>>,
+}
+
+impl View<'_> {
+    /// The title a person knows an entry by: a doc's title, a skill's name, a file's title or
+    /// path.
+    pub(crate) fn title_of_uri(&self, uri: &str) -> String {
+        let Ok(idx) = self.catalog.entries.binary_search_by(|e| e.uri.as_str().cmp(uri)) else {
+            return uri.to_owned();
+        };
+        let entry = &self.catalog.entries[idx];
+        match entry.kind {
+            EntryKind::Doc => entry
+                .path
+                .strip_prefix("docs/")
+                .and_then(|p| self.catalog.doc(p))
+                .map_or_else(|| entry.path.clone(), |d| d.title.clone()),
+            EntryKind::SkillDocument | EntryKind::SkillFile => {
+                let Some(skill) =
+                    self.sitemap.skill_of(idx as u32).and_then(|s| self.catalog.skills.get(s as usize))
+                else {
+                    return entry.path.clone();
+                };
+                match skill.files.iter().find(|f| f.entry == idx as u32) {
+                    None => skill.name.clone(),
+                    Some(file) => {
+                        format!("{} · {}", skill.name, file.title.as_deref().unwrap_or(&file.rel_path))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The entries whose links lead to the skill file at entry `idx` (the catalog records
+    /// backlinks for docs and SKILL.md only).
+    pub(crate) fn backlinks_of(&self, idx: u32) -> Vec<String> {
+        let map = self.file_backlinks.get_or_init(|| {
+            let mut map: FxHashMap<String, Vec<String>> = FxHashMap::default();
+            let docs = self.catalog.docs.iter().map(|d| (d.entry, d.links.get()));
+            let skills = self.catalog.skills.iter().map(|s| (s.document, s.links.get()));
+            for (source, links) in docs.chain(skills) {
+                let (Ok(links), Some(from)) = (links, self.catalog.entries.get(source as usize)) else {
+                    continue;
+                };
+                for resolved in links.iter().filter_map(|l| l.resolved.as_deref()) {
+                    let sources = map.entry(resolved.to_owned()).or_default();
+                    if !sources.contains(&from.uri) {
+                        sources.push(from.uri.clone());
+                    }
+                }
+            }
+            for sources in map.values_mut() {
+                sources.sort();
+            }
+            map
+        });
+        let uri = self.catalog.entries.get(idx as usize).map(|e| e.uri.as_str()).unwrap_or("");
+        map.get(uri).cloned().unwrap_or_default()
+    }
+}
+
+/// The server's state: the catalog it serves (which a reload replaces) and the snapshot of the
+/// last one it rendered from.
+struct WebState {
+    server: FolioServer,
+    current: Mutex<Option<Arc<Snapshot>>>,
+}
+
+impl WebState {
+    /// The snapshot of the catalog served now, built again after a reload.
+    fn snapshot(&self) -> Arc<Snapshot> {
+        let query = self.server.query();
+        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(snapshot) = current.as_ref().filter(|s| Arc::ptr_eq(&s.query, &query)) {
+            return Arc::clone(snapshot);
+        }
+        let sitemap = Sitemap::new(query.catalog());
+        let snapshot = Arc::new(Snapshot { query, sitemap, file_backlinks: OnceLock::new() });
+        *current = Some(Arc::clone(&snapshot));
+        snapshot
+    }
+}
+
+/// The web view's router: every address answered by [`answer`], behind the transport's Host
+/// and Origin checks.
+pub fn router(server: FolioServer, options: &WebOptions) -> Router {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.extend(options.allow_hosts.iter().cloned());
+    let allowed = Arc::new(crate::server::http::guard::Allowed::new(hosts.iter().map(String::as_str), []));
+    let state = Arc::new(WebState { server, current: Mutex::new(None) });
+    Router::new()
+        .fallback(answer)
+        .with_state(state)
+        .layer(middleware::from_fn_with_state(allowed, crate::server::http::guard::check_host_and_origin))
+}
+
+/// Serves the web view on an already bound listener until `shutdown` resolves (then drains as
+/// the HTTP transport does).
+pub async fn serve_web(
+    listener: tokio::net::TcpListener,
+    server: FolioServer,
+    options: &WebOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let app = router(server, options);
+    crate::server::http::serve_router(listener, app, || {}, &options.limits, shutdown).await
+}
+
+/// Answers one request.
+async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Response {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut response =
+            plain(StatusCode::METHOD_NOT_ALLOWED, "This view is read-only: GET and HEAD only.\n");
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    let uri = request.uri();
+    let Ok(path) = crate::catalog::uri::percent_decode(uri.path()) else {
+        return plain(StatusCode::BAD_REQUEST, "The address is not valid percent-encoded UTF-8.\n");
+    };
+    match path.as_str() {
+        "/_/style.css" => return asset("text/css; charset=utf-8", STYLE),
+        "/_/browse.js" => return asset("text/javascript; charset=utf-8", SCRIPT),
+        _ => {}
+    }
+    let snapshot = state.snapshot();
+    let view = View {
+        catalog: snapshot.query.catalog(),
+        query: &snapshot.query,
+        sitemap: &snapshot.sitemap,
+        file_backlinks: &snapshot.file_backlinks,
+    };
+    if path == "/_/version" {
+        return respond(
+            StatusCode::OK,
+            "text/plain; charset=utf-8",
+            snapshot.query.catalog_hash().to_owned(),
+            PAGE_POLICY,
+        );
+    }
+    if path == "/search" {
+        let asked = search_page::Asked::parse(uri.query().unwrap_or(""));
+        if uri.query().unwrap_or("").split('&').any(|p| p == "partial=1") {
+            return respond(
+                StatusCode::OK,
+                "text/html; charset=utf-8",
+                search_page::results(&view, &asked),
+                PAGE_POLICY,
+            );
+        }
+        let (title, body) = search_page::page(&view, &asked);
+        return page(&state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
+    }
+    if let Some(rest) = path.strip_prefix("/raw") {
+        return raw(&view, rest);
+    }
+    let found = match view.sitemap.place(view.catalog, &path) {
+        Some(Place::Index) => Some(pages::index(&view)),
+        Some(Place::Folder(folder)) => Some(pages::folder(&view, folder)),
+        Some(Place::Entry(idx)) => entry_page(&view, idx),
+        None => None,
+    };
+    match found {
+        Some((title, body)) => page(&state, &view, &snapshot, StatusCode::OK, &title, "", &body),
+        None => {
+            let body = format!(
+                "<h1>Not in this catalog</h1>\n<p><code>{}</code> is no page of this catalog.</p>\n\
+                 <p><a href=\"/\">Back to the index</a></p>\n",
+                escape(&path)
+            );
+            page(&state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
+        }
+    }
+}
+
+/// The page of entry `idx`: a doc, a skill or a skill file.
+fn entry_page(view: &View<'_>, idx: u32) -> Option<(String, String)> {
+    let entry = view.catalog.entries.get(idx as usize)?;
+    match entry.kind {
+        EntryKind::Doc => {
+            let doc = view.catalog.doc(entry.path.strip_prefix("docs/")?)?;
+            Some(pages::doc(view, doc))
+        }
+        EntryKind::SkillDocument | EntryKind::SkillFile => {
+            let skill = view.catalog.skills.get(view.sitemap.skill_of(idx)? as usize)?;
+            match skill.files.iter().find(|f| f.entry == idx) {
+                None => Some(skill_pages::skill(view, skill)),
+                Some(file) => Some(skill_pages::file(view, skill, file)),
+            }
+        }
+    }
+}
+
+/// An entry's exact bytes at `/raw<page address>`: images with their type (to be shown in
+/// pages), other text as plain text, other bytes as a download; never rendered as HTML.
+fn raw(view: &View<'_>, page_path: &str) -> Response {
+    let entry = match view.sitemap.place(view.catalog, page_path) {
+        Some(Place::Entry(idx)) => view.catalog.entries.get(idx as usize),
+        _ => None,
+    };
+    let Some(entry) = entry else {
+        return plain(StatusCode::NOT_FOUND, "No entry of this catalog has that address.\n");
+    };
+    let content_type = if entry.mime.starts_with("image/") {
+        entry.mime.clone()
+    } else if entry.is_text {
+        "text/plain; charset=utf-8".to_owned()
+    } else {
+        "application/octet-stream".to_owned()
+    };
+    let mut response = respond(StatusCode::OK, &content_type, Body::from(entry.bytes.clone()), RAW_POLICY);
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", entry.blake3)) {
+        response.headers_mut().insert(header::ETAG, etag);
+    }
+    if !entry.is_text && !entry.mime.starts_with("image/") {
+        response.headers_mut().insert(header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment"));
+    }
+    response
+}
+
+/// A page in the frame.
+fn page(
+    state: &WebState,
+    view: &View<'_>,
+    snapshot: &Snapshot,
+    status: StatusCode,
+    title: &str,
+    query: &str,
+    body: &str,
+) -> Response {
+    let shell = Shell {
+        site: &view.catalog.settings.title,
+        title,
+        query,
+        live: state.server.live_mode().can_change(),
+        version: snapshot.query.catalog_hash(),
+    };
+    respond(status, "text/html; charset=utf-8", shell.page(body), PAGE_POLICY)
+}
+
+fn asset(content_type: &'static str, text: &'static str) -> Response {
+    respond(StatusCode::OK, content_type, text, PAGE_POLICY)
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    respond(status, "text/plain; charset=utf-8", text, PAGE_POLICY)
+}
+
+/// An answer with the headers every answer carries: its type, no sniffing, no referrer, no
+/// framing, the content policy, and no caching (a reload changes pages under the same address).
+fn respond(status: StatusCode, content_type: &str, body: impl Into<Body>, policy: &'static str) -> Response {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
