@@ -223,6 +223,11 @@ impl FolioServer {
         Arc::clone(&self.live.load().query)
     }
 
+    /// A receiver that wakes when a reload replaces the catalog (after this call).
+    pub(crate) fn swaps(&self) -> tokio::sync::watch::Receiver<Arc<State>> {
+        self.live.subscribe()
+    }
+
     /// The snapshot one request answers from.
     pub(crate) fn state(&self) -> Arc<State> {
         self.live.load()

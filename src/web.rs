@@ -27,6 +27,7 @@ mod skill_pages;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -152,6 +153,8 @@ impl View<'_> {
 struct WebState {
     server: FolioServer,
     current: Mutex<Option<Arc<Snapshot>>>,
+    /// Turns true when shutdown begins: waiting `/_/version` answers end then.
+    stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 impl WebState {
@@ -169,17 +172,26 @@ impl WebState {
     }
 }
 
+/// How long `/_/version?after=…` waits for a change before answering the same version (the
+/// page asks again): below common proxy and browser timeouts.
+const VERSION_WAIT: Duration = Duration::from_secs(25);
+
 /// The web view's router: every address answered by [`answer`], behind the transport's Host
-/// and Origin checks.
-pub fn router(server: FolioServer, options: &WebOptions) -> Router {
+/// and Origin checks; and a function that ends the answers waiting for a change (call it when
+/// shutting down, or they hold the drain).
+pub fn router(server: FolioServer, options: &WebOptions) -> (Router, impl FnOnce() + Send + 'static) {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     hosts.extend(options.allow_hosts.iter().cloned());
     let allowed = Arc::new(crate::server::http::guard::Allowed::new(hosts.iter().map(String::as_str), []));
-    let state = Arc::new(WebState { server, current: Mutex::new(None) });
-    Router::new()
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let state = Arc::new(WebState { server, current: Mutex::new(None), stopping });
+    let app = Router::new()
         .fallback(answer)
         .with_state(state)
-        .layer(middleware::from_fn_with_state(allowed, crate::server::http::guard::check_host_and_origin))
+        .layer(middleware::from_fn_with_state(allowed, crate::server::http::guard::check_host_and_origin));
+    (app, move || {
+        let _ = stop.send(true);
+    })
 }
 
 /// Serves the web view on an already bound listener until `shutdown` resolves (then drains as
@@ -190,8 +202,8 @@ pub async fn serve_web(
     options: &WebOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let app = router(server, options);
-    crate::server::http::serve_router(listener, app, || {}, &options.limits, shutdown).await
+    let (app, stop) = router(server, options);
+    crate::server::http::serve_router(listener, app, stop, &options.limits, shutdown).await
 }
 
 /// Answers one request.
@@ -219,12 +231,10 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
         file_backlinks: &snapshot.file_backlinks,
     };
     if path == "/_/version" {
-        return respond(
-            StatusCode::OK,
-            "text/plain; charset=utf-8",
-            snapshot.query.catalog_hash().to_owned(),
-            PAGE_POLICY,
-        );
+        let after =
+            uri.query().and_then(|q| q.split('&').find_map(|p| p.strip_prefix("after="))).unwrap_or("");
+        let version = version_after(&state, after).await;
+        return respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
     }
     if path == "/search" {
         let asked = search_page::Asked::parse(uri.query().unwrap_or(""));
@@ -259,6 +269,28 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
             page(&state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
         }
     }
+}
+
+/// The hash of the catalog served now, once it differs from `after` (at once when it does, or
+/// when `after` is empty); after [`VERSION_WAIT`] or at shutdown, the same one. A page waits
+/// here to learn that the catalog changed, so that it reloads without polling.
+async fn version_after(state: &WebState, after: &str) -> String {
+    let mut swaps = state.server.swaps();
+    let mut stopping = state.stopping.clone();
+    let current = || state.server.query().catalog_hash().to_owned();
+    let wait = async {
+        loop {
+            let now = current();
+            if after.is_empty() || now != after {
+                return now;
+            }
+            tokio::select! {
+                changed = swaps.changed() => if changed.is_err() { return now },
+                _ = stopping.wait_for(|s| *s) => return now,
+            }
+        }
+    };
+    tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current())
 }
 
 /// The page of entry `idx`: a doc, a skill or a skill file.

@@ -69,6 +69,7 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
     let mut code: Option<(String, String)> = None;
     let mut image: Option<(Target, String, String)> = None;
     let mut open_links: Vec<&'static str> = Vec::new();
+    let mut raw_block: Option<String> = None;
     for (event, range) in Parser::new_ext(source, options()).into_offset_iter() {
         if image.is_some() {
             match event {
@@ -162,13 +163,22 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
                 code = Some((lang, String::new()));
             }
             // Raw HTML is the tree's: shown as the text it is, never as markup.
-            Event::Start(Tag::HtmlBlock) => {
-                events.push(Event::Html(CowStr::from("<pre class=\"raw-html\">")))
+            // A block is shown once whole (a comment alone shows nothing); an inline tag as text.
+            Event::Start(Tag::HtmlBlock) => raw_block = Some(String::new()),
+            Event::End(TagEnd::HtmlBlock) => {
+                let block = raw_block.take().unwrap_or_default();
+                if !block.trim().is_empty() {
+                    let html = format!("<pre class=\"raw-html\">{}</pre>\n", escape(&block));
+                    events.push(Event::Html(CowStr::from(html)));
+                }
             }
-            Event::End(TagEnd::HtmlBlock) => events.push(Event::Html(CowStr::from("</pre>\n"))),
             Event::Html(raw) | Event::InlineHtml(raw) => {
-                if !raw.trim_start().starts_with("<!--") {
-                    events.push(Event::Text(raw));
+                let comment = raw.trim_start().starts_with("<!--");
+                match &mut raw_block {
+                    Some(block) if !comment => block.push_str(&raw),
+                    Some(_) => {}
+                    None if comment => {}
+                    None => events.push(Event::Text(raw)),
                 }
             }
             other => events.push(other),

@@ -29,3 +29,4 @@ mod support;
 #[cfg(target_os = "linux")]
 mod swap_race;
 mod translations;
+mod web;

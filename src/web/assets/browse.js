@@ -1,6 +1,6 @@
 // folio browse: progressive enhancement only. Every page works without this script: the search
 // box is a form that loads /search. With it, results appear under the box as you type (from
-// /search?partial=1, the same search), and the page reloads when the served catalog changes.
+// /search?partial=1, the same search), and the page reloads when the served catalog changes (one request that waits for a reload).
 "use strict";
 (function () {
   const form = document.querySelector("form.search");
@@ -26,14 +26,20 @@
     input.addEventListener("keydown", (e) => { if (e.key === "Escape") { box.hidden = true; } });
     document.addEventListener("click", (e) => { if (!box.contains(e.target) && e.target !== input) box.hidden = true; });
   }
+  // Asks the server for the catalog's version once it differs from this page's: the answer
+  // waits for a reload, so this is one open request, not polling.
   const body = document.body;
   if (body.dataset.live === "1") {
     const version = body.dataset.version;
-    setInterval(async () => {
+    const watch = async () => {
       try {
-        const response = await fetch("/_/version", { cache: "no-store" });
-        if (response.ok && (await response.text()) !== version) location.reload();
-      } catch (_) { /* the server is restarting: try again later */ }
-    }, 1500);
+        const response = await fetch("/_/version?after=" + encodeURIComponent(version), { cache: "no-store" });
+        if (response.ok && (await response.text()) !== version) { location.reload(); return; }
+        watch();
+      } catch (_) {
+        setTimeout(watch, 2000); // the server is restarting: ask again later
+      }
+    };
+    watch();
   }
 })();
