@@ -36,7 +36,8 @@ Examples:
   folio serve --http 127.0.0.1:8090     serve it over Streamable HTTP at /mcp
   folio list --kind skill               list the embedded catalog's skills
   folio search \"ci annotations\"         full-text search
-  folio show skill://check-docs-in-ci/SKILL.md";
+  folio show skill://check-docs-in-ci/SKILL.md
+  folio browse --content content/ --open  read a tree in a web browser as you edit it";
 
 #[derive(Debug, Subcommand)]
 enum Command {

@@ -131,7 +131,9 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
                     Target::Broken => (
                         format!(
                             "<span class=\"broken\" title=\"{}\">",
-                            escape(&format!("broken link: `{dest_url}` leads to nothing in this catalog"))
+                            escape(&format!(
+                                "not in this catalog: `{dest_url}` (a broken link, or a file the catalog does not hold)"
+                            ))
                         ),
                         "</span>",
                     ),

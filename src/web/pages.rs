@@ -276,7 +276,7 @@ pub(crate) fn links_html(view: &View<'_>, links: &[Link]) -> String {
     for link in broken {
         let _ = writeln!(
             out,
-            "<li><span class=\"broken\" title=\"leads to nothing in this catalog\">{}</span> <small>line {}</small></li>",
+            "<li><span class=\"broken\" title=\"not in this catalog (a broken link, or a file the catalog does not hold)\">{}</span> <small>line {}</small></li>",
             escape(&link.target),
             link.line
         );

@@ -190,7 +190,7 @@ async fn markup_and_script_from_the_tree_are_shown_as_text() {
         ),
         "{doc}"
     );
-    assert!(doc.contains("<span class=\"broken\" title=\"broken link: `nope.md` leads to nothing in this catalog\">missing page</span>"), "{doc}");
+    assert!(doc.contains("<span class=\"broken\" title=\"not in this catalog: `nope.md` (a broken link, or a file the catalog does not hold)\">missing page</span>"), "{doc}");
     assert!(doc.contains("<a href=\"/skills/inert-skill/\">the skill</a>"), "{doc}");
     assert!(doc.contains("<a class=\"external\" href=\"https://example.com/a?b=1&amp;c=2\" rel=\"noreferrer\">outside site</a>"), "{doc}");
     assert!(!doc.contains("<pre class=\"raw-html\"></pre>"), "a comment leaves no empty block: {doc}");
