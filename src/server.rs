@@ -224,6 +224,7 @@ impl FolioServer {
     }
 
     /// A receiver that wakes when a reload replaces the catalog (after this call).
+    #[cfg(feature = "web")]
     pub(crate) fn swaps(&self) -> tokio::sync::watch::Receiver<Arc<State>> {
         self.live.subscribe()
     }

@@ -176,7 +176,7 @@ impl WebState {
 /// page asks again): below common proxy and browser timeouts.
 const VERSION_WAIT: Duration = Duration::from_secs(25);
 
-/// The web view's router: every address answered by [`answer`], behind the transport's Host
+/// The web view's router: every address answered by one handler, behind the transport's Host
 /// and Origin checks; and a function that ends the answers waiting for a change (call it when
 /// shutting down, or they hold the drain).
 pub fn router(server: FolioServer, options: &WebOptions) -> (Router, impl FnOnce() + Send + 'static) {
