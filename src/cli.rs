@@ -225,6 +225,11 @@ pub(crate) struct ServeArgs {
     pub(crate) watch: bool,
     #[command(flatten)]
     pub(crate) content_args: ContentArgs,
+    /// Open `--catalog FILE` as a read-only memory map instead of reading it: replicas on one
+    /// machine share its pages. The file must then be replaced by a rename (as `folio build`
+    /// does), never rewritten in place.
+    #[arg(long, requires = "catalog")]
+    pub(crate) mmap: bool,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,

@@ -18,6 +18,7 @@ mod defining;
 mod detail;
 mod filter;
 mod list;
+mod mapped;
 mod open;
 mod read;
 mod resolve;

@@ -36,8 +36,9 @@ pub(crate) const QUIET_AT_MOST: Duration = Duration::from_secs(2);
 /// Where the served catalog comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
-    /// A `catalog.msgpack` file, verified on every load.
-    Catalog(PathBuf),
+    /// A `catalog.msgpack` file, verified on every load; `mapped`: opened as a read-only memory
+    /// map (`--mmap`) rather than read.
+    Catalog { path: PathBuf, mapped: bool },
     /// A content tree, compiled on every load: leaving out the entries with errors of their
     /// own, or with `strict`, refusing the tree on any error (as `serve --content` does).
     Content { config: compile::Config, strict: bool },
@@ -46,7 +47,7 @@ pub(crate) enum Source {
 impl Source {
     fn describe(&self) -> String {
         match self {
-            Source::Catalog(path) => path.display().to_string(),
+            Source::Catalog { path, .. } => path.display().to_string(),
             Source::Content { config, .. } => config.root.display().to_string(),
         }
     }
@@ -60,8 +61,9 @@ struct Failure(Vec<String>);
 /// entries a lenient compile left out (the caller prints them when they change).
 fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec<String>), Failure> {
     match source {
-        Source::Catalog(path) => {
-            Query::open_file(path).map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e}")]))
+        Source::Catalog { path, mapped } => {
+            let opened = if *mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
+            opened.map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e}")]))
         }
         Source::Content { config, strict } => {
             let root = &config.root;
@@ -231,7 +233,7 @@ fn run(
                             let (reused, compiled) = cache.counts();
                             format!("; {compiled} files compiled, {reused} reused")
                         }
-                        Source::Catalog(_) => String::new(),
+                        Source::Catalog { .. } => String::new(),
                     };
                     eprintln!(
                         "folio: {} {}: {} entries ({} added, {} removed, {} changed{files}) in {} ms",
@@ -291,7 +293,7 @@ fn changes_content(kind: &EventKind) -> bool {
 fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Result<RecommendedWatcher> {
     let (target, mode, only) = match source {
         Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
-        Source::Catalog(file) => {
+        Source::Catalog { path: file, .. } => {
             let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             (dir.to_path_buf(), RecursiveMode::NonRecursive, file.file_name().map(ToOwned::to_owned))
         }

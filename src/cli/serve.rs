@@ -21,7 +21,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
     let started = std::time::Instant::now();
     let source = match (&args.source.catalog, args.source.config()?) {
-        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped: args.mmap }),
         (None, Some(config)) => Some(Source::Content { config, strict: args.content_args.strict }),
         (None, None) => None,
     };
@@ -29,7 +29,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
     }
     let mut cache = compile::Cache::default();
-    let (server, left_out) = match open(&args.source, args.content_args.strict, &mut cache)? {
+    let (server, left_out) = match open(&args.source, args.content_args.strict, args.mmap, &mut cache)? {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
@@ -83,10 +83,15 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 pub(crate) fn open(
     source: &super::SourceArgs,
     strict: bool,
+    mapped: bool,
     cache: &mut compile::Cache,
 ) -> anyhow::Result<Result<(FolioServer, Vec<String>), ExitCode>> {
     if let Some(path) = &source.catalog {
-        let query = folio::query::Query::open_file(path)?;
+        let query = if mapped {
+            folio::query::Query::open_file_mapped(path)?
+        } else {
+            folio::query::Query::open_file(path)?
+        };
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok((server, Vec::new())));
     }

@@ -19,12 +19,12 @@ use folio::web::WebOptions;
 pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
     super::serve::init_tracing();
     let source = match (&args.source.catalog, args.source.config()?) {
-        (Some(file), _) => Some(Source::Catalog(file.clone())),
+        (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped: false }),
         (None, Some(config)) => Some(Source::Content { config, strict: false }),
         (None, None) => None,
     };
     let mut cache = compile::Cache::default();
-    let (server, left_out) = match super::serve::open(&args.source, false, &mut cache)? {
+    let (server, left_out) = match super::serve::open(&args.source, false, false, &mut cache)? {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };

@@ -72,7 +72,7 @@ impl Query {
         Query::with_hash(catalog, catalog_hash)
     }
 
-    fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
+    pub(super) fn with_hash(catalog: Catalog, catalog_hash: String) -> Query {
         let mut owners: Vec<Option<Owner>> = vec![None; catalog.entries.len()];
         for (doc_idx, doc) in catalog.docs.iter().enumerate() {
             if let Some(owner) = owners.get_mut(doc.entry as usize) {
@@ -169,7 +169,7 @@ fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
 /// Opens `path` as [`open_regular`] does and reads its first bytes ([`codec::PLAN_PREFIX`] of
 /// them, or all), leaving the file at its start: a file those bytes and its size decide is no
 /// catalog (a forged envelope, bytes appended, cut short) is refused before the rest is read.
-fn open_checked(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
+pub(super) fn open_checked(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
     use std::io::{Read as _, Seek as _};
     let io = |e| Error::io(path, e);
     let (file, len) = open_regular(path)?;

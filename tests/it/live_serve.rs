@@ -56,7 +56,7 @@ impl Served {
     }
 
     /// The next stderr line containing `needle` (earlier lines are skipped and returned too).
-    fn stderr_until(&mut self, needle: &str) -> Vec<String> {
+    pub(crate) fn stderr_until(&mut self, needle: &str) -> Vec<String> {
         let mut seen = Vec::new();
         loop {
             let line = self
@@ -92,7 +92,21 @@ impl Served {
         }
     }
 
-    fn listen(&mut self, notifications: Value) {
+    /// Sends one request and does not wait for its answer (for a request the server may not
+    /// live to answer).
+    pub(crate) fn request(&mut self, method: &str, mut params: Value) {
+        params["_meta"] = modern_meta();
+        let id = self.next_id;
+        self.next_id += 1;
+        let _ = writeln!(
+            self.stdin,
+            "{}",
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+        );
+        let _ = self.stdin.flush();
+    }
+
+    pub(crate) fn listen(&mut self, notifications: Value) {
         self.send(&json!({
             "jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
             "params": { "_meta": modern_meta(), "notifications": notifications },
@@ -102,20 +116,35 @@ impl Served {
     }
 
     /// The next notification: (method, uri).
-    fn note(&mut self) -> (String, Option<String>) {
+    pub(crate) fn note(&mut self) -> (String, Option<String>) {
         let msg = self.recv();
         assert!(msg.get("id").is_none(), "a notification: {msg}");
         (msg["method"].as_str().unwrap().to_owned(), msg["params"]["uri"].as_str().map(str::to_owned))
     }
 
-    fn text(&mut self, uri: &str) -> String {
+    pub(crate) fn text(&mut self, uri: &str) -> String {
         self.ok("resources/read", json!({ "uri": uri }))["contents"][0]["text"].as_str().unwrap().to_owned()
     }
 
     #[cfg(unix)]
-    fn hang_up(&self) {
+    pub(crate) fn hang_up(&self) {
         let status = Command::new("kill").args(["-HUP", &self.child.id().to_string()]).status().unwrap();
         assert!(status.success());
+    }
+}
+
+impl Served {
+    /// How the process ended, once it has (within [`WAIT`]).
+    pub(crate) fn ended(&mut self) -> std::process::ExitStatus {
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(std::time::Instant::now() < deadline, "the server did not end");
+            // Its stdout closes when it ends: wait on that, not on a clock.
+            let _ = self.stdout.recv_timeout(Duration::from_millis(200));
+        }
     }
 }
 
@@ -141,7 +170,7 @@ pub(crate) fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiv
 
 /// Saves a file the way editors do (written beside it, then renamed over it), so the watcher
 /// never sees it half written.
-fn save(t: &Tree, path: &str, text: impl AsRef<[u8]>) {
+pub(crate) fn save(t: &Tree, path: &str, text: impl AsRef<[u8]>) {
     let target = t.join(path);
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     let temp = target.with_file_name(".folio-test-save");
@@ -153,14 +182,14 @@ fn updated(uri: &str) -> (String, Option<String>) {
     ("notifications/resources/updated".to_owned(), Some(uri.to_owned()))
 }
 
-fn list_changed() -> (String, Option<String>) {
+pub(crate) fn list_changed() -> (String, Option<String>) {
     ("notifications/resources/list_changed".to_owned(), None)
 }
 
 const A: &str = "resource://docs/a.md";
 const SENTINEL: &str = "resource://docs/zz-sentinel.md";
 
-fn content() -> Tree {
+pub(crate) fn content() -> Tree {
     let t = Tree::new();
     t.file("content/docs/a.md", "# A\n\nSee [the sentinel](zz-sentinel.md).\n")
         .file("content/docs/zz-sentinel.md", "# Sentinel\n\nBack to [a](a.md).\n")

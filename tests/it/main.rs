@@ -13,6 +13,7 @@ mod lenient;
 mod links;
 mod live;
 mod live_serve;
+mod mapped;
 mod mcp;
 mod mcp_http;
 mod mcp_http_limits;

@@ -69,7 +69,7 @@ mod writer;
 
 use serde::{Deserialize, Serialize};
 
-pub use decode::{DecodeError, catalog_hash, decode, decode_owned, decode_static, hash};
+pub use decode::{DecodeError, catalog_hash, decode, decode_owned, decode_shared, decode_static, hash};
 pub use lazy::Lazy;
 pub use manifest::manifest;
 pub use meta::Meta;

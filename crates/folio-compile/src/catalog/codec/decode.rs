@@ -92,6 +92,15 @@ pub fn decode_owned(bytes: Vec<u8>) -> Result<Catalog, DecodeError> {
     attach(meta, &cut_back(bytes, &layout.parts), &layout.parts)
 }
 
+/// Decodes and verifies catalog bytes held elsewhere (a read-only memory map of the file)
+/// without copying any body: every body of the result is a range of `bytes`. Fails like
+/// [`decode`].
+pub fn decode_shared(bytes: Bytes) -> Result<Catalog, DecodeError> {
+    let layout = verify(&bytes)?;
+    let meta = layout.meta?;
+    attach(meta, &bytes.slice(..layout.parts.search.end), &layout.parts)
+}
+
 /// The file's buffer, shared, without the metadata at its end: once decoded, an open catalog
 /// holds the file's bodies and search index, not its msgpack twice.
 pub(super) fn cut_back(mut file: Vec<u8>, parts: &Parts) -> Bytes {
