@@ -90,6 +90,10 @@ def main():
             out.append(cache[key])
         return out
 
+    def not_found(error, uri):
+        """MCP's resource-not-found: -32602 with `data.uri` (2026-07-28), -32002 before it."""
+        return error.get("code") in (-32602, -32002) and (error.get("data") or {}).get("uri") == uri
+
     def matches(uri, content):
         """An answer is a tree's bytes at `uri`; a bounded read (`dev.folio/truncated`, a file
         over `max_read_bytes`) is the start of them."""
@@ -174,7 +178,7 @@ def main():
                     continue
                 answer = json.loads(data)
                 if "error" in answer:
-                    if answer["error"].get("code") == -32002 and None in expected(uri):
+                    if not_found(answer["error"], uri) and None in expected(uri):
                         continue  # not in the catalog this replica serves (a rolling update)
                     stats.add("failed", f"read {uri}: {answer['error']}")
                     continue
@@ -218,7 +222,7 @@ def main():
                 status, data = call("resources/read", {"uri": uri}, uri)
                 answer = json.loads(data) if status == 200 else {}
                 if status != 200 or "error" in answer:
-                    if "error" in answer and answer["error"].get("code") == -32002 and None in expected(uri):
+                    if "error" in answer and not_found(answer["error"], uri) and None in expected(uri):
                         continue
                     stats.add("failed", f"skill {uri}: HTTP {status} {answer.get('error')}")
                 elif not matches(uri, answer["result"]["contents"][0]):

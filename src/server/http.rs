@@ -152,6 +152,9 @@ fn health_body(server: &FolioServer) -> String {
         "version": state.info.server_info.version,
         "skills": catalog.skills.len(),
         "docs": catalog.docs.len(),
+        // Which catalog this replica serves: a rolling update is done when every replica's
+        // readiness answer names the new one.
+        "catalog_hash": state.query().catalog_hash(),
     });
     format!("{body}\n")
 }

@@ -319,6 +319,8 @@ async fn http_transport_rules_give_exact_statuses() {
     assert_eq!(h.status, 200);
     assert_eq!(h.json()["status"], "ok");
     assert_eq!(h.json()["name"], "corpora", "the project the catalog names");
+    let hash = h.json()["catalog_hash"].as_str().unwrap().to_owned();
+    assert!(hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()), "the catalog it serves: {hash}");
     // It names the server and what it serves: a foreign Host or Origin is refused, as on /mcp.
     for foreign in [("Host", "evil.example.com"), ("Origin", "https://evil.example")] {
         let h = exchange(a, "GET", "/healthz", &[foreign], b"").await;
