@@ -2,6 +2,7 @@
 //! children under `cli/`) that prints to stdout.
 
 mod build;
+pub(crate) mod bundle;
 mod lookup;
 mod reload;
 mod render;
@@ -37,7 +38,8 @@ Examples:
   folio list --kind skill               list the embedded catalog's skills
   folio search \"ci annotations\"         full-text search
   folio show skill://check-docs-in-ci/SKILL.md
-  folio browse --content content/ --open  read a tree in a web browser as you edit it";
+  folio browse --content content/ --open  read a tree in a web browser as you edit it
+  folio bundle content/ --out dist/docs-mcp  one executable serving this tree's catalog";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -55,6 +57,8 @@ enum Command {
     Search(SearchArgs),
     /// Browse a catalog in a web browser: a read-only view on 127.0.0.1.
     Browse(BrowseArgs),
+    /// Write one self-contained executable that serves this tree's catalog and nothing else.
+    Bundle(BundleArgs),
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +269,23 @@ pub(crate) struct ServeArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct BundleArgs {
+    /// Content root holding `docs/`, `skills/` and `folio.toml` (compiled as `folio build` does).
+    #[arg(default_value = "content")]
+    pub(crate) content: PathBuf,
+    /// Bundle this built `catalog.msgpack` instead of compiling a tree.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) catalog: Option<PathBuf>,
+    /// Where to write the executable (e.g. dist/mydocs-mcp).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+    #[command(flatten)]
+    pub(crate) lints: LintArgs,
+    #[command(flatten)]
+    pub(crate) layout: LayoutArgs,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct BrowseArgs {
     #[command(flatten)]
     pub(crate) source: SourceArgs,
@@ -355,11 +376,34 @@ fn count(n: usize, one: &str, many: &str) -> String {
     if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
+impl Cli {
+    /// Parses the process's arguments: folio's command line, or a bundle's (named and versioned
+    /// as its project: see `cli/bundle.rs`).
+    pub(crate) fn parse_args() -> Cli {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        match bundle::current() {
+            None => Cli::parse(),
+            Some(bundled) => {
+                let matches = bundle::command(bundled, Cli::command()).get_matches();
+                Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+            }
+        }
+    }
+}
+
 /// Runs a parsed command line and returns the process exit code.
 ///
 /// Fails on operational problems (unreadable files, a refused catalog, a bind error); the caller
 /// prints the error and exits 2.
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(bundled) = bundle::current()
+        && matches!(cli.command, Command::Build(_) | Command::Check(_) | Command::Bundle(_))
+    {
+        anyhow::bail!(
+            "`{}` serves its bundled catalog; building, checking and bundling are folio's commands (install folio for them)",
+            bundled.name
+        );
+    }
     match cli.command {
         Command::Build(args) => build::build(&args),
         Command::Check(args) => build::check(&args),
@@ -368,5 +412,6 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => lookup::show(&args),
         Command::Search(args) => lookup::search(&args),
         Command::Browse(args) => web::browse(args),
+        Command::Bundle(args) => bundle::bundle(&args),
     }
 }

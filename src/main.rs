@@ -3,8 +3,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 mod cli;
 
 /// With the `jemalloc` feature (published binaries, benchmark figures), jemalloc rather than the
@@ -19,7 +17,13 @@ mod cli;
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    // A bundle (`folio bundle`) recognises itself first: it must never run as plain folio, and
+    // one that does not check is refused before anything is served.
+    if let Err(err) = cli::bundle::detect() {
+        eprintln!("error: {err:#}");
+        return ExitCode::from(2);
+    }
+    let args = cli::Cli::parse_args();
     match cli::run(args) {
         Ok(code) => code,
         Err(err) => {

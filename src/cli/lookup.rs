@@ -19,6 +19,10 @@ use folio::query::{
 /// Opens the catalog a command names: `--catalog FILE`, `--content DIR` (compiled in memory), or
 /// the embedded one. `Ok(Err(code))` when `--content` has errors (already printed, exit 1).
 fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
+    if let Some(bundled) = super::bundle::query() {
+        super::bundle::refuse_other_sources(source)?;
+        return bundled.map(Ok);
+    }
     if let Some(path) = &source.catalog {
         return Ok(Ok(Query::open_file(path)?));
     }

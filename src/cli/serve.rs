@@ -86,6 +86,11 @@ pub(crate) fn open(
     mapped: bool,
     cache: &mut compile::Cache,
 ) -> anyhow::Result<Result<(FolioServer, Vec<String>), ExitCode>> {
+    if let Some(bundled) = super::bundle::query() {
+        super::bundle::refuse_other_sources(source)?;
+        let server = FolioServer::from_query(bundled?).map_err(|e| anyhow!("the bundled catalog: {e}"))?;
+        return Ok(Ok((server, Vec::new())));
+    }
     if let Some(path) = &source.catalog {
         let query = if mapped {
             folio::query::Query::open_file_mapped(path)?

@@ -28,7 +28,7 @@ pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
-    if source.is_none() {
+    if source.is_none() && super::bundle::current().is_none() {
         let settings = server.query().settings().clone();
         eprintln!(
             "note: browsing the embedded catalog `{}`; pass --content DIR or --catalog FILE to browse another",

@@ -2,6 +2,7 @@
 //! real `folio` binary or the library against trees in fresh temporary directories.
 
 mod bench_corpus;
+mod bundle;
 mod cli_browse;
 mod cli_golden;
 mod compile;

@@ -1,0 +1,269 @@
+//! `folio bundle`: one self-contained executable that serves one catalog and nothing else, and
+//! the other half, a bundled executable recognising itself at start.
+//!
+//! A bundle is this very executable with a catalog appended:
+//!
+//! ```text
+//! [the folio executable][HEADER (16 bytes)][catalog.msgpack][trailer (64 bytes)]
+//! trailer = TRAILER (16) | catalog length (u64 LE) | executable length (u64 LE) | blake3 of the catalog (32)
+//! ```
+//!
+//! Executable formats load what their headers name and ignore bytes appended after them, so the
+//! program runs as it is. At start ([`detect`]) the program reads its own file's last 64 bytes:
+//! with a trailer, it is a bundle; its catalog is read and checked (lengths, then blake3, then
+//! the catalog's own verification) before anything is served, and a bundle that does not check
+//! is refused with a message, never served and never taken for plain `folio`. A bundle cut short
+//! has lost its trailer: on ELF (Linux) the program finds where its own image ends from its
+//! section header table and recognises the HEADER there, so a truncated bundle is refused too.
+//!
+//! In a bundle, the commands that serve and read the catalog (`serve`, `browse`, `list`,
+//! `show`, `search`) read the bundled catalog where plain `folio` reads its embedded manual;
+//! `build`, `check`, `bundle`, `--catalog` and `--content` are refused: a bundle is its
+//! project's server, not a compiler. `--help` and `--version` carry the project's name and
+//! version (`[catalog] name`, `version`).
+
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::OnceLock;
+
+use anyhow::{Context as _, anyhow, bail};
+
+use super::BundleArgs;
+use folio::query::Query;
+
+/// Marks the start of the appended catalog.
+const HEADER: &[u8; 16] = b"\0folio-bundle-1\0";
+/// Marks the trailer at the very end of a bundle.
+const TRAILER: &[u8; 16] = b"\0folio-trailer1\0";
+/// Length of the trailer.
+const TRAILER_LEN: usize = 16 + 8 + 8 + 32;
+
+/// The catalog a bundle carries, checked.
+pub(crate) struct Bundle {
+    /// The verified catalog bytes.
+    pub(crate) catalog: Vec<u8>,
+    /// The project's name and version (`[catalog] name`, `version`).
+    pub(crate) name: String,
+    pub(crate) version: Option<String>,
+    pub(crate) title: String,
+    pub(crate) catalog_hash: String,
+}
+
+static BUNDLE: OnceLock<Bundle> = OnceLock::new();
+
+/// The bundle this process runs as, once [`detect`] found one.
+pub(crate) fn current() -> Option<&'static Bundle> {
+    BUNDLE.get()
+}
+
+/// Opens the bundled catalog, where plain `folio` opens its embedded manual.
+pub(crate) fn query() -> Option<anyhow::Result<Query>> {
+    current().map(|b| Query::open(b.catalog.clone()).map_err(|e| anyhow!("the bundled catalog: {e}")))
+}
+
+/// In a bundle, `--catalog` and `--content` (and the flags that go with `--content`) are refused:
+/// it serves its own catalog only.
+pub(crate) fn refuse_other_sources(source: &super::SourceArgs) -> anyhow::Result<()> {
+    if source.catalog.is_some() || source.content.is_some() {
+        bail!(
+            "this program serves its own bundled catalog only: --catalog and --content are folio's, not a bundle's"
+        );
+    }
+    Ok(())
+}
+
+/// The command line a bundle takes: folio's, named and versioned as the project, without the
+/// commands a bundle refuses (still parsed, so a refusal can say why).
+pub(crate) fn command(bundle: &Bundle, mut command: clap::Command) -> clap::Command {
+    let version = format!(
+        "{} (catalog {}, bundled by folio {})",
+        bundle.version.as_deref().unwrap_or("unversioned"),
+        &bundle.catalog_hash[..12.min(bundle.catalog_hash.len())],
+        folio::server::SERVER_VERSION
+    );
+    let name = bundle.name.clone();
+    let examples = format!(
+        "Examples:\n  {name} serve                        serve the catalog to an MCP client over stdio\n  \
+         {name} serve --http 127.0.0.1:8090  serve it over Streamable HTTP at /mcp\n  \
+         {name} search \"words\"               search it\n  {name} browse --open                read it in a web browser"
+    );
+    for hidden in ["build", "check", "bundle"] {
+        command = command.mut_subcommand(hidden, |c| c.hide(true));
+    }
+    // clap keeps a command's name and version as `&'static str` (without its `string` feature):
+    // these two small strings live for the process, as the command does.
+    let static_name: &'static str = Box::leak(name.clone().into_boxed_str());
+    let static_version: &'static str = Box::leak(version.into_boxed_str());
+    command
+        .name(static_name)
+        .bin_name(name)
+        .version(static_version)
+        .about(format!("{}: an MCP server for this catalog of docs and Agent Skills", bundle.title))
+        .after_help(examples)
+}
+
+/// Recognises a bundle: `Ok(true)` when this executable carries a catalog, which it checked and
+/// keeps for [`current`]; `Ok(false)` for plain `folio`; an error naming what is wrong with a
+/// bundle that does not check (damaged, cut short, changed).
+pub(crate) fn detect() -> anyhow::Result<bool> {
+    let Ok(exe) = std::env::current_exe() else { return Ok(false) };
+    let Ok(mut file) = std::fs::File::open(&exe) else { return Ok(false) };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let shown = exe.display();
+    let mut tail = [0u8; TRAILER_LEN];
+    let has_trailer = len >= TRAILER_LEN as u64
+        && file.seek(SeekFrom::End(-(TRAILER_LEN as i64))).is_ok()
+        && file.read_exact(&mut tail).is_ok()
+        && &tail[..16] == TRAILER;
+    if !has_trailer {
+        if let Some(image_end) = elf_image_end(&mut file)
+            && image_end < len
+            && starts_with_at(&mut file, image_end, HEADER)
+        {
+            bail!(
+                "{shown}: this bundle is cut short ({len} bytes, its trailer is gone): the file was damaged \
+                 while being copied or downloaded; get it again or rebuild it with `folio bundle`"
+            );
+        }
+        return Ok(false);
+    }
+    let catalog_len = u64::from_le_bytes(tail[16..24].try_into().unwrap_or_default());
+    let exe_len = u64::from_le_bytes(tail[24..32].try_into().unwrap_or_default());
+    let expected: [u8; 32] = tail[32..64].try_into().unwrap_or_default();
+    let whole = exe_len
+        .checked_add(16)
+        .and_then(|n| n.checked_add(catalog_len))
+        .and_then(|n| n.checked_add(TRAILER_LEN as u64));
+    if whole != Some(len) || !starts_with_at(&mut file, exe_len, HEADER) {
+        bail!(
+            "{shown}: this bundle's parts do not add up to its size ({len} bytes): the file was changed or \
+             damaged; get it again or rebuild it with `folio bundle`"
+        );
+    }
+    let mut catalog = vec![
+        0u8;
+        usize::try_from(catalog_len)
+            .map_err(|_| anyhow!("{shown}: the bundled catalog is too large"))?
+    ];
+    file.seek(SeekFrom::Start(exe_len + 16))
+        .and_then(|_| file.read_exact(&mut catalog))
+        .with_context(|| format!("{shown}: cannot read the bundled catalog"))?;
+    if blake3::hash(&catalog).as_bytes() != &expected {
+        bail!(
+            "{shown}: the bundled catalog does not match its checksum: the file was changed or damaged; \
+             get it again or rebuild it with `folio bundle`"
+        );
+    }
+    let query =
+        Query::open(catalog.clone()).map_err(|e| anyhow!("{shown}: the bundled catalog is refused: {e}"))?;
+    let settings = query.settings();
+    let bundle = Bundle {
+        name: settings.name.clone(),
+        version: settings.version.clone(),
+        title: settings.title.clone(),
+        catalog_hash: query.catalog_hash().to_owned(),
+        catalog,
+    };
+    let _ = BUNDLE.set(bundle);
+    Ok(true)
+}
+
+/// True when `file` holds `expected` at `offset`.
+fn starts_with_at(file: &mut std::fs::File, offset: u64, expected: &[u8]) -> bool {
+    let mut got = vec![0u8; expected.len()];
+    file.seek(SeekFrom::Start(offset)).is_ok() && file.read_exact(&mut got).is_ok() && got == expected
+}
+
+/// Where a 64-bit little-endian ELF file's image ends: after its section header table, which
+/// linkers write last. `None` for anything else (then a cut bundle is not recognised).
+fn elf_image_end(file: &mut std::fs::File) -> Option<u64> {
+    let mut head = [0u8; 64];
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_exact(&mut head).ok()?;
+    // `\x7fELF`, 64-bit, little-endian.
+    if &head[..4] != b"\x7fELF" || head[4] != 2 || head[5] != 1 {
+        return None;
+    }
+    let shoff = u64::from_le_bytes(head[0x28..0x30].try_into().ok()?);
+    let entsize = u64::from(u16::from_le_bytes(head[0x3A..0x3C].try_into().ok()?));
+    let count = u64::from(u16::from_le_bytes(head[0x3C..0x3E].try_into().ok()?));
+    shoff.checked_add(entsize.checked_mul(count)?)
+}
+
+/// Runs `folio bundle`: the catalog of a content tree (compiled as `folio build` does: any
+/// error refuses it) or of a built file, appended to this executable, written to `--out`.
+pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
+    if current().is_some() {
+        bail!("a bundle cannot make bundles: run `folio bundle` with folio itself");
+    }
+    let catalog = match &args.catalog {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            Query::open(bytes.clone()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            bytes
+        }
+        None => {
+            let config = super::config(&args.content, &args.lints, &args.layout)?;
+            let compilation = folio::compile::compile(&config);
+            let Some(catalog) = compilation.catalog else {
+                let text = super::build::render(
+                    super::Format::Human,
+                    &compilation.diagnostics,
+                    &args.content,
+                    false,
+                );
+                eprint!("{text}");
+                eprintln!("error: `{}` has errors; no bundle written", args.content.display());
+                return Ok(ExitCode::from(1));
+            };
+            folio::catalog::codec::encode(&catalog).msgpack
+        }
+    };
+    let exe = std::env::current_exe().context("cannot find this executable")?;
+    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let out = &args.out;
+    let tmp = temp_beside(out);
+    let written = (|| -> std::io::Result<()> {
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(&program)?;
+        file.write_all(HEADER)?;
+        file.write_all(&catalog)?;
+        file.write_all(TRAILER)?;
+        file.write_all(&(catalog.len() as u64).to_le_bytes())?;
+        file.write_all(&(program.len() as u64).to_le_bytes())?;
+        file.write_all(blake3::hash(&catalog).as_bytes())?;
+        file.sync_all()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+        }
+        std::fs::rename(&tmp, out)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(anyhow!("cannot write {}: {e}", out.display()));
+    }
+    let query = Query::open(catalog).map_err(|e| anyhow!("{e}"))?;
+    let settings = query.settings();
+    eprintln!(
+        "wrote {} ({}{}, {} docs, {} skills; run `{} serve` to serve it, `{} --help` for more)",
+        out.display(),
+        settings.name,
+        settings.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
+        query.catalog().docs.len(),
+        query.catalog().skills.len(),
+        out.display(),
+        out.display(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn temp_beside(out: &Path) -> PathBuf {
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "bundle".into());
+    out.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}

@@ -1,0 +1,143 @@
+//! `folio bundle`: one executable serving one catalog. The bundle of a fixture tree answers an
+//! MCP session over stdio as its project (serverInfo, a read byte-equal to the tree, a search),
+//! lists and shows offline, refuses folio's other commands and sources; a bundle whose catalog
+//! was changed or which was cut short is refused before anything is served.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::mcp::modern_meta;
+use crate::support::{Tree, folio, repo};
+
+/// Runs `program args` and returns (exit code, stdout, stderr).
+fn run(program: &Path, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bundle runs");
+    // A refused bundle exits before it reads: its closed stdin is no failure of the test.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bundle_of_basic(tree: &Tree) -> PathBuf {
+    let out = tree.join("dist/basic-mcp");
+    let content = repo().join("tests/fixtures/basic/content");
+    let made = folio(tree.path(), &["bundle", content.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    assert!(
+        made.stderr.starts_with(&format!("wrote {} (basic, 3 docs, 1 skills", out.display())),
+        "{}",
+        made.stderr
+    );
+    out
+}
+
+fn request(id: u32, method: &str, mut params: Value) -> String {
+    params["_meta"] = modern_meta();
+    format!("{}\n", json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+}
+
+#[test]
+fn a_bundle_serves_its_catalog_as_its_project_and_nothing_else() {
+    let tree = Tree::new();
+    let bundle = bundle_of_basic(&tree);
+    let (code, version, _) = run(&bundle, &["--version"], "");
+    assert_eq!(code, Some(0));
+    assert!(
+        version.starts_with("basic unversioned (catalog ") && version.contains(", bundled by folio "),
+        "{version}"
+    );
+    // An MCP session over stdio: the project's identity, exact bytes, search.
+    let session = [
+        request(1, "server/discover", json!({})),
+        request(2, "resources/read", json!({ "uri": "resource://docs/guides/install.md" })),
+        request(3, "tools/call", json!({ "name": "search_patterns", "arguments": { "query": "install" } })),
+    ]
+    .concat();
+    let (code, stdout, stderr) = run(&bundle, &["serve"], &session);
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut answers: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    answers.sort_by_key(|a| a["id"].as_u64());
+    assert_eq!(answers[0]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "basic");
+    let file =
+        std::fs::read_to_string(repo().join("tests/fixtures/basic/content/docs/guides/install.md")).unwrap();
+    assert_eq!(answers[1]["result"]["contents"][0]["text"], file.as_str());
+    assert!(
+        answers[2]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("resource://docs/guides/install.md")
+    );
+    // Offline reading, from the bundled catalog and no other.
+    let (code, listed, _) = run(&bundle, &["list", "--kind", "skill"], "");
+    assert_eq!(code, Some(0));
+    assert!(listed.contains("skill://fill-forms/SKILL.md"), "{listed}");
+    // The same catalog, bundled from the file `folio build` wrote: the same catalog hash.
+    let content = repo().join("tests/fixtures/basic/content");
+    assert_eq!(folio(tree.path(), &["build", content.to_str().unwrap(), "--out", "cat"]).code, Some(0));
+    let from_file =
+        folio(tree.path(), &["bundle", "--catalog", "cat/catalog.msgpack", "--out", "dist/again"]);
+    assert_eq!(from_file.code, Some(0), "{}", from_file.stderr);
+    assert_eq!(run(&tree.join("dist/again"), &["--version"], "").1, version);
+    for (args, says) in [
+        (&["check", "content"][..], "building, checking and bundling are folio's commands"),
+        (&["serve", "--content", "content"][..], "serves its own bundled catalog only"),
+        (&["list", "--catalog", "x.msgpack"][..], "serves its own bundled catalog only"),
+    ] {
+        let (code, _, stderr) = run(&bundle, args, "");
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_changed_or_cut_bundle_is_refused_before_anything_is_served() {
+    let tree = Tree::new();
+    let bundle = bundle_of_basic(&tree);
+    let len = std::fs::metadata(&bundle).unwrap().len();
+    // One byte of the catalog changed.
+    let changed = tree.join("dist/changed");
+    std::fs::copy(&bundle, &changed).unwrap();
+    let mut bytes = std::fs::read(&changed).unwrap();
+    let at = bytes.len() - 64 - 50;
+    bytes[at] ^= 0x20;
+    std::fs::write(&changed, &bytes).unwrap();
+    make_executable(&changed);
+    let (code, stdout, stderr) = run(&changed, &["serve"], &request(1, "server/discover", json!({})));
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert!(stderr.contains("the bundled catalog does not match its checksum"), "{stderr}");
+    // Cut short: the trailer is gone, and the program still knows it is a bundle.
+    let cut = tree.join("dist/cut");
+    std::fs::copy(&bundle, &cut).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&cut).unwrap().set_len(len - 1000).unwrap();
+    make_executable(&cut);
+    let (code, _, stderr) = run(&cut, &["--help"], "");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("this bundle is cut short"), "{stderr}");
+    // A tree with errors makes no bundle.
+    let bad = Tree::new();
+    bad.file("content/docs/a.md", "# A\n\n[gone](missing.md)\n");
+    let out = folio(bad.path(), &["bundle", "content", "--out", "dist/x"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("broken-link") && !bad.join("dist/x").exists(), "{}", out.stderr);
+}
+
+fn make_executable(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
