@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Tests what can be tested here of how folio is installed in CI (run by .ci/run):
+# - action.yml's install step (action/install.sh) against a release archive packed by
+#   packaging/archive.sh from this build and served from a file:// URL: installed, on the next
+#   steps' PATH, and `folio check --format github` annotating a tree with a broken link; an
+#   archive that does not match its .sha256 is refused;
+# - .pre-commit-hooks.yaml through pre-commit itself (`pre-commit try-repo`, from PyPI): the
+#   folio-check-system hook fails a commit with a broken link and passes a clean one.
+# The `folio-check` hook (language: rust) builds folio from the repository with cargo install;
+# it is the same entry, and is not built again here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+folio="${FOLIO_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/debug/folio}"
+[ -x "$folio" ] || cargo build --locked --quiet
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+version="$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)"
+ok() { printf 'ok - %s\n' "$*"; }
+
+# A tree with one broken link, and a clean one.
+mkdir -p "$work/bad/content/docs" "$work/good/content/docs"
+printf '# A\n\nSee [gone](missing.md).\n' > "$work/bad/content/docs/a.md"
+printf '# A\n\nClean.\n' > "$work/good/content/docs/a.md"
+
+# The action's install step, against an archive of this build.
+packaging/archive.sh "$folio" x86_64-unknown-linux-gnu "$work/releases/v$version" >/dev/null
+install_env=(RUNNER_OS=Linux RUNNER_ARCH=X64 RUNNER_TEMP="$work/runner" GITHUB_PATH="$work/github_path"
+  FOLIO_VERSION="$version" FOLIO_DOWNLOAD_URL="file://$work/releases")
+env "${install_env[@]}" bash action/install.sh > "$work/install.out"
+grep -q "^folio $version" "$work/install.out"
+installed="$(cat "$work/github_path")"
+[ -x "$installed/folio" ]
+ok "action: the archive is fetched, checked against its .sha256 and put on PATH"
+set +e
+(cd "$work/bad" && PATH="$installed:$PATH" folio check content --format github --deny-warnings) > "$work/check.out" 2>&1
+status=$?
+set -e
+[ "$status" -eq 1 ] || { cat "$work/check.out"; echo "expected exit 1, got $status"; exit 1; }
+grep -q '^::error file=content/docs/a.md,line=3,' "$work/check.out" || { cat "$work/check.out"; exit 1; }
+ok "action: folio check --format github annotates the broken link and fails the step"
+# A tampered archive is refused.
+echo "0000000000000000000000000000000000000000000000000000000000000000  x" > "$work/releases/v$version/folio-$version-x86_64-unknown-linux-gnu.tar.gz.sha256"
+rm -rf "$work/runner" "$work/github_path"
+if env "${install_env[@]}" bash action/install.sh > "$work/tampered.out" 2>&1; then
+  cat "$work/tampered.out"; echo "a tampered archive was installed"; exit 1
+fi
+grep -q "does not match its published checksum" "$work/tampered.out"
+[ ! -s "$work/github_path" ]
+ok "action: an archive that does not match its checksum is not installed"
+
+# pre-commit, from PyPI, running this repository's hook.
+if ! command -v pre-commit >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check "pre-commit==4.0.1"
+fi
+for tree in bad good; do
+  (cd "$work/$tree" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init)
+done
+set +e
+(cd "$work/bad" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$repo" folio-check-system --all-files) > "$work/hook-bad.out" 2>&1
+bad=$?
+(cd "$work/good" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$repo" folio-check-system --all-files) > "$work/hook-good.out" 2>&1
+good=$?
+set -e
+[ "$bad" -ne 0 ] && grep -q "broken-link" "$work/hook-bad.out" || { cat "$work/hook-bad.out"; exit 1; }
+[ "$good" -eq 0 ] || { cat "$work/hook-good.out"; exit 1; }
+ok "pre-commit: the folio-check hook fails a tree with a broken link and passes a clean one"
