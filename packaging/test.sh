@@ -65,3 +65,27 @@ set -e
 [ "$bad" -ne 0 ] && grep -q "broken-link" "$work/hook-bad.out" || { cat "$work/hook-bad.out"; exit 1; }
 [ "$good" -eq 0 ] || { cat "$work/hook-good.out"; exit 1; }
 ok "pre-commit: the folio-check hook fails a tree with a broken link and passes a clean one"
+
+# The Python wheel (maturin, `bindings = "bin"`), installed into a fresh virtual environment:
+# the installed `folio` command answers an MCP session over stdio.
+if ! command -v maturin >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check "maturin==1.9.6"
+fi
+maturin build --release --locked --quiet -o "$work/wheels" >/dev/null 2>&1 || maturin build --release --locked -o "$work/wheels"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$work"/wheels/folio-*.whl
+"$work/venv/bin/folio" --version | grep -q "^folio $version"
+python3 packaging/stdio_session.py "$work/venv/bin/folio" serve
+ok "wheel: installed into a fresh virtual environment, the folio command serves an MCP session"
+
+# The npm packages (a launcher and the package holding this platform's binary, as esbuild and
+# Biome ship), packed with `npm pack` from the binary the wheel was built from, installed into an
+# empty project without the network: `npx folio` answers an MCP session over stdio.
+release_bin="${CARGO_TARGET_DIR:-$PWD/target}/release/folio"
+packaging/npm/pack.sh "$release_bin" linux-x64 "$work/npm" >/dev/null
+mkdir -p "$work/npm-project"
+(cd "$work/npm-project" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent \
+  "$work/npm/folio-linux-x64-$version.tgz" "$work/npm/folio-$version.tgz")
+(cd "$work/npm-project" && npx --offline folio --version) | grep -q "^folio $version"
+(cd "$work/npm-project" && python3 "$repo/packaging/stdio_session.py" npx --offline folio serve)
+ok "npm: the packed launcher and platform package install offline, and npx folio serves an MCP session"
