@@ -53,13 +53,17 @@ ok "action: an archive that does not match its checksum is not installed"
 if ! command -v pre-commit >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check "pre-commit==4.0.1"
 fi
-for tree in bad good; do
+# The hook repository as pre-commit fetches it: a git repository holding this
+# .pre-commit-hooks.yaml (CI runs in a copy of the repository that is not one).
+mkdir -p "$work/hooks"
+cp .pre-commit-hooks.yaml "$work/hooks/"
+for tree in bad good hooks; do
   (cd "$work/$tree" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init)
 done
 set +e
-(cd "$work/bad" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$repo" folio-check-system --all-files) > "$work/hook-bad.out" 2>&1
+(cd "$work/bad" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$work/hooks" folio-check-system --all-files) > "$work/hook-bad.out" 2>&1
 bad=$?
-(cd "$work/good" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$repo" folio-check-system --all-files) > "$work/hook-good.out" 2>&1
+(cd "$work/good" && PATH="$(dirname "$folio"):$PATH" pre-commit try-repo "$work/hooks" folio-check-system --all-files) > "$work/hook-good.out" 2>&1
 good=$?
 set -e
 [ "$bad" -ne 0 ] && grep -q "broken-link" "$work/hook-bad.out" || { cat "$work/hook-bad.out"; exit 1; }
