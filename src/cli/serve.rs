@@ -16,24 +16,40 @@ use folio::compile;
 use folio::server::{FolioServer, HttpLimits, HttpOptions, LiveMode};
 use tracing_subscriber::filter::Targets;
 
-/// Runs `folio serve`.
-pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    init_tracing();
+/// A catalog opened to be served: the server in its live mode, the runtime, and the reloader
+/// that follows its source (SIGHUP, and file events when watched). `serve` and `browse` start
+/// this way.
+pub(crate) struct Started {
+    pub(crate) server: FolioServer,
+    pub(crate) runtime: tokio::runtime::Runtime,
+    /// True when the catalog has a source to follow (`--catalog`, `--content`).
+    pub(crate) followed: bool,
+    /// Follows the source while it is held: keep it as long as the catalog is served.
+    pub(crate) reloader: Option<std::sync::Arc<Reloader>>,
+}
+
+/// Opens the catalog `source` names (`--catalog`, opened as a map with `mapped`; `--content`,
+/// refusing any error with `strict`; else the embedded or bundled one), sets its live mode and
+/// starts the runtime and the reloader: with `watch` it follows file events, else SIGHUP only.
+/// `Ok(Err(code))` when `--content` has errors (already printed).
+pub(crate) fn start(
+    source: &super::SourceArgs,
+    strict: bool,
+    mapped: bool,
+    watch: bool,
+) -> anyhow::Result<Result<Started, ExitCode>> {
     let started = std::time::Instant::now();
-    let source = match (&args.source.catalog, args.source.config()?) {
-        (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped: args.mmap }),
-        (None, Some(config)) => Some(Source::Content { config, strict: args.content_args.strict }),
+    let followed = match (&source.catalog, source.config()?) {
+        (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped }),
+        (None, Some(config)) => Some(Source::Content { config, strict }),
         (None, None) => None,
     };
-    if args.watch && source.is_none() {
-        bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
-    }
     let mut cache = compile::Cache::default();
-    let (server, left_out) = match open(&args.source, args.content_args.strict, args.mmap, &mut cache)? {
+    let (server, left_out) = match open(source, strict, mapped, &mut cache)? {
         Ok(opened) => opened,
-        Err(code) => return Ok(code),
+        Err(code) => return Ok(Err(code)),
     };
-    let mode = match (&source, args.watch) {
+    let mode = match (&followed, watch) {
         (None, _) => LiveMode::Fixed,
         (Some(_), false) => LiveMode::Reloadable,
         (Some(_), true) => LiveMode::Watched,
@@ -45,16 +61,30 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     // In place before the first request is read: a SIGHUP or an edit after that is never lost.
-    let _reloader = match source {
-        Some(source) => {
+    let reloader = match followed {
+        Some(followed) => {
             let reloader =
-                std::sync::Arc::new(Reloader::start(server.clone(), source, cache, args.watch, left_out)?);
+                std::sync::Arc::new(Reloader::start(server.clone(), followed, cache, watch, left_out)?);
             let _guard = runtime.enter();
             reload_on_sighup(std::sync::Arc::clone(&reloader))?;
             Some(reloader)
         }
         None => None,
     };
+    Ok(Ok(Started { server, runtime, followed: reloader.is_some(), reloader }))
+}
+
+/// Runs `folio serve`.
+pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    init_tracing();
+    if args.watch && args.source.catalog.is_none() && args.source.content.is_none() {
+        bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
+    }
+    let Started { server, runtime, reloader: _reloader, .. } =
+        match start(&args.source, args.content_args.strict, args.mmap, args.watch)? {
+            Ok(started) => started,
+            Err(code) => return Ok(code),
+        };
     let res = match &args.http {
         None => {
             if std::io::stdin().is_terminal() {

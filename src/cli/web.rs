@@ -10,47 +10,23 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow};
 
 use super::BrowseArgs;
-use super::reload::{Reloader, Source};
-use folio::compile;
-use folio::server::LiveMode;
 use folio::web::WebOptions;
 
 /// Runs `folio browse`.
 pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
     super::serve::init_tracing();
-    let source = match (&args.source.catalog, args.source.config()?) {
-        (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped: false }),
-        (None, Some(config)) => Some(Source::Content { config, strict: false }),
-        (None, None) => None,
-    };
-    let mut cache = compile::Cache::default();
-    let (server, left_out) = match super::serve::open(&args.source, false, false, &mut cache)? {
-        Ok(opened) => opened,
-        Err(code) => return Ok(code),
-    };
-    if source.is_none() && super::bundle::current().is_none() {
-        let settings = server.query().settings().clone();
+    // `--content` is served leniently, as `serve --content` does; both sources are followed.
+    let super::serve::Started { server, runtime, followed, reloader: _reloader } =
+        match super::serve::start(&args.source, false, false, true)? {
+            Ok(started) => started,
+            Err(code) => return Ok(code),
+        };
+    if !followed && super::bundle::current().is_none() {
         eprintln!(
             "note: browsing the embedded catalog `{}`; pass --content DIR or --catalog FILE to browse another",
-            settings.name
+            server.query().settings().name
         );
     }
-    let mode = if source.is_some() { LiveMode::Watched } else { LiveMode::Fixed };
-    let server = server.with_live_mode(mode).map_err(|e| anyhow!("{e}"))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let _reloader = match source {
-        Some(source) => {
-            let reloader =
-                std::sync::Arc::new(Reloader::start(server.clone(), source, cache, true, left_out)?);
-            let _guard = runtime.enter();
-            super::serve::reload_on_sighup(std::sync::Arc::clone(&reloader))?;
-            Some(reloader)
-        }
-        None => None,
-    };
     let options = WebOptions::default().with_allow_hosts(args.allow_host.clone());
     let res = runtime.block_on(async {
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
