@@ -41,8 +41,8 @@ const TRAILER_LEN: usize = 16 + 8 + 8 + 32;
 
 /// The catalog a bundle carries, checked.
 pub(crate) struct Bundle {
-    /// The verified catalog bytes.
-    pub(crate) catalog: Vec<u8>,
+    /// The catalog, opened and verified once at start, until a command takes it ([`query`]).
+    opened: std::sync::Mutex<Option<Query>>,
     /// The project's name and version (`[catalog] name`, `version`).
     pub(crate) name: String,
     pub(crate) version: Option<String>,
@@ -57,9 +57,13 @@ pub(crate) fn current() -> Option<&'static Bundle> {
     BUNDLE.get()
 }
 
-/// Opens the bundled catalog, where plain `folio` opens its embedded manual.
+/// The bundled catalog, where plain `folio` opens its embedded manual: the one [`detect`]
+/// verified (a command takes it once; it is not read or verified again).
 pub(crate) fn query() -> Option<anyhow::Result<Query>> {
-    current().map(|b| Query::open(b.catalog.clone()).map_err(|e| anyhow!("the bundled catalog: {e}")))
+    current().map(|b| {
+        let taken = b.opened.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        taken.ok_or_else(|| anyhow!("the bundled catalog was already taken by this command"))
+    })
 }
 
 /// In a bundle, `--catalog` and `--content` (and the flags that go with `--content`) are refused:
@@ -155,15 +159,14 @@ pub(crate) fn detect() -> anyhow::Result<bool> {
              get it again or rebuild it with `folio bundle`"
         );
     }
-    let query =
-        Query::open(catalog.clone()).map_err(|e| anyhow!("{shown}: the bundled catalog is refused: {e}"))?;
+    let query = Query::open(catalog).map_err(|e| anyhow!("{shown}: the bundled catalog is refused: {e}"))?;
     let settings = query.settings();
     let bundle = Bundle {
         name: settings.name.clone(),
         version: settings.version.clone(),
         title: settings.title.clone(),
         catalog_hash: query.catalog_hash().to_owned(),
-        catalog,
+        opened: std::sync::Mutex::new(Some(query)),
     };
     let _ = BUNDLE.set(bundle);
     Ok(true)
@@ -197,11 +200,14 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
     if current().is_some() {
         bail!("a bundle cannot make bundles: run `folio bundle` with folio itself");
     }
-    let catalog = match &args.catalog {
+    // The catalog's bytes, verified (a built file) or encoded (a compiled tree), and what it is.
+    let (catalog, what): (bytes::Bytes, String) = match &args.catalog {
         Some(path) => {
-            let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Query::open(bytes.clone()).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-            bytes
+            let read = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = bytes::Bytes::from(read);
+            let decoded = folio::catalog::codec::decode_shared(bytes.clone())
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            (bytes, described(&decoded))
         }
         None => {
             let config = super::config(&args.content, &args.lints, &args.layout)?;
@@ -217,7 +223,7 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("error: `{}` has errors; no bundle written", args.content.display());
                 return Ok(ExitCode::from(1));
             };
-            folio::catalog::codec::encode(&catalog).msgpack
+            (folio::catalog::codec::encode(&catalog).msgpack.into(), described(&catalog))
         }
     };
     let exe = std::env::current_exe().context("cannot find this executable")?;
@@ -248,19 +254,25 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
         let _ = std::fs::remove_file(&tmp);
         return Err(anyhow!("cannot write {}: {e}", out.display()));
     }
-    let query = Query::open(catalog).map_err(|e| anyhow!("{e}"))?;
-    let settings = query.settings();
     eprintln!(
-        "wrote {} ({}{}, {} docs, {} skills; run `{} serve` to serve it, `{} --help` for more)",
+        "wrote {} ({what}; run `{} serve` to serve it, `{} --help` for more)",
         out.display(),
-        settings.name,
-        settings.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
-        query.catalog().docs.len(),
-        query.catalog().skills.len(),
         out.display(),
         out.display(),
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `name version, N docs, M skills`.
+fn described(catalog: &folio::catalog::Catalog) -> String {
+    let settings = &catalog.settings;
+    format!(
+        "{}{}, {} docs, {} skills",
+        settings.name,
+        settings.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
+        catalog.docs.len(),
+        catalog.skills.len()
+    )
 }
 
 fn temp_beside(out: &Path) -> PathBuf {
