@@ -84,6 +84,11 @@ pub(crate) fn snippet(text: &str) -> String {
     out
 }
 
+/// Tags as the pages show them: each in its own escaped `<span class="tag">`.
+pub(crate) fn tags(tags: &[String]) -> String {
+    tags.iter().map(|t| format!("<span class=\"tag\">{}</span>", escape(t))).collect()
+}
+
 /// `n` bytes as a person reads them.
 pub(crate) fn size(n: u64) -> String {
     match n {

@@ -36,8 +36,8 @@ pub(crate) struct Context<'a> {
 /// Where a link leads in the view.
 #[derive(Debug, PartialEq, Eq)]
 enum Target {
-    /// A page of the view (`/docs/a.md#x`).
-    Page(String),
+    /// A page of the view (`/docs/a.md#x`), and the entry it shows (none for `#anchor` alone).
+    Page(String, Option<u32>),
     /// A site elsewhere (`https:`, `mailto:`).
     External(String),
     /// Nothing in this catalog (a broken link, or a file the catalog does not hold).
@@ -123,7 +123,7 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
             Event::Start(Tag::Link { dest_url, .. }) => {
                 let target = resolve(cx, &dest_url, line_of(range.start));
                 let (open, close) = match &target {
-                    Target::Page(href) => (format!("<a href=\"{}\">", escape(href)), "</a>"),
+                    Target::Page(href, _) => (format!("<a href=\"{}\">", escape(href)), "</a>"),
                     Target::External(href) => (
                         format!("<a class=\"external\" href=\"{}\" rel=\"noreferrer\">", escape(href)),
                         "</a>",
@@ -194,20 +194,17 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
 fn image_html(cx: &Context<'_>, target: Target, alt: &str, title: &str) -> String {
     let alt_text = if alt.is_empty() { "image".to_owned() } else { alt.to_owned() };
     match target {
-        Target::Page(href) => {
-            let raw = format!("/raw{}", href.split('#').next().unwrap_or(&href));
-            let is_image = cx
-                .sitemap
-                .place(cx.catalog, &percent_decode(&raw[4..]).unwrap_or_default())
-                .and_then(|p| match p {
-                    super::sitemap::Place::Entry(i) => cx.catalog.entries.get(i as usize),
-                    _ => None,
-                })
-                .is_some_and(|e| e.mime.starts_with("image/"));
-            if is_image {
-                format!("<img src=\"{}\" alt=\"{}\" title=\"{}\">", escape(&raw), escape(alt), escape(title))
-            } else {
-                format!("<a href=\"{}\">{}</a>", escape(&href), escape(&alt_text))
+        Target::Page(href, entry) => {
+            let is_image =
+                |i: &u32| cx.catalog.entries.get(*i as usize).is_some_and(|e| e.mime.starts_with("image/"));
+            match entry.filter(is_image) {
+                Some(idx) => format!(
+                    "<img src=\"/raw{}\" alt=\"{}\" title=\"{}\">",
+                    escape(cx.sitemap.page(idx)),
+                    escape(alt),
+                    escape(title)
+                ),
+                None => format!("<a href=\"{}\">{}</a>", escape(&href), escape(&alt_text)),
             }
         }
         Target::External(href) => format!(
@@ -228,7 +225,7 @@ fn image_html(cx: &Context<'_>, target: Target, alt: &str, title: &str) -> Strin
 fn resolve(cx: &Context<'_>, dest: &str, line: u32) -> Target {
     let dest = dest.trim();
     if let Some(anchor) = dest.strip_prefix('#') {
-        return Target::Page(format!("#{anchor}"));
+        return Target::Page(format!("#{anchor}"), None);
     }
     if let Some((scheme, _)) = dest.split_once(':')
         && !scheme.is_empty()
@@ -252,8 +249,11 @@ fn resolve(cx: &Context<'_>, dest: &str, line: u32) -> Target {
     });
     if let Some(link) = recorded {
         return match (&link.resolved, link.kind) {
-            (Some(uri), _) => match cx.sitemap.page_of_uri(cx.catalog, uri) {
-                Some(page) => Target::Page(with_anchor(page, link.anchor.as_deref())),
+            (Some(uri), _) => match cx.sitemap.entry_of_uri(cx.catalog, uri) {
+                Some(idx) => Target::Page(
+                    with_anchor(cx.sitemap.page(idx).to_owned(), link.anchor.as_deref()),
+                    Some(idx),
+                ),
                 None => Target::Broken,
             },
             (None, LinkKind::External) => Target::External(dest.to_owned()),
@@ -290,7 +290,7 @@ fn relative(cx: &Context<'_>, dest: &str) -> Option<Target> {
     let candidates =
         [joined.clone(), format!("{joined}.md"), format!("{joined}/index.md"), format!("{joined}/README.md")];
     let idx = candidates.iter().find_map(|c| cx.sitemap.at_path(c))?;
-    Some(Target::Page(with_anchor(cx.sitemap.page(idx).to_owned(), anchor)))
+    Some(Target::Page(with_anchor(cx.sitemap.page(idx).to_owned(), anchor), Some(idx)))
 }
 
 fn with_anchor(mut page: String, anchor: Option<&str>) -> String {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::View;
-use super::html::{escape, size};
+use super::html::{escape, size, tags};
 use super::markdown::{self, Context};
 use super::sitemap::Sitemap;
 use crate::catalog::{Doc, Link, LinkKind, Section};
@@ -27,15 +27,11 @@ pub(crate) fn index(view: &View<'_>) -> (String, String) {
     } else {
         out.push_str("<ul class=\"cards\">\n");
         for skill in &catalog.skills {
-            let tags = skill
-                .tags
-                .iter()
-                .map(|t| format!("<span class=\"tag\">{}</span>", escape(t)))
-                .collect::<String>();
+            let tag_spans = tags(&skill.tags);
             let files = skill.files.len() + 1;
             let _ = writeln!(
                 out,
-                "<li><a class=\"name\" href=\"{}\">{}</a><p>{}</p><p class=\"meta\">{tags}<span>{files} {}</span></p></li>",
+                "<li><a class=\"name\" href=\"{}\">{}</a><p>{}</p><p class=\"meta\">{tag_spans}<span>{files} {}</span></p></li>",
                 escape(view.sitemap.page(skill.document)),
                 escape(&skill.name),
                 escape(&skill.description),
@@ -175,10 +171,7 @@ pub(crate) fn doc(view: &View<'_>, doc: &Doc) -> (String, String) {
     let mut facts =
         vec![("path", escape(&doc.path)), ("locale", escape(&doc.locale)), ("size", size(entry.size))];
     if !doc.tags.is_empty() {
-        facts.push((
-            "tags",
-            doc.tags.iter().map(|t| format!("<span class=\"tag\">{}</span>", escape(t))).collect(),
-        ));
+        facts.push(("tags", tags(&doc.tags)));
     }
     if let Some(updated) = &doc.updated {
         facts.push(("updated", escape(updated)));

@@ -60,10 +60,14 @@ impl Sitemap {
         self.pages.get(idx as usize).map_or("/", String::as_str)
     }
 
+    /// The entry with canonical `uri`.
+    pub(crate) fn entry_of_uri(&self, catalog: &Catalog, uri: &str) -> Option<u32> {
+        catalog.entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok().map(|i| i as u32)
+    }
+
     /// The page of the entry with canonical `uri`.
     pub(crate) fn page_of_uri(&self, catalog: &Catalog, uri: &str) -> Option<String> {
-        let idx = catalog.entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok()?;
-        Some(self.page(idx as u32).to_owned())
+        self.entry_of_uri(catalog, uri).map(|idx| self.page(idx).to_owned())
     }
 
     /// The entry at content path `path` (`docs/a.md`).

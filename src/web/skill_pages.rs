@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::View;
 use super::highlight::{highlight, language_of_path};
-use super::html::{escape, size};
+use super::html::{escape, size, tags};
 use super::markdown::{self, Context};
 use super::pages::{backlinks_html, facts_html, links_html, outline_html};
 use crate::catalog::{Link, Section, Skill, SkillFile};
@@ -36,10 +36,7 @@ pub(crate) fn skill(view: &View<'_>, skill: &Skill) -> (String, String) {
     out.push_str("</article>\n<aside>\n");
     let mut facts = vec![("path", escape(&skill.path))];
     if !skill.tags.is_empty() {
-        facts.push((
-            "tags",
-            skill.tags.iter().map(|t| format!("<span class=\"tag\">{}</span>", escape(t))).collect(),
-        ));
+        facts.push(("tags", tags(&skill.tags)));
     }
     for (name, value) in [
         ("license", &skill.license),
