@@ -54,6 +54,8 @@ pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) body: String,
+    /// The body's bytes as sent (dechunked), for answers that are not text.
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl Reply {
@@ -96,8 +98,9 @@ pub(crate) async fn exchange(
 }
 
 pub(crate) fn parse_reply(raw: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let split =
+        raw.windows(4).position(|w| w == b"\r\n\r\n").map_or((raw.len(), raw.len()), |at| (at, at + 4));
+    let head = String::from_utf8_lossy(&raw[..split.0]).into_owned();
     let mut lines = head.lines();
     let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
     let headers: Vec<(String, String)> = lines
@@ -105,8 +108,15 @@ pub(crate) fn parse_reply(raw: &[u8]) -> Reply {
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
     let chunked = headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-    let body = if chunked { dechunk(body) } else { body.to_owned() };
-    Reply { status, headers, body }
+    let text = String::from_utf8_lossy(&raw[split.1..]).into_owned();
+    let (body, bytes) = if chunked {
+        let body = dechunk(&text);
+        let bytes = body.clone().into_bytes();
+        (body, bytes)
+    } else {
+        (text, raw[split.1..].to_vec())
+    };
+    Reply { status, headers, body, bytes }
 }
 
 fn dechunk(mut body: &str) -> String {

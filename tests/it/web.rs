@@ -5,14 +5,12 @@
 //! test is `tests/browser/` (see README.md).
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use folio::compile::{Config, compile};
 use folio::server::FolioServer;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
+use crate::mcp_http::{Reply, exchange};
 use crate::support::repo;
 
 /// A web view serving `server` on 127.0.0.1:0 until dropped.
@@ -40,55 +38,16 @@ fn fixture_server(name: &str) -> FolioServer {
     FolioServer::from_catalog(compiled.catalog.expect("the fixture compiles")).unwrap()
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8(self.body.clone()).expect("a page is UTF-8")
-    }
-}
-
-/// One request on a fresh connection, the answer read to the end (answers carry a length).
+/// One request on a fresh connection (the MCP transport tests' raw HTTP/1.1 client).
 async fn get(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: 127.0.0.1:{}\r\n", addr.port()));
-    }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
-        .await
-        .expect("an answer")
-        .unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    Reply { status, headers, body: raw[split + 4..].to_vec() }
+    exchange(addr, method, path, headers, b"").await
 }
 
 async fn page(addr: SocketAddr, path: &str) -> String {
     let reply = get(addr, "GET", path, &[]).await;
-    assert_eq!(reply.status, 200, "{path}: {}", String::from_utf8_lossy(&reply.body));
+    assert_eq!(reply.status, 200, "{path}: {}", reply.body);
     assert_eq!(reply.header("content-type"), Some("text/html; charset=utf-8"), "{path}");
-    reply.text()
+    reply.body
 }
 
 /// The `<main>` of a page: what differs between pages.
@@ -144,7 +103,7 @@ async fn a_doc_page_has_its_sections_links_and_backlinks_and_search_finds_it() {
     assert!(main.contains("<ol class=\"hits\">\n<li><a href=\"/docs/guides/install.md"), "{main}");
     assert!(main.contains("<mark>"), "matched words are marked: {main}");
     // Search as you type asks for the results alone.
-    let partial = get(web.addr, "GET", "/search?partial=1&q=install", &[]).await.text();
+    let partial = get(web.addr, "GET", "/search?partial=1&q=install", &[]).await.body;
     assert!(partial.starts_with("<div id=\"results\">") && !partial.contains("<html"), "{partial}");
     let none = main_of(&page(web.addr, "/search?q=zzzqqq").await).to_owned();
     assert!(none.contains("0 results for <q>zzzqqq</q>"), "{none}");
@@ -244,7 +203,7 @@ async fn raw_answers_are_the_catalogs_bytes_and_nothing_else_is_reachable() {
         };
         let reply = get(web.addr, "GET", &format!("/raw{page}"), &[]).await;
         assert_eq!(reply.status, 200, "{page}");
-        assert_eq!(reply.body, entry.bytes.as_ref(), "{page} is served byte for byte");
+        assert_eq!(reply.bytes, entry.bytes.as_ref(), "{page} is served byte for byte");
         assert_eq!(reply.header("etag"), Some(format!("\"{}\"", entry.blake3).as_str()));
     }
     for path in [
@@ -260,8 +219,8 @@ async fn raw_answers_are_the_catalogs_bytes_and_nothing_else_is_reachable() {
         "/raw/docs/guides/",
     ] {
         let reply = get(web.addr, "GET", path, &[]).await;
-        assert_eq!(reply.status, 404, "{path}: {}", String::from_utf8_lossy(&reply.body));
-        assert!(!String::from_utf8_lossy(&reply.body).contains("[catalog]"), "{path}");
+        assert_eq!(reply.status, 404, "{path}: {}", reply.body);
+        assert!(!reply.body.contains("[catalog]"), "{path}");
     }
     let post = get(web.addr, "POST", "/", &[("Content-Length", "0")]).await;
     assert_eq!((post.status, post.header("allow")), (405, Some("GET, HEAD")));
@@ -272,12 +231,12 @@ async fn foreign_hosts_and_origins_are_refused_with_the_flag_that_allows_them() 
     let web = start(fixture_server("basic")).await;
     let evil = get(web.addr, "GET", "/", &[("Host", "evil.example")]).await;
     assert_eq!(evil.status, 403);
-    assert!(evil.text().contains("--allow-host evil.example"), "{}", evil.text());
+    assert!(evil.body.contains("--allow-host evil.example"), "{}", evil.body);
     let origin = get(web.addr, "GET", "/search?q=install", &[("Origin", "https://evil.example")]).await;
     assert_eq!(origin.status, 403);
     let own = format!("http://127.0.0.1:{}", web.addr.port());
     let same = get(web.addr, "GET", "/search?partial=1&q=install", &[("Origin", own.as_str())]).await;
-    assert_eq!(same.status, 200, "the page's own origin: {}", same.text());
+    assert_eq!(same.status, 200, "the page's own origin: {}", same.body);
     let localhost = get(web.addr, "GET", "/", &[("Host", "localhost")]).await;
     assert_eq!(localhost.status, 200);
 }
@@ -301,13 +260,13 @@ fn the_binary_prints_its_address_and_follows_the_content_it_browses() {
     let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let version = get(addr, "GET", "/_/version", &[]).await.text();
+        let version = get(addr, "GET", "/_/version", &[]).await.body;
         let index = page(addr, "/").await;
         assert!(index.contains("data-live=\"1\""), "pages reload when the tree changes");
         // An edit is compiled and served: the version moves and the page shows the new title.
         tree.file("content/docs/guides/install.md", "# Set it up\n\nNew words.\n");
         // The page's script asks for the version after its own: answered once the reload lands.
-        let now = get(addr, "GET", &format!("/_/version?after={version}"), &[]).await.text();
+        let now = get(addr, "GET", &format!("/_/version?after={version}"), &[]).await.body;
         assert_ne!(now, version, "the edit was not picked up within the wait");
         assert!(
             main_of(&page(addr, "/docs/guides/install.md").await)
