@@ -10,6 +10,7 @@ pub mod fence;
 pub mod mdx;
 pub mod search;
 pub mod uri;
+pub mod vectors;
 
 use std::collections::BTreeMap;
 
@@ -19,7 +20,7 @@ pub use codec::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
 pub const DEFAULT_TTL_MS: u64 = 300_000;
@@ -42,6 +43,8 @@ pub struct Catalog {
     pub skills: Vec<Skill>,
     /// The full-text index, built at compile time.
     pub search: SearchIndex,
+    /// Section vectors for semantic search, when the catalog was built with a model.
+    pub vectors: Option<vectors::Vectors>,
 }
 
 /// Settings read from `folio.toml`; every field has a default.

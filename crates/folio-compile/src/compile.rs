@@ -35,7 +35,7 @@ use source::{Found, Kind};
 
 pub use cache::Cache;
 use process::process_all;
-pub use process::{Parsed, Processed};
+pub use process::{Parsed, Processed, is_markdown};
 
 /// What to compile: [`Config::new`] and the `with_` methods. (It will gain fields: build it with
 /// those, not with a struct literal.)

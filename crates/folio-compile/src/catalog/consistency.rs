@@ -77,6 +77,9 @@ pub fn check(catalog: &Catalog) -> Result<(), String> {
             }
         }
     }
+    if let Some(why) = catalog.vectors.as_ref().and_then(|v| v.inconsistency(entries.len())) {
+        return Err(why);
+    }
     catalog.search.check(entries.len()).map_err(|why| format!("the search index {why}"))
 }
 

@@ -174,6 +174,8 @@ pub fn build(
         docs: out_docs,
         skills: out_skills,
         search,
+        // Vectors are the `folio` crate's to add (its `semantic` feature): the compiler runs no model.
+        vectors: None,
     };
     Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels, inferred_base }
 }

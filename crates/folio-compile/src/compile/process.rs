@@ -339,7 +339,8 @@ fn skill_root_placeholders(md: &mut markdown::Markdown, path: &str, skill_dir: &
     }
 }
 
-pub(super) fn is_markdown(path: &str) -> bool {
+/// True for the files the compiler parses as markdown: `.md` and `.mdx`, in any case.
+pub fn is_markdown(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".mdx")
 }

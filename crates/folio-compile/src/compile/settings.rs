@@ -30,6 +30,14 @@ struct File {
     skills: SkillsTable,
     #[serde(default)]
     site: SiteTable,
+    #[serde(default)]
+    search: SearchTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchTable {
+    model: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -103,6 +111,9 @@ pub struct Project {
     /// `[docs] dir`, `static` and `generator`, `[skills] dirs`: where the content is, checked
     /// against the tree by [`layout`](super::layout).
     pub layout: LayoutKeys,
+    /// `[search] model`: the sentence encoder's directory, relative to the content root (read
+    /// by the `folio` binary's semantic search; the compiler runs no model).
+    pub search_model: Option<String>,
 }
 
 /// The layout keys of `folio.toml`, each with the line and column of its value.
@@ -165,7 +176,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
                     "known keys: [catalog] name, version, title, description, instructions; [server] ttl_ms, \
                          max_read_bytes; [check] deny_warnings, ignore_links; [lints] CODE = \"error\" | \"warn\" | \"allow\"; [docs] dir, static, generator, locales, \
                          default_locale; [skills] dirs; [site] heading_ids, base, nav_files, ordering_prefixes, \
-                         case_insensitive_routes, routes_from_root, directory_urls",
+                         case_insensitive_routes, routes_from_root, directory_urls; [search] model",
                 ),
             );
             return out;
@@ -190,6 +201,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
         s.max_read_bytes = v;
     }
     out.deny_warnings = file.check.deny_warnings.unwrap_or(false);
+    out.search_model = file.search.model;
     out.ignore_links = file.check.ignore_links.unwrap_or_default();
     out.lints = lint_requests(path, text, file.lints, diags);
     let at = |span: std::ops::Range<usize>| line_column(text, span.start);

@@ -18,7 +18,20 @@ struct Manifest<'a> {
     source_fingerprint: &'a str,
     catalog_hash: &'a str,
     counts: Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vectors: Option<VectorFacts<'a>>,
     entries: Vec<ManifestEntry<'a>>,
+}
+
+/// The model and count of a catalog built with vectors (a rebuild with another model shows
+/// in the diff).
+#[derive(Serialize)]
+struct VectorFacts<'a> {
+    dims: u32,
+    max_tokens: u32,
+    model: &'a str,
+    model_hash: &'a str,
+    units: usize,
 }
 
 #[derive(Serialize)]
@@ -86,6 +99,13 @@ pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
             entries: catalog.entries.len(),
             bytes: catalog.entries.iter().map(|e| e.size).sum(),
         },
+        vectors: catalog.vectors.as_ref().map(|v| VectorFacts {
+            dims: v.model.dims,
+            max_tokens: v.model.max_tokens,
+            model: &v.model.name,
+            model_hash: &v.model.hash,
+            units: v.units.len(),
+        }),
         entries,
     };
     let mut out = serde_json::to_string_pretty(&manifest).expect("manifest always serializes");

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::DecodeError;
 use super::lazy::{META_DEPTH, from_slice_bounded};
+use crate::catalog::vectors::Vectors;
 use crate::catalog::{Catalog, Doc, Entry, SearchIndex, Settings, Skill};
 
 /// Number of parts the docs are split into, so their metadata decodes on several threads.
@@ -33,6 +34,7 @@ struct Head<'a> {
     offsets: &'a [u64],
     skills: &'a [Skill],
     search: &'a SearchIndex,
+    vectors: &'a Option<Vectors>,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +45,7 @@ struct HeadOwned {
     offsets: Vec<u64>,
     skills: Vec<Skill>,
     search: SearchIndex,
+    vectors: Option<Vectors>,
 }
 
 /// Encodes the metadata as independent parts (`u32` count, `u64` length of each, then the
@@ -58,6 +61,7 @@ pub(super) fn encode(catalog: &Catalog, offsets: &[u64]) -> Vec<Vec<u8>> {
         offsets,
         skills: &catalog.skills,
         search: &catalog.search,
+        vectors: &catalog.vectors,
     };
     let per_part = catalog.docs.len().div_ceil(DOC_PARTS).max(1);
     let parts: Vec<Vec<Vec<u8>>> = std::thread::scope(|scope| {
@@ -148,6 +152,7 @@ pub(super) fn decode(meta: &[u8]) -> Result<Meta, DecodeError> {
             docs: all_docs,
             skills: head.skills,
             search: head.search,
+            vectors: head.vectors,
         };
         Ok(Meta { catalog, offsets: head.offsets })
     })

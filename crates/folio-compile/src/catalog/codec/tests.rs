@@ -65,6 +65,7 @@ fn sample() -> Catalog {
         docs: Vec::new(),
         skills: Vec::new(),
         search: SearchIndex::default(),
+        vectors: None,
     }
 }
 
