@@ -32,6 +32,8 @@
 //!   `folio serve` serves when given nothing else.
 //! - `web`: the web view `folio browse` serves ([`web`]): pages rendered from the catalog.
 //! - `cli` (default): what the `folio` binary needs (`server`, `web`, `manual`, clap, notify).
+//! - `semantic`: the sentence encoder of semantic search (`folio::semantic`; candle, tokenizers), with
+//!   which `folio build --model DIR` stores section vectors and search fuses them with BM25.
 //!
 //! A crate that serves its own docs takes `default-features = false, features = ["server"]`.
 
@@ -40,6 +42,8 @@ pub use folio_compile::{catalog, compile};
 pub mod embedded;
 pub mod error;
 pub mod query;
+#[cfg(feature = "semantic")]
+pub mod semantic;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "web")]
