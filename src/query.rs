@@ -23,13 +23,14 @@ mod open;
 mod read;
 mod resolve;
 mod search;
+mod semantic;
 mod snippet;
 #[cfg(test)]
 mod tests;
 mod translations;
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -44,6 +45,10 @@ pub use open::load_catalog;
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
 pub use resolve::Resolved;
 pub use search::{Hit, MAX_QUERY_CHARS, SearchParams};
+pub use semantic::{
+    FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, MIN_CHARS_PER_PIECE, Mode, QueryEncoder,
+    QueryVector, SEMANTIC_CANDIDATES, SearchMode,
+};
 
 /// Default number of items per page when the caller gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 50;
@@ -270,6 +275,15 @@ pub struct Query {
     /// Per entry, what search blanks in an MDX body, found the first time a search shows it
     /// (see `search::searched_body`).
     search_blanks: OnceLock<Vec<OnceLock<SearchBlanks>>>,
+    /// The encoder that embeds queries for the catalog's vectors, when one is attached
+    /// ([`Query::attach_encoder`]).
+    encoder: Option<Arc<dyn QueryEncoder>>,
+}
+
+impl fmt::Debug for dyn QueryEncoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "QueryEncoder({})", self.model().name)
+    }
 }
 
 impl Query {

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::filter::{Facets, Filter, check_date};
 use super::translations::{Translation, Translations};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
+use super::{Kind, Mode, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
 use crate::catalog::{Entry, uri};
 
 /// Order of a listing.
@@ -403,7 +403,7 @@ impl Query {
         };
         let skills = &query.catalog.skills;
         let order: Vec<usize> = match param(params, "q") {
-            Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, usize::MAX)?
+            Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, Mode::Hybrid, usize::MAX)?
                 .into_iter()
                 .filter_map(|(entry, _)| match query.owner(entry as usize) {
                     Some(Owner::Skill(s, None)) => Some(s as usize),
@@ -481,7 +481,7 @@ impl Query {
         let order: Vec<usize> = match param(params, "q") {
             Some(q) => {
                 let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
-                super::search::ranked_entries(query, q, &filter, &keep, usize::MAX)?
+                super::search::ranked_entries(query, q, &filter, &keep, Mode::Hybrid, usize::MAX)?
                     .into_iter()
                     .filter_map(|(entry, _)| match query.owner(entry as usize) {
                         Some(Owner::Doc(d)) => Some(d as usize),

@@ -105,6 +105,7 @@ impl Query {
             vocabulary: OnceLock::new(),
             translations: OnceLock::new(),
             search_blanks: OnceLock::new(),
+            encoder: None,
         }
     }
 }

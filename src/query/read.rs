@@ -544,6 +544,22 @@ impl Query {
              `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
              `get_skill_document_by_id`.\n",
         );
+        match query.search_mode() {
+            super::SearchMode::Hybrid(model) => {
+                let _ = writeln!(
+                    out,
+                    "\n## Search\n\nSearch ranks words and meaning together (hybrid): BM25 fused with the \
+                     similarity of each section to the query, by model `{}` ({} dimensions, hash {}). Ask for \
+                     `mode: semantic` to rank by meaning alone, `keyword` for words alone.",
+                    model.name,
+                    model.dims,
+                    model.short_hash()
+                );
+            }
+            super::SearchMode::Keyword(why) => {
+                let _ = writeln!(out, "\n## Search\n\nSearch ranks by words alone (BM25): {why}.");
+            }
+        }
         if let Some(instructions) = &settings.instructions {
             let _ = writeln!(out, "\n## Notes from the authors\n\n{instructions}");
         }

@@ -319,7 +319,14 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
         return Vec::new();
     }
     let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
-    let Ok(hits) = super::search::ranked_entries(query, &words, &Filter::default(), &|_| true, HITS) else {
+    let Ok(hits) = super::search::ranked_entries(
+        query,
+        &words,
+        &Filter::default(),
+        &|_| true,
+        super::Mode::Keyword,
+        HITS,
+    ) else {
         return Vec::new();
     };
     hits.iter()

@@ -8,6 +8,9 @@ use serde::Serialize;
 
 use super::defining::{HEADING_CHECK, boost_defining_headings};
 use super::filter::{Facets, Filter};
+use super::semantic::{
+    FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, Mode, SEMANTIC_CANDIDATES, Similarities,
+};
 use super::snippet::{mark, snippet};
 use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
@@ -38,6 +41,8 @@ pub struct SearchParams {
     pub limit: Option<usize>,
     /// Cursor from a previous page.
     pub cursor: Option<String>,
+    /// How to rank: hybrid (the default), keyword or semantic.
+    pub mode: Mode,
 }
 
 impl SearchParams {
@@ -65,8 +70,13 @@ pub struct Hit {
     pub title: String,
     /// Text around the best match, matched terms as `**term**`.
     pub snippet: String,
-    /// BM25F score (higher is better); comparable within one query only.
+    /// The ranking score (higher is better; BM25F, fused with vector similarity in a hybrid
+    /// search, the cosine similarity in a semantic one); comparable within one query only.
     pub score: f32,
+    /// In a semantic search: the cosine distance (1 − similarity) of the query to the hit's
+    /// closest section, 0 (same meaning) to 2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f32>,
     /// Size in bytes.
     pub size: u64,
     /// The section holding the best match (`<uri>?section=<id>`), when there is one.
@@ -122,10 +132,12 @@ pub(super) fn ranked_entries(
     text: &str,
     filter: &Filter<'_>,
     keep: &dyn Fn(Owner) -> bool,
+    mode: Mode,
     top: usize,
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let terms = checked_terms(text)?;
-    Ok(ranked(query, text, filter, keep, &terms.words, top))
+    let sims = query.similarities(text, mode)?;
+    Ok(ranked(query, text, filter, keep, &terms.words, sims.as_ref(), mode, top))
 }
 
 /// Matching entries; the first `top` of them in rank order (best first, ties by URI), the rest
@@ -134,37 +146,44 @@ pub(super) fn ranked_entries(
 /// Filtered before translations collapse: a page stands for its translations only among the
 /// docs the request keeps, so `lang=ja` (or a `prefix` of `ja/`) keeps the Japanese version of
 /// a page a Latin-script query would otherwise be answered with in English.
+///
+/// With `sims` (the query's similarities, see `semantic`), a hybrid search fuses each entry's
+/// BM25 score with its best section's similarity and adds the most similar entries BM25 did not
+/// match; a semantic search ranks by similarity alone.
+#[allow(clippy::too_many_arguments)]
 fn ranked(
     query: &Query,
     text: &str,
     filter: &Filter<'_>,
     keep: impl Fn(Owner) -> bool,
     words: &[QueryWord],
+    sims: Option<&Similarities>,
+    mode: Mode,
     top: usize,
 ) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
-    let scored = catalog.search.score(words);
+    let semantic = mode == Mode::Semantic && sims.is_some();
+    let scored = if semantic { Vec::new() } else { catalog.search.score(words) };
     // The entries that can have a heading naming the query (every word is in their headings).
     let mut headed: Vec<u32> = scored.iter().filter(|s| s.headed).map(|s| s.entry).collect();
     headed.sort_unstable();
     let filtered = *filter != Filter::default();
+    let passes = |entry: u32| {
+        let idx = entry as usize;
+        let Some(owner) = query.owner(idx) else { return false };
+        // A common word matches most of the catalog: without filters the owner table
+        // (12 bytes an entry) is all a hit needs, not its entry and doc records.
+        if !filtered {
+            return keep(owner);
+        }
+        let Some(entry) = catalog.entries.get(idx) else { return false };
+        filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner)) && keep(owner)
+    };
     let mut hits: Vec<(u32, f32)> = Vec::with_capacity(scored.len());
-    hits.extend(
-        scored
-            .iter()
-            .filter(|s| {
-                let idx = s.entry as usize;
-                let Some(owner) = query.owner(idx) else { return false };
-                // A common word matches most of the catalog: without filters the owner table
-                // (12 bytes an entry) is all a hit needs, not its entry and doc records.
-                if !filtered {
-                    return keep(owner);
-                }
-                let Some(entry) = catalog.entries.get(idx) else { return false };
-                filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner)) && keep(owner)
-            })
-            .map(|s| (s.entry, s.score)),
-    );
+    hits.extend(scored.iter().filter(|s| passes(s.entry)).map(|s| (s.entry, s.score)));
+    if let Some(sims) = sims {
+        hits = fused(hits, sims, semantic, &passes, catalog.entries.len(), text.split_whitespace().count());
+    }
     // One hit per page, in the language the query is written in (when the catalog has several).
     let translations = query.translations.get_or_init(|| Translations::new(catalog));
     let preferred = match filter.lang {
@@ -190,10 +209,73 @@ fn ranked(
         hits.sort_by(order);
     }
     // Boosting only raises scores, so the boosted best stay above everything after them.
-    if boost_defining_headings(query, text, words, &headed, &mut hits[..checked]) {
+    if !semantic && boost_defining_headings(query, text, words, &headed, &mut hits[..checked]) {
         hits[..checked].sort_by(order);
     }
     hits
+}
+
+/// `bm25`'s hits with the vectors' view added (the rule and its reasons: `semantic`'s module
+/// doc). In a semantic search, the entries most similar to the query (at most
+/// [`SEMANTIC_CANDIDATES`]) scored by similarity. In a hybrid one, every BM25 hit and every such
+/// candidate scored `w · bm25 / best_bm25 + (1 − w) · s`, where `s` is the similarity scaled
+/// over the candidates (the least similar 0, the most similar 1; below the least, 0) and `w`
+/// grows from [`KEYWORD_WEIGHT`] to 1 as the query gets shorter ([`keyword_weight`]).
+/// Only entries that `passes` keeps are added.
+fn fused(
+    bm25: Vec<(u32, f32)>,
+    sims: &Similarities,
+    semantic: bool,
+    passes: &dyn Fn(u32) -> bool,
+    entries: usize,
+    words: usize,
+) -> Vec<(u32, f32)> {
+    let mut by_similarity: Vec<(u32, f32)> = (0..entries as u32)
+        .filter_map(|e| sims.of_entry(e).map(|(sim, _)| (e, sim)))
+        .filter(|&(e, _)| passes(e))
+        .collect();
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if by_similarity.len() > SEMANTIC_CANDIDATES {
+        by_similarity.select_nth_unstable_by(SEMANTIC_CANDIDATES, order);
+        by_similarity.truncate(SEMANTIC_CANDIDATES);
+    }
+    if semantic {
+        return by_similarity;
+    }
+    let w = keyword_weight(words);
+    if w >= 1.0 {
+        return bm25;
+    }
+    let (low, high) =
+        by_similarity.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &(_, s)| (lo.min(s), hi.max(s)));
+    let scaled = |sim: f32| if high > low { ((sim - low) / (high - low)).max(0.0) } else { 0.0 };
+    let similarity = |e: u32| sims.of_entry(e).map_or(0.0, |(sim, _)| scaled(sim));
+    let best = bm25.iter().map(|h| h.1).fold(0.0f32, f32::max);
+    let mut matched = vec![false; entries];
+    let mut out: Vec<(u32, f32)> = bm25
+        .into_iter()
+        .map(|(e, score)| {
+            matched[e as usize] = true;
+            let keyword = if best > 0.0 { score / best } else { 0.0 };
+            (e, w * keyword + (1.0 - w) * similarity(e))
+        })
+        .collect();
+    out.extend(
+        by_similarity
+            .into_iter()
+            .filter(|&(e, _)| !matched[e as usize])
+            .map(|(e, sim)| (e, (1.0 - w) * scaled(sim))),
+    );
+    out
+}
+
+/// The weight of BM25 in a hybrid score for a query of `words` words (as typed): 1 up to
+/// [`KEYWORD_ONLY_WORDS`], falling linearly to [`KEYWORD_WEIGHT`] at [`FULL_MEANING_WORDS`] and
+/// beyond. A query of a word or two names what it wants (`vercel adapter`); a sentence says it
+/// in its own words.
+pub(super) fn keyword_weight(words: usize) -> f32 {
+    let ramp = (words as f32 - KEYWORD_ONLY_WORDS as f32) / (FULL_MEANING_WORDS - KEYWORD_ONLY_WORDS) as f32;
+    1.0 - (1.0 - KEYWORD_WEIGHT) * ramp.clamp(0.0, 1.0)
 }
 
 /// How much weaker than the best of its own files a skill's SKILL.md may score and still be put
@@ -235,6 +317,8 @@ impl Query {
         let query = self;
         let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
         let terms = checked_terms(&params.query)?;
+        let sims = query.similarities(&params.query, params.mode)?;
+        let semantic = params.mode == Mode::Semantic;
         // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
         // ordered; an invalid cursor is refused below before anything is returned.
         let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
@@ -244,9 +328,15 @@ impl Query {
             &params.filter(),
             |_| true,
             &terms.words,
+            sims.as_ref(),
+            params.mode,
             wanted.saturating_add(limit),
         );
-        let filters = params.filter().fingerprint(&terms.marks);
+        // A cursor of one mode is not a cursor of another: the orders differ.
+        let mut filters = params.filter().fingerprint(&terms.marks);
+        if sims.is_some() {
+            filters.push_str(params.mode.as_str());
+        }
         let offset = match &params.cursor {
             Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
             None => 0,
@@ -255,7 +345,21 @@ impl Query {
             cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
         let items = hits[range]
             .iter()
-            .map(|&(entry, score)| hit(query, entry as usize, score, &terms.marks))
+            .map(|&(entry, score)| {
+                let best = sims.as_ref().and_then(|s| s.of_entry(entry));
+                let mut hit = hit(
+                    query,
+                    entry as usize,
+                    score,
+                    &terms.marks,
+                    best.map(|b| b.1),
+                    semantic && best.is_some(),
+                )?;
+                if semantic {
+                    hit.distance = best.map(|(sim, _)| ((1.0 - sim) * 10_000.0).round() / 10_000.0);
+                }
+                Ok(hit)
+            })
             .collect::<Result<_, _>>()?;
         Ok(Page { items, next_cursor, total: hits.len() })
     }
@@ -277,7 +381,17 @@ fn searched_body<'t>(query: &Query, idx: usize, path: &str, text: &'t str) -> Co
     found.and_then(|blanks| blanks.apply(body)).map_or(Cow::Borrowed(body), Cow::Owned)
 }
 
-fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, QueryError> {
+/// Hit `idx` with its snippet: around the best match of `terms`, or else (a hit found by meaning,
+/// with none of the query's words) the start of its closest section, `unit` of the vectors. A
+/// hit ranked `by_meaning` alone is always shown by that section.
+fn hit(
+    query: &Query,
+    idx: usize,
+    score: f32,
+    terms: &[String],
+    unit: Option<u32>,
+    by_meaning: bool,
+) -> Result<Hit, QueryError> {
     let catalog = &query.catalog;
     let entry = &catalog.entries[idx];
     let (title, description, outline, skill_id): (String, String, &[Section], Option<String>) = match query
@@ -310,14 +424,26 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
     let text = entry.text().unwrap_or("");
     let body = searched_body(query, idx, &entry.path, text);
     let body_offset = text.len() - body.len();
-    let (snippet, section_uri) = match snippet(&body, terms) {
-        Some((snippet, at)) => {
+    // The start of the section nearest the query in meaning, marked.
+    let nearest = |section: &Section| {
+        let start = text.split('\n').take(section.line_start as usize).map(|l| l.len() + 1).sum::<usize>();
+        let own = text.get(start.min(text.len())..).unwrap_or_default();
+        let lead = three_sentences(own.trim_start());
+        let shown = if lead.is_empty() { three_sentences(&description) } else { lead };
+        (mark(&shown, terms), Some(uri::with_section(&entry.uri, &section.id)))
+    };
+    let closest = closest_section(query, unit, outline);
+    let (snippet, section_uri) = match (snippet(&body, terms), closest) {
+        // Ranked by meaning alone, a hit is shown by the section that ranked it.
+        (_, Some(section)) if by_meaning => nearest(section),
+        (Some((snippet, at)), _) => {
             let line = 1 + text.as_bytes()[..body_offset + at].iter().filter(|&&b| b == b'\n').count() as u32;
             // The innermost section holding the match: the last one starting at or before it.
             let section = outline.iter().rev().find(|s| s.line_start <= line && line <= s.line_end);
             (snippet, section.map(|s| uri::with_section(&entry.uri, &s.id)))
         }
-        None => (mark(&three_sentences(&description), terms), None),
+        (None, Some(section)) => nearest(section),
+        (None, None) => (mark(&three_sentences(&description), terms), None),
     };
     Ok(Hit {
         uri: entry.uri.clone(),
@@ -325,10 +451,21 @@ fn hit(query: &Query, idx: usize, score: f32, terms: &[String]) -> Result<Hit, Q
         title,
         snippet,
         score: (score * 1000.0).round() / 1000.0,
+        distance: None,
         size: entry.size,
         section_uri,
         skill_id,
         locale,
         translations,
     })
+}
+
+/// The section of `outline` that vector unit `unit` stands for, when it is a section (not a lead).
+fn closest_section<'o>(query: &Query, unit: Option<u32>, outline: &'o [Section]) -> Option<&'o Section> {
+    let vectors = query.catalog.vectors.as_ref()?;
+    let id = &vectors.units.get(unit? as usize)?.section;
+    if id.is_empty() {
+        return None;
+    }
+    outline.iter().find(|s| &s.id == id)
 }

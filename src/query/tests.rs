@@ -166,7 +166,7 @@ pub(super) fn fixture() -> Catalog {
     ];
     let search = crate::compile::index::build(&entries, &docs, &skills);
     let settings = Settings { max_read_bytes: 200, ..Settings::default() };
-    Catalog { settings, source_fingerprint: "00".repeat(32), entries, docs, skills, search }
+    Catalog { settings, source_fingerprint: "00".repeat(32), entries, docs, skills, search, vectors: None }
 }
 
 fn query() -> Query {

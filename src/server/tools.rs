@@ -19,7 +19,7 @@ use base64::Engine as _;
 
 use super::{State, content, errors, resources, templates};
 use crate::catalog::uri::echo;
-use crate::query::{Kind, ListParams, QueryError, ReadContent, SearchParams, Selection, Sort};
+use crate::query::{Kind, ListParams, Mode, QueryError, ReadContent, SearchParams, Selection, Sort};
 
 /// The tools, sorted by name (`tools/list` is deterministic).
 pub(crate) fn list() -> Vec<Tool> {
@@ -86,9 +86,12 @@ pub(crate) fn list() -> Vec<Tool> {
         ),
         tool(
             "search_patterns",
-            "Ranked full-text search over skills and docs: uri, kind, title, snippet, score, size.",
+            "Ranked search over skills and docs: uri, kind, title, snippet, score, size. In a catalog built \
+             with vectors, words and meaning are ranked together (mode hybrid); mode semantic ranks by \
+             meaning alone and gives each hit's distance.",
             json!({
                 "query": {"type": "string"},
+                "mode": {"enum": ["hybrid", "keyword", "semantic"]},
                 "kind": {"enum": ["skill", "skill_file", "doc", "all"]},
                 "tag": {"type": "string"},
                 "capability": {"type": "string"},
@@ -301,6 +304,7 @@ struct SearchArgs {
     lang: Option<String>,
     limit: Option<usize>,
     cursor: Option<String>,
+    mode: Option<String>,
 }
 
 fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failure> {
@@ -317,6 +321,7 @@ fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failu
         lang: a.lang,
         limit: Some(a.limit.unwrap_or(10).min(50)),
         cursor: a.cursor,
+        mode: Mode::parse(a.mode.as_deref().unwrap_or_default()).map_err(fail)?,
     };
     let page = state.query().search(&params).map_err(fail)?;
     let mut text = String::new();
