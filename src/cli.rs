@@ -6,6 +6,7 @@ pub(crate) mod bundle;
 mod lookup;
 mod reload;
 mod render;
+mod semantic;
 mod serve;
 mod terminal;
 mod web;
@@ -76,6 +77,11 @@ pub(crate) struct BuildArgs {
     pub(crate) lints: LintArgs,
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
+    /// Embed every section with the sentence encoder in this directory and store the vectors
+    /// for semantic search (overrides `[search] model` in folio.toml; needs the `semantic`
+    /// feature).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) model: Option<PathBuf>,
 }
 
 /// Lint levels on the command line; they win over `folio.toml` `[lints]`. A code named by more
@@ -192,9 +198,22 @@ pub(crate) struct SourceArgs {
     pub(crate) lints: LintArgs,
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
+    /// Search with the sentence encoder in this directory: the model the catalog's vectors
+    /// were built with (`--content` is embedded with it; overrides `[search] model`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) model: Option<PathBuf>,
 }
 
 impl SourceArgs {
+    /// Loads the model this command asked for (`--model`, or `[search] model` of `--content`),
+    /// once, before any catalog is opened.
+    pub(crate) fn load_model(&self) -> anyhow::Result<()> {
+        match semantic::requested(self.model.as_deref(), self.content.as_deref()) {
+            Some(dir) => semantic::configure(&dir, None),
+            None => Ok(()),
+        }
+    }
+
     /// The compile `--content DIR` asks for, with the levels and folders given beside it; `None`
     /// without `--content`. Levels or folders without it are a usage error: they would be
     /// ignored.
@@ -366,6 +385,10 @@ pub(crate) struct SearchArgs {
     /// At most this many hits.
     #[arg(long, default_value_t = 10)]
     pub(crate) limit: usize,
+    /// How to rank: hybrid (words and meaning, when the catalog has vectors and `--model` is
+    /// given), keyword (words only) or semantic (meaning only, with each hit's distance).
+    #[arg(long, default_value = "hybrid", value_parser = ["hybrid", "keyword", "semantic"])]
+    pub(crate) mode: String,
     /// Print JSON for scripts.
     #[arg(long)]
     pub(crate) json: bool,

@@ -4,6 +4,7 @@
 //! Exit codes: 0 clean, 1 content errors (or warnings with `--deny-warnings` / `[check]
 //! deny_warnings`), 2 usage or IO failure (returned as `Err` and printed by `main`).
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,9 +29,20 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let mut staged = Staged::create(&msgpack)?;
     let tmp = staged.tmp.clone();
     let in_tmp = |e| anyhow::Error::from(error::Error::io(&tmp, e));
+    // The previous catalog at `--out` seeds the model's cache: unchanged sections keep their vectors.
+    let model = super::semantic::requested(args.model.as_deref(), Some(&args.content));
+    if let Some(dir) = &model {
+        super::semantic::configure(dir, Some(&msgpack))?;
+    }
     let mut writer = Some(codec::Writer::new(staged.out()).map_err(in_tmp)?);
     let mut failed = None;
+    // With a model, the markdown the encoder reads is kept until the compile ends (the bodies
+    // are otherwise streamed out as they are read).
+    let mut markdown: BTreeMap<String, bytes::Bytes> = BTreeMap::new();
     let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
+        if model.is_some() && compile::is_markdown(path) {
+            markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
+        }
         // After a failed write the rest of the compile still runs (its diagnostics are worth
         // reporting), but nothing more is written.
         if let Some(w) = &mut writer
@@ -50,10 +62,22 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     if compilation.layout != compile::layout::Layout::default() {
         eprint!("{}", found_line(&compilation));
     }
-    let Some(catalog) = compilation.catalog else {
+    let Some(mut catalog) = compilation.catalog else {
         eprintln!("error: `{}` has errors; no catalog written", args.content.display());
         return Ok(ExitCode::from(1));
     };
+    if model.is_some() {
+        let vectors = {
+            let entries = &catalog.entries;
+            let text_of = |e: u32| {
+                let entry = entries.get(e as usize)?;
+                std::str::from_utf8(markdown.get(&entry.path)?).ok()
+            };
+            super::semantic::embed(&catalog, &text_of)?
+        };
+        catalog.vectors = vectors;
+        drop(markdown);
+    }
     let writer = writer.ok_or_else(|| failed.expect("the writer is gone only after a failed write"));
     let (_, catalog_hash) = writer.and_then(|w| w.finish(&catalog)).map_err(in_tmp)?;
     // The catalog is renamed into place first and the manifest after it, so a manifest never

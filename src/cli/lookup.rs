@@ -18,13 +18,18 @@ use folio::query::{
 
 /// Opens the catalog a command names: `--catalog FILE`, `--content DIR` (compiled in memory), or
 /// the embedded one. `Ok(Err(code))` when `--content` has errors (already printed, exit 1).
-fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
+/// `[search] model` of a `--content` tree is loaded only by a `search` (`by_meaning`): listing or
+/// showing needs no vectors, and the tree would be embedded for nothing; `--model` always is.
+fn open(source: &SourceArgs, by_meaning: bool) -> anyhow::Result<Result<Query, ExitCode>> {
+    if by_meaning || source.model.is_some() {
+        source.load_model()?;
+    }
     if let Some(bundled) = super::bundle::query() {
         super::bundle::refuse_other_sources(source)?;
         return bundled.map(Ok);
     }
     if let Some(path) = &source.catalog {
-        return Ok(Ok(Query::open_file(path)?));
+        return Ok(Ok(super::semantic::searchable(Query::open_file(path)?)?));
     }
     if let Some(config) = source.config()? {
         let root = &config.root;
@@ -45,7 +50,7 @@ fn open(source: &SourceArgs) -> anyhow::Result<Result<Query, ExitCode>> {
         for entry in &lenient.left_out {
             eprintln!("note: left out `{}`: {}", entry.path, entry.reasons.join("; "));
         }
-        return Ok(Ok(Query::from_catalog(catalog)));
+        return Ok(Ok(super::semantic::query_of_compiled(catalog)?));
     }
     let query = Query::embedded().map_err(|e| anyhow!("the embedded catalog: {e}"))?;
     // Said every time: a person who meant their own tree must not read Folio's manual unawares.
@@ -115,7 +120,7 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 
 /// `folio list [--kind] [--tag] [--prefix] [--json]`.
 pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
-    let query = match open(&args.source)? {
+    let query = match open(&args.source, false)? {
         Ok(query) => query,
         Err(code) => return Ok(code),
     };
@@ -174,7 +179,7 @@ pub(crate) fn list(args: &ListArgs) -> anyhow::Result<ExitCode> {
 
 /// `folio show ID|URI [--section ID] [--lines A-B] [--json]`.
 pub(crate) fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let query = match open(&args.source)? {
+    let query = match open(&args.source, false)? {
         Ok(query) => query,
         Err(code) => return Ok(code),
     };
@@ -295,7 +300,7 @@ fn show_json(read: &ReadResult, detail: Option<&Detail>) -> serde_json::Value {
 
 /// `folio search QUERY [--kind] [--limit] [--json]`.
 pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
-    let query = match open(&args.source)? {
+    let query = match open(&args.source, true)? {
         Ok(query) => query,
         Err(code) => return Ok(code),
     };
@@ -304,6 +309,7 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
         kind: kind_filter(args.kind),
         lang: args.lang.clone(),
         limit: Some(args.limit),
+        mode: folio::query::Mode::parse(&args.mode).map_err(|e| anyhow!("{e}"))?,
         ..SearchParams::default()
     };
     let page = match query.search(&params) {
@@ -322,7 +328,10 @@ pub(crate) fn search(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     for (rank, hit) in page.items.iter().enumerate() {
         let head = format!("{:>2}. {}  ", rank + 1, hit.title);
-        let tail = format!("{} · {:.2}", hit.kind, hit.score);
+        let tail = match hit.distance {
+            Some(distance) => format!("{} · distance {distance:.3}", hit.kind),
+            None => format!("{} · {:.2}", hit.kind, hit.score),
+        };
         let room = style.width.saturating_sub(text_width(&tail) + 1);
         let _ = writeln!(out, "{} {}", style.paint("1", fit(&head, room).as_str()), style.paint("36", &tail));
         let _ = writeln!(

@@ -63,7 +63,8 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
     match source {
         Source::Catalog { path, mapped } => {
             let opened = if *mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
-            opened.map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e}")]))
+            let opened = opened.map_err(anyhow::Error::from).and_then(super::semantic::searchable);
+            opened.map(|q| (q, Vec::new())).map_err(|e| Failure(vec![format!("folio: {e:#}")]))
         }
         Source::Content { config, strict } => {
             let root = &config.root;
@@ -74,9 +75,10 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
                 )]));
             }
             match compile_content(config, *strict, cache) {
-                Ok((catalog, left_out)) => {
-                    Ok((Query::from_catalog(catalog), left_out_lines(root, &left_out)))
-                }
+                Ok((catalog, left_out)) => match super::semantic::query_of_compiled(catalog) {
+                    Ok(query) => Ok((query, left_out_lines(root, &left_out))),
+                    Err(e) => Err(Failure(vec![format!("folio: {e:#}")])),
+                },
                 Err(mut lines) => {
                     let n = lines.len();
                     lines.push(format!(

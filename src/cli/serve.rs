@@ -39,6 +39,7 @@ pub(crate) fn start(
     watch: bool,
 ) -> anyhow::Result<Result<Started, ExitCode>> {
     let started = std::time::Instant::now();
+    source.load_model()?;
     let followed = match (&source.catalog, source.config()?) {
         (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped }),
         (None, Some(config)) => Some(Source::Content { config, strict }),
@@ -127,6 +128,7 @@ pub(crate) fn open(
         } else {
             folio::query::Query::open_file(path)?
         };
+        let query = super::semantic::searchable(query).map_err(|e| anyhow!("{}: {e:#}", path.display()))?;
         let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         return Ok(Ok((server, Vec::new())));
     }
@@ -154,7 +156,8 @@ pub(crate) fn open(
             }
         };
         report_left_out(root, &left_out);
-        let server = FolioServer::from_catalog(catalog).map_err(|e| anyhow!("{}: {e}", root.display()))?;
+        let query = super::semantic::query_of_compiled(catalog)?;
+        let server = FolioServer::from_query(query).map_err(|e| anyhow!("{}: {e}", root.display()))?;
         return Ok(Ok((server, super::reload::left_out_lines(root, &left_out))));
     }
     let server = FolioServer::embedded().map_err(|e| anyhow!("<embedded>: {e}"))?;

@@ -1,0 +1,166 @@
+//! Semantic search in the binary: which model a command uses (`--model DIR`, else `[search]
+//! model` in the content tree's `folio.toml`), loading it once per process, embedding a compiled
+//! catalog with it, and attaching it to every catalog the process opens.
+//!
+//! The loaded model is process state ([`configure`] sets it once, before the first catalog is
+//! opened): a server opens catalogs in several places (at start, on each reload, for each
+//! `--watch` compile), and each must embed and search with the same model. Without the
+//! `semantic` feature, asking for a model is a usage error that says how to get one.
+//!
+//! Must not: rank, or decide what is embedded (`folio::semantic` and `folio::query` do).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use folio::catalog::Catalog;
+use folio::query::Query;
+
+/// The model a command asked for: the flag, else `[search] model` of `content`'s `folio.toml`
+/// (relative to the content root). `None` when neither names one.
+pub(crate) fn requested(flag: Option<&Path>, content: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = flag {
+        return Some(dir.to_path_buf());
+    }
+    let root = content?;
+    // Read as the compiler reads it: a regular file inside the root, never a FIFO or a device.
+    let bytes = folio::compile::source::read_inside(&root.canonicalize().ok()?, "folio.toml")?;
+    // Problems with the file are `folio check`'s to report; here only the key is read.
+    let project = folio::compile::settings::parse("folio.toml", &bytes, &mut Vec::new());
+    project.search_model.map(|dir| root.join(dir))
+}
+
+#[cfg(feature = "semantic")]
+mod enabled {
+    use std::sync::{Arc, Mutex, OnceLock};
+    use std::time::Instant;
+
+    use anyhow::{Context as _, anyhow};
+    use folio::semantic::{Cache, Encoder};
+
+    use super::*;
+
+    /// The process's model and the vectors it has made so far.
+    struct Semantic {
+        encoder: Arc<Encoder>,
+        cache: Mutex<Cache>,
+    }
+
+    static ACTIVE: OnceLock<Semantic> = OnceLock::new();
+
+    /// Loads the model in `dir` for this process; `previous` (the catalog an earlier build
+    /// wrote, when there is one) seeds the cache.
+    pub(crate) fn configure(dir: &Path, previous: Option<&Path>) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let encoder = Encoder::load(dir).map_err(|e| anyhow!("{e}"))?;
+        let mut cache = Cache::new(encoder.id());
+        if let Some(path) = previous.filter(|p| p.is_file())
+            && let Ok(query) = Query::open_file(path)
+        {
+            cache.add(query.catalog());
+        }
+        let id = encoder.id();
+        eprintln!(
+            "folio: model `{}` ({} dimensions, {} tokens, hash {}) loaded in {} ms",
+            id.name,
+            id.dims,
+            id.max_tokens,
+            id.short_hash(),
+            started.elapsed().as_millis()
+        );
+        let semantic = Semantic { encoder: Arc::new(encoder), cache: Mutex::new(cache) };
+        if ACTIVE.set(semantic).is_err() {
+            bail!("a model was already loaded in this process");
+        }
+        Ok(())
+    }
+
+    /// Embeds `catalog`'s units (entry texts from `text_of`) with the loaded model, reusing the
+    /// vectors of texts it has seen; a no-op when no model is loaded.
+    pub(crate) fn embed<'c>(
+        catalog: &'c Catalog,
+        text_of: &dyn Fn(u32) -> Option<&'c str>,
+    ) -> anyhow::Result<Option<folio::catalog::vectors::Vectors>> {
+        let Some(active) = ACTIVE.get() else { return Ok(None) };
+        let started = Instant::now();
+        let mut cache = active.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // At a terminal, a line that counts the units embedded so far (a large tree takes minutes).
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let progress = |done: usize, total: usize| {
+            if terminal && (done.is_multiple_of(10) || done == total) {
+                eprint!("\rfolio: embedding {done}/{total} units…");
+                if done == total {
+                    eprintln!();
+                }
+            }
+        };
+        let done = folio::semantic::embed(catalog, text_of, &active.encoder, &cache, &progress)
+            .map_err(|e| anyhow!("{e}"))?;
+        // What the next build or reload can reuse: this catalog's vectors (older texts are gone).
+        let mut next = Cache::new(active.encoder.id());
+        next.add_vectors(&done.vectors);
+        *cache = next;
+        eprintln!(
+            "folio: embedded {} units with `{}` ({} from the cache) in {} ms",
+            done.embedded + done.reused,
+            active.encoder.id().name,
+            done.reused,
+            started.elapsed().as_millis()
+        );
+        Ok(Some(done.vectors))
+    }
+
+    /// Lets `query` embed its search queries with the loaded model. Fails when the catalog's
+    /// vectors were made by another model.
+    pub(crate) fn attach(query: &mut Query) -> anyhow::Result<()> {
+        let Some(active) = ACTIVE.get() else { return Ok(()) };
+        query
+            .attach_encoder(active.encoder.clone())
+            .map_err(|e| anyhow!("{e}"))
+            .context("cannot search this catalog")
+    }
+}
+
+#[cfg(not(feature = "semantic"))]
+mod enabled {
+    use super::*;
+
+    pub(crate) fn configure(dir: &Path, _previous: Option<&Path>) -> anyhow::Result<()> {
+        bail!(
+            "model `{}`: this folio was built without semantic search; build it with `cargo install folio \
+             --features semantic` (see `folio show docs/guides/semantic-search.md`)",
+            dir.display()
+        )
+    }
+
+    pub(crate) fn embed<'c>(
+        _catalog: &'c Catalog,
+        _text_of: &dyn Fn(u32) -> Option<&'c str>,
+    ) -> anyhow::Result<Option<folio::catalog::vectors::Vectors>> {
+        Ok(None)
+    }
+
+    pub(crate) fn attach(_query: &mut Query) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+pub(crate) use enabled::{attach, configure, embed};
+
+/// A compiled catalog (bodies in memory) as a query handle: embedded with the loaded model,
+/// if any, and searchable with it.
+pub(crate) fn query_of_compiled(mut catalog: Catalog) -> anyhow::Result<Query> {
+    let vectors = {
+        let entries = &catalog.entries;
+        embed(&catalog, &|e| entries.get(e as usize).and_then(|entry| entry.text()))?
+    };
+    if vectors.is_some() {
+        catalog.vectors = vectors;
+    }
+    searchable(Query::from_catalog(catalog))
+}
+
+/// An opened catalog, searchable with the loaded model, if any.
+pub(crate) fn searchable(mut query: Query) -> anyhow::Result<Query> {
+    attach(&mut query)?;
+    Ok(query)
+}
