@@ -1,0 +1,33 @@
+//! A `folio` built without the `semantic` feature (the default): asking for a model is refused
+//! with what to do, and nothing is written.
+
+use crate::support::{Tree, folio};
+
+#[test]
+fn a_model_is_refused_by_a_folio_built_without_semantic_search() {
+    let tree = Tree::new();
+    tree.file("content/docs/a.md", "# A\n\nText.\n").file("model/config.json", "{}");
+    for args in [
+        &["build", "content", "--out", "out", "--model", "model"][..],
+        &["search", "--content", "content", "--model", "model", "text"],
+    ] {
+        let out = folio(tree.path(), args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(
+                "model `model`: this folio was built without semantic search; build it with `cargo install folio \
+                 --features semantic`"
+            ),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    assert!(!tree.join("out").exists());
+    // `[search] model` in folio.toml asks too.
+    tree.file("content/folio.toml", "[search]\nmodel = \"../model\"\n");
+    let out = folio(tree.path(), &["build", "content", "--out", "out"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("this folio was built without semantic search"), "{}", out.stderr);
+    // Checking a tree does not need the model.
+    assert_eq!(folio(tree.path(), &["check", "content"]).code, Some(0));
+}
