@@ -64,6 +64,12 @@ impl std::fmt::Debug for Encoder {
 /// The files whose bytes make a model's identity, in the order they are hashed.
 const IDENTITY_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
+/// How this encoder turns a text into a vector (tokenizing, truncation, pooling, normalising),
+/// hashed into a model's identity with its files. Bump it with any change that moves a vector:
+/// a catalog's vectors are then searched, and a build's cache reused, only by an encoder that
+/// computes what made them.
+const ENCODER_REVISION: &str = "folio-encoder-1";
+
 impl Encoder {
     /// Loads the model in `dir`. Every failure names the file and what to do.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
@@ -118,6 +124,7 @@ impl Encoder {
             .map_err(|e| fail(format!("`tokenizer.json` cannot truncate at {max_tokens} tokens: {e}")))?;
 
         let mut hasher = blake3::Hasher::new();
+        hasher.update(ENCODER_REVISION.as_bytes());
         for (name, bytes) in IDENTITY_FILES.iter().zip([&config_bytes, &tokenizer_bytes, &weights]) {
             hasher.update(name.as_bytes());
             hasher.update(&(bytes.len() as u64).to_le_bytes());

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 pub struct ModelId {
     /// The model directory's name, for messages (`all-MiniLM-L6-v2`).
     pub name: String,
-    /// blake3 over the model's `config.json`, `tokenizer.json` and `model.safetensors`, hex.
+    /// blake3 over the revision of the encoder that ran it and the model's `config.json`,
+    /// `tokenizer.json` and `model.safetensors`, hex.
     pub hash: String,
     /// Dimensions of a vector.
     pub dims: u32,
