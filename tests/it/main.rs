@@ -25,6 +25,10 @@ mod mdx;
 mod query;
 mod real_trees;
 mod search_eval;
+#[cfg(feature = "semantic")]
+mod semantic;
+#[cfg(not(feature = "semantic"))]
+mod semantic_off;
 mod skill_files;
 mod skills_spec;
 mod support;

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use folio::compile::{Config, lenient};
-use folio::query::{Query, SearchParams};
+use folio::query::{Mode, Query, SearchParams};
 
 use crate::support::corpora;
 
@@ -21,7 +21,7 @@ const TOLERANCE: f64 = 0.01;
 /// Hits scored per query: what one `search` call returns by default.
 const DEPTH: usize = 10;
 
-fn fixture_path(name: &str) -> PathBuf {
+pub(crate) fn fixture_path(name: &str) -> PathBuf {
     crate::support::repo().join("tests/fixtures/search-eval").join(name)
 }
 
@@ -101,10 +101,10 @@ fn score(labelled: &Labelled, hits: Vec<String>) -> Outcome {
 
 /// Mean metrics of a group of queries.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Aggregate {
-    queries: usize,
-    mrr10: f64,
-    recall5: f64,
+pub(crate) struct Aggregate {
+    pub(crate) queries: usize,
+    pub(crate) mrr10: f64,
+    pub(crate) recall5: f64,
     ndcg10: f64,
     recall5_all: f64,
 }
@@ -133,51 +133,84 @@ fn groups_of(labelled: &Labelled) -> [String; 3] {
     ["overall".to_owned(), format!("kind.{}", labelled.kind), format!("lang.{}", labelled.lang)]
 }
 
-/// Every labelled page must be a doc of the catalog, every query well formed, and the set as
-/// large and as mixed as the README promises. All problems are reported at once.
-fn validate(fixture: &Fixture, query: &Query) {
-    let mut problems = Vec::new();
-    let mut seen = BTreeSet::new();
-    for l in &fixture.query {
-        if !seen.insert(l.q.as_str()) {
-            problems.push(format!("query {:?} is labelled twice", l.q));
-        }
-        if !["api", "error", "nav", "concept"].contains(&l.kind.as_str()) {
-            problems.push(format!("query {:?}: kind `{}` is not api, error, nav or concept", l.q, l.kind));
-        }
-        if !["en", "ja", "zh-cn", "ko", "ru"].contains(&l.lang.as_str()) {
-            problems.push(format!("query {:?}: lang `{}` is not a locale of the corpus", l.q, l.lang));
-        }
-        if l.answer.is_empty() {
-            problems.push(format!("query {:?} has no answer", l.q));
-        }
-        for uri in l.answer.iter().chain(&l.useful) {
-            if query.entry(uri).is_none() {
-                let near = query.catalog().entries.iter().min_by_key(|e| strsim::levenshtein(&e.uri, uri));
-                let hint = near.map(|e| format!("; did you mean `{}`?", e.uri)).unwrap_or_default();
-                problems.push(format!("query {:?}: `{uri}` is not in the catalog{hint}", l.q));
-            }
-            if l.answer.contains(uri) && l.useful.contains(uri) {
-                problems.push(format!("query {:?}: `{uri}` is both an answer and useful", l.q));
-            }
-        }
+/// A labelled set: its file and what it must hold.
+pub(crate) struct Set {
+    /// The file under tests/fixtures/search-eval/.
+    file: &'static str,
+    /// The kinds its queries may have.
+    kinds: &'static [&'static str],
+    /// (what, at least, how many the set has): the sizes the README promises.
+    minimums: fn(&Fixture) -> Vec<(&'static str, usize, usize)>,
+}
+
+/// The keyword set: API names, error messages, page names and how-to questions in five languages.
+pub(crate) const KEYWORDS: Set = Set {
+    file: "queries.toml",
+    kinds: &["api", "error", "nav", "concept"],
+    minimums: |fixture| {
+        let count = |f: &dyn Fn(&Labelled) -> bool| fixture.query.iter().filter(|l| f(l)).count();
+        vec![
+            ("queries", 80, fixture.query.len()),
+            ("English api queries", 25, count(&|l| l.kind == "api" && l.lang == "en")),
+            ("nav queries", 15, count(&|l| l.kind == "nav")),
+            ("concept queries", 15, count(&|l| l.kind == "concept")),
+            ("ja queries", 8, count(&|l| l.lang == "ja")),
+            ("zh-cn queries", 8, count(&|l| l.lang == "zh-cn")),
+            ("ko queries", 8, count(&|l| l.lang == "ko")),
+        ]
+    },
+};
+
+/// The paraphrase set: questions in a user's own words, avoiding the answer's title and keywords.
+pub(crate) const PARAPHRASES: Set = Set {
+    file: "paraphrases.toml",
+    kinds: &["paraphrase"],
+    minimums: |fixture| vec![("queries", 60, fixture.query.len())],
+};
+
+impl Set {
+    fn load(&self) -> Fixture {
+        toml::from_str(&std::fs::read_to_string(fixture_path(self.file)).unwrap())
+            .unwrap_or_else(|e| panic!("tests/fixtures/search-eval/{}: {e}", self.file))
     }
-    let count = |f: &dyn Fn(&Labelled) -> bool| fixture.query.iter().filter(|l| f(l)).count();
-    let minimums: [(&str, usize, usize); 7] = [
-        ("queries", 80, fixture.query.len()),
-        ("English api queries", 25, count(&|l| l.kind == "api" && l.lang == "en")),
-        ("nav queries", 15, count(&|l| l.kind == "nav")),
-        ("concept queries", 15, count(&|l| l.kind == "concept")),
-        ("ja queries", 8, count(&|l| l.lang == "ja")),
-        ("zh-cn queries", 8, count(&|l| l.lang == "zh-cn")),
-        ("ko queries", 8, count(&|l| l.lang == "ko")),
-    ];
-    for (what, min, n) in minimums {
-        if n < min {
-            problems.push(format!("the set has {n} {what}, fewer than {min}"));
+
+    /// Every labelled page must be a doc of the catalog, every query well formed, and the set as
+    /// large and as mixed as the README promises. All problems are reported at once.
+    fn validate(&self, fixture: &Fixture, query: &Query) {
+        let mut problems = Vec::new();
+        let mut seen = BTreeSet::new();
+        for l in &fixture.query {
+            if !seen.insert(l.q.as_str()) {
+                problems.push(format!("query {:?} is labelled twice", l.q));
+            }
+            if !self.kinds.contains(&l.kind.as_str()) {
+                problems.push(format!("query {:?}: kind `{}` is not one of {:?}", l.q, l.kind, self.kinds));
+            }
+            if !["en", "ja", "zh-cn", "ko", "ru"].contains(&l.lang.as_str()) {
+                problems.push(format!("query {:?}: lang `{}` is not a locale of the corpus", l.q, l.lang));
+            }
+            if l.answer.is_empty() {
+                problems.push(format!("query {:?} has no answer", l.q));
+            }
+            for uri in l.answer.iter().chain(&l.useful) {
+                if query.entry(uri).is_none() {
+                    let near =
+                        query.catalog().entries.iter().min_by_key(|e| strsim::levenshtein(&e.uri, uri));
+                    let hint = near.map(|e| format!("; did you mean `{}`?", e.uri)).unwrap_or_default();
+                    problems.push(format!("query {:?}: `{uri}` is not in the catalog{hint}", l.q));
+                }
+                if l.answer.contains(uri) && l.useful.contains(uri) {
+                    problems.push(format!("query {:?}: `{uri}` is both an answer and useful", l.q));
+                }
+            }
         }
+        for (what, min, n) in (self.minimums)(fixture) {
+            if n < min {
+                problems.push(format!("the set has {n} {what}, fewer than {min}"));
+            }
+        }
+        assert!(problems.is_empty(), "tests/fixtures/search-eval/{}:\n{}", self.file, problems.join("\n"));
     }
-    assert!(problems.is_empty(), "tests/fixtures/search-eval/queries.toml:\n{}", problems.join("\n"));
 }
 
 /// The recorded numbers: aggregates by group, and each query's rank and nDCG@10 (to name the
@@ -235,10 +268,15 @@ fn toml_string(s: &str) -> String {
 }
 
 /// `floor.toml` for the current numbers, rounded to four places.
-fn floor_text(aggregates: &BTreeMap<String, Aggregate>, fixture: &Fixture, outcomes: &[Outcome]) -> String {
-    let mut out = String::from(
+fn floor_text(
+    aggregates: &BTreeMap<String, Aggregate>,
+    fixture: &Fixture,
+    outcomes: &[Outcome],
+    test: &str,
+) -> String {
+    let mut out = format!(
         "# The numbers the labelled search evaluation must keep (tests/fixtures/search-eval/README.md).\n\
-         # Written by `FOLIO_EVAL_WRITE=1 cargo test --test it search_eval`; do not edit by hand.\n\
+         # Written by `FOLIO_EVAL_WRITE=1 cargo test --test it {test}`; do not edit by hand.\n\
          # An aggregate may fall at most 0.01 below its value here; the per-query figures name the\n\
          # queries that got worse when one does.\n",
     );
@@ -350,20 +388,31 @@ fn worse_queries(floor: &Floor, group: &str, fixture: &Fixture, outcomes: &[Outc
     lines
 }
 
-#[test]
-#[allow(clippy::print_stdout, reason = "the table is the evaluation's report, shown with --nocapture")]
-fn search_quality_on_the_labelled_astro_queries_holds_its_floor() {
-    let fixture: Fixture = toml::from_str(&std::fs::read_to_string(fixture_path("queries.toml")).unwrap())
-        .unwrap_or_else(|e| panic!("tests/fixtures/search-eval/queries.toml: {e}"));
+/// The astro-docs corpus compiled the way `folio serve` compiles it (leniently).
+pub(crate) fn astro_catalog() -> folio::catalog::Catalog {
     let compiled = lenient(&Config::new(corpora().join("astro-docs")));
-    let query = Query::from_catalog(compiled.compilation.catalog.expect("the corpus is served"));
-    validate(&fixture, &query);
+    compiled.compilation.catalog.expect("the corpus is served")
+}
 
+/// Runs `set` over `query` in `mode` and holds it to the floor in `floor`; returns the
+/// aggregates. With `FOLIO_EVAL_WRITE=1` the floor is rewritten instead, when `test` names the
+/// test that owns it (`None`: the floor belongs to another ranking and is only held).
+#[allow(clippy::print_stdout, reason = "the table is the evaluation's report, shown with --nocapture")]
+pub(crate) fn evaluate(
+    set: &Set,
+    query: &Query,
+    mode: Mode,
+    floor: &str,
+    test: Option<&str>,
+) -> BTreeMap<String, Aggregate> {
+    let fixture = set.load();
+    set.validate(&fixture, query);
     let outcomes: Vec<Outcome> = fixture
         .query
         .iter()
         .map(|l| {
-            let params = SearchParams { query: l.q.clone(), limit: Some(DEPTH), ..SearchParams::default() };
+            let params =
+                SearchParams { query: l.q.clone(), limit: Some(DEPTH), mode, ..SearchParams::default() };
             let page = query.search(&params).unwrap_or_else(|e| panic!("search {:?}: {e:?}", l.q));
             score(l, page.items.into_iter().map(|h| h.uri).collect())
         })
@@ -376,25 +425,44 @@ fn search_quality_on_the_labelled_astro_queries_holds_its_floor() {
     }
     let aggregates: BTreeMap<String, Aggregate> =
         members.iter().map(|(g, os)| (g.clone(), Aggregate::of(os))).collect();
-    println!("search evaluation, astro-docs, {} queries:\n{}", fixture.query.len(), table(&aggregates));
+    println!(
+        "search evaluation, astro-docs, {} ({} queries, {} ranking):\n{}",
+        set.file,
+        fixture.query.len(),
+        mode.as_str(),
+        table(&aggregates)
+    );
     if std::env::var_os("FOLIO_EVAL_VERBOSE").is_some() {
         println!("rank nDCG [kind lang] query -> top 3\n{}", per_query(&fixture, &outcomes));
     }
-    if std::env::var_os("FOLIO_EVAL_WRITE").is_some() {
-        std::fs::write(fixture_path("floor.toml"), floor_text(&aggregates, &fixture, &outcomes)).unwrap();
-        println!("wrote tests/fixtures/search-eval/floor.toml");
-        return;
+    if let Some(test) = test.filter(|_| std::env::var_os("FOLIO_EVAL_WRITE").is_some()) {
+        std::fs::write(fixture_path(floor), floor_text(&aggregates, &fixture, &outcomes, test)).unwrap();
+        println!("wrote tests/fixtures/search-eval/{floor}");
+        return aggregates;
     }
-    let floor: Floor =
-        toml::from_str(&std::fs::read_to_string(fixture_path("floor.toml")).unwrap_or_default())
-            .unwrap_or_else(|e| panic!("tests/fixtures/search-eval/floor.toml: {e}"));
-    let problems = regressions(&floor, &aggregates, &fixture, &outcomes);
+    let recorded: Floor = toml::from_str(&std::fs::read_to_string(fixture_path(floor)).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("tests/fixtures/search-eval/{floor}: {e}"));
+    let problems = regressions(&recorded, &aggregates, &fixture, &outcomes);
     assert!(
         problems.is_empty(),
-        "search quality fell below tests/fixtures/search-eval/floor.toml (more than {TOLERANCE} under):\n{}\n\
+        "search quality fell below tests/fixtures/search-eval/{floor} (more than {TOLERANCE} under):\n{}\n\
          If the change is intended (or raises quality), rewrite the floor with FOLIO_EVAL_WRITE=1.",
         problems.join("\n")
     );
+    aggregates
+}
+
+#[test]
+fn search_quality_on_the_labelled_astro_queries_holds_its_floor() {
+    let query = Query::from_catalog(astro_catalog());
+    evaluate(&KEYWORDS, &query, Mode::Keyword, "floor.toml", Some("search_quality_on_the_labelled"));
+}
+
+#[test]
+fn keyword_search_on_the_paraphrased_questions_holds_its_floor() {
+    let query = Query::from_catalog(astro_catalog());
+    let floor = "paraphrases-keyword.floor.toml";
+    evaluate(&PARAPHRASES, &query, Mode::Keyword, floor, Some("keyword_search_on_the_paraphrased"));
 }
 
 #[test]
