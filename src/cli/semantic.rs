@@ -126,8 +126,9 @@ mod enabled {
 
     pub(crate) fn configure(dir: &Path, _previous: Option<&Path>) -> anyhow::Result<()> {
         bail!(
-            "model `{}`: this folio was built without semantic search; build it with `cargo install folio \
-             --features semantic` (see `folio show docs/guides/semantic-search.md`)",
+            "model `{}`: this folio was built without semantic search; build it with the `semantic` feature \
+             (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio show \
+             docs/guides/semantic-search.md`)",
             dir.display()
         )
     }

@@ -15,8 +15,9 @@ fn a_model_is_refused_by_a_folio_built_without_semantic_search() {
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
         assert!(
             out.stderr.contains(
-                "model `model`: this folio was built without semantic search; build it with `cargo install folio \
-                 --features semantic`"
+                "model `model`: this folio was built without semantic search; build it with the `semantic` \
+                 feature (`cargo install --locked --path . --features semantic` in a checkout of Folio; see \
+                 `folio show docs/guides/semantic-search.md`)"
             ),
             "{args:?}: {}",
             out.stderr
