@@ -167,6 +167,11 @@ impl QueryError {
                 "read `{}` for the URI families, or call search_patterns / list_resources",
                 crate::catalog::uri::ABOUT
             ),
+            "mode" => format!(
+                "leave `mode` out or pass `keyword`: both rank by words where meaning cannot be used \
+                 (`{}` says which search this catalog has)",
+                crate::catalog::uri::ABOUT
+            ),
             _ => "fix the parameter and retry; call list_resources or search_patterns to see what \
                   exists"
                 .to_owned(),

@@ -87,6 +87,11 @@ fn hint(err: &QueryError) -> String {
             "pass --lines A-B with 1 <= A <= B <= the entry's lines (`folio show <id>` shows how many)"
                 .to_owned()
         }
+        QueryError::InvalidParams { param: "mode", .. } => {
+            "leave out --mode (or pass --mode keyword) to search by words; meaning needs the model the \
+             catalog was built with: --model DIR"
+                .to_owned()
+        }
         QueryError::InvalidParams { param: "query", .. } => {
             "search for words: letters or digits, such as `folio search install`".to_owned()
         }

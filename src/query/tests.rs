@@ -705,6 +705,19 @@ fn search_is_deterministic_and_paginates() {
         search_lines(&q, &bad),
         "error: invalid `cursor`: the cursor belongs to another call (`list`, not `search`)",
     );
+    // Meaning alone needs vectors: refused with the way back to words.
+    let semantic = SearchParams { query: "the".into(), mode: Mode::Semantic, ..SearchParams::default() };
+    let refused = q.search(&semantic).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "invalid `mode`: semantic search is not available: the catalog was built without vectors \
+         (`folio build --model DIR`)"
+    );
+    assert_eq!(
+        refused.repair(),
+        "leave `mode` out or pass `keyword`: both rank by words where meaning cannot be used \
+         (`resource://catalog/about` says which search this catalog has)"
+    );
 }
 
 fn complete_line(q: &Query, argument: &str, value: &str, context: &[(&str, &str)]) -> String {

@@ -217,7 +217,11 @@ fn search_ranks_by_words_by_meaning_or_both_and_says_which() {
     assert!(
         refused.stderr.contains(
             "invalid `mode`: semantic search is not available: the catalog has vectors of model `tiny`"
-        ) && refused.stderr.contains("but no model was given to embed queries with (`--model DIR`"),
+        ) && refused.stderr.contains("but no model was given to embed queries with (`--model DIR`")
+            && refused.stderr.contains(
+                "hint: leave out --mode (or pass --mode keyword) to search by words; meaning needs the model \
+                 the catalog was built with: --model DIR"
+            ),
         "{}",
         refused.stderr
     );
