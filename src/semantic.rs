@@ -5,6 +5,7 @@
 //! | module | owns |
 //! | --- | --- |
 //! | `encoder.rs` | loading a model directory and embedding one text (candle, tokenizers) |
+//! | `bert.rs` | BERT's forward pass, its sums blocked so the CPU's caches do not change a bit |
 //! | `units.rs` | what is embedded: the units of a catalog and the text of each |
 //! | `build.rs` | embedding a catalog with a cache keyed by text hash and model |
 //!
@@ -12,6 +13,7 @@
 //! layer's (`query::semantic`), which sees the encoder only as a [`QueryEncoder`]. This module
 //! must not rank, and the query layer must not load models.
 
+mod bert;
 mod build;
 mod encoder;
 mod units;

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
+use super::bert::{self, Bert};
 use crate::catalog::vectors::ModelId;
 
 /// Why a model directory cannot be used, in words that say what to do.
@@ -46,7 +47,7 @@ enum Pooling {
 
 /// A loaded sentence encoder.
 pub struct Encoder {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     pooling: Pooling,
     id: ModelId,
@@ -110,7 +111,8 @@ impl Encoder {
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("max_seq_length").and_then(serde_json::Value::as_u64))
             .map_or(config.max_position_embeddings, |n| n as usize)
-            .min(config.max_position_embeddings);
+            .min(config.max_position_embeddings)
+            .min(bert::MAX_TOKENS);
 
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
             .map_err(|e| fail(format!("`tokenizer.json` does not load: {e}")))?;
@@ -134,7 +136,7 @@ impl Encoder {
 
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(|e| fail(format!("`model.safetensors` does not load: {e}")))?;
-        let model = BertModel::load(vb, &config).map_err(|e| {
+        let model = Bert::load(vb, &config).map_err(|e| {
             fail(format!("`model.safetensors` does not hold the BERT weights `config.json` describes: {e}"))
         })?;
         let name = dir
@@ -166,10 +168,7 @@ impl Encoder {
         let ids = encoding.get_ids();
         let n = ids.len();
         let run = || -> candle_core::Result<Vec<f32>> {
-            let input = Tensor::new(ids, &Device::Cpu)?.unsqueeze(0)?;
-            let types = input.zeros_like()?;
-            let mask = input.ones_like()?;
-            let hidden = self.model.forward(&input, &types, Some(&mask))?.squeeze(0)?;
+            let hidden = self.model.forward(&Tensor::new(ids, &Device::Cpu)?)?;
             let pooled = match self.pooling {
                 Pooling::Mean => (hidden.sum(0)? / n as f64)?,
                 Pooling::Cls => hidden.get(0)?,
