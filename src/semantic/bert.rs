@@ -23,7 +23,7 @@
 
 use candle_core::{D, Result, Tensor};
 use candle_nn::{Embedding, LayerNorm, Module, VarBuilder};
-use candle_transformers::models::bert::{Config, HiddenAct};
+use serde::Deserialize;
 
 /// The longest sum one matrix product computes; longer ones are cut into blocks of this many
 /// terms. `gemm` splits a sum only when it is longer than 512 terms.
@@ -32,6 +32,50 @@ const BLOCK: usize = 512;
 /// The most tokens of a text the encoder reads (BERT's own limit, and what keeps attention's
 /// sums within one block).
 pub(super) const MAX_TOKENS: usize = BLOCK;
+
+/// What a model's `config.json` says of its shape (Hugging Face's `BertConfig`; other keys are
+/// ignored).
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct Config {
+    pub(super) model_type: Option<String>,
+    pub(super) vocab_size: usize,
+    pub(super) hidden_size: usize,
+    pub(super) num_hidden_layers: usize,
+    pub(super) num_attention_heads: usize,
+    pub(super) intermediate_size: usize,
+    #[serde(default = "gelu")]
+    pub(super) hidden_act: HiddenAct,
+    pub(super) max_position_embeddings: usize,
+    #[serde(default = "two")]
+    pub(super) type_vocab_size: usize,
+    #[serde(default = "layer_norm_eps")]
+    pub(super) layer_norm_eps: f64,
+}
+
+// Hugging Face's `BertConfig` defaults, for a config.json that leaves them out.
+fn gelu() -> HiddenAct {
+    HiddenAct::Gelu
+}
+fn two() -> usize {
+    2
+}
+fn layer_norm_eps() -> f64 {
+    1e-12
+}
+
+/// The feed-forward layer's activation, by its Hugging Face name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(super) enum HiddenAct {
+    /// GELU with the exact error function.
+    #[serde(rename = "gelu")]
+    Gelu,
+    /// GELU by its tanh approximation.
+    #[serde(alias = "gelu_new", alias = "gelu_pytorch_tanh", rename = "gelu_fast")]
+    GeluTanh,
+    /// `max(0, x)`.
+    #[serde(rename = "relu")]
+    Relu,
+}
 
 /// A BERT encoder's weights.
 pub(super) struct Bert {
@@ -163,7 +207,7 @@ impl Bert {
         let inner = layer.intermediate.forward(&attended)?;
         let inner = match self.act {
             HiddenAct::Gelu => inner.gelu_erf()?,
-            HiddenAct::GeluApproximate => inner.gelu()?,
+            HiddenAct::GeluTanh => inner.gelu()?,
             HiddenAct::Relu => inner.relu()?,
         };
         layer.output_norm.forward(&(layer.output.forward(&inner)? + attended)?)

@@ -13,10 +13,9 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
-use super::bert::{self, Bert};
+use super::bert::{self, Bert, Config};
 use crate::catalog::vectors::ModelId;
 
 /// Why a model directory cannot be used, in words that say what to do.
