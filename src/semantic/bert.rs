@@ -11,9 +11,8 @@
 //! [`BLOCK`] terms, each summed by one product (which `gemm` never splits: it blocks at 512 or
 //! more), and the blocks added in order, so the result depends on the shapes alone. Attention's
 //! products sum over a head's width and over the text's tokens, which the encoder keeps to
-//! [`MAX_TOKENS`]. On a CPU whose
-//! L1 makes `gemm` block at 512, this is the very arithmetic it does, and the vectors are the
-//! bits `BertModel` gives there.
+//! [`MAX_TOKENS`]. On a CPU whose L1 makes `gemm` block at 512, this is the very arithmetic it
+//! does, and the vectors are the bits `BertModel` gives there.
 //!
 //! The weights are read by name as Hugging Face's BERT names them (with or without a `bert.`
 //! prefix). Inference only: no dropout, no padding mask (one text, no padding: every token
@@ -50,6 +49,30 @@ pub(super) struct Config {
     pub(super) type_vocab_size: usize,
     #[serde(default = "layer_norm_eps")]
     pub(super) layer_norm_eps: f64,
+}
+
+impl Config {
+    /// Why these sizes cannot make a model, if they cannot.
+    pub(super) fn problem(&self) -> Option<String> {
+        let sizes = [
+            ("vocab_size", self.vocab_size),
+            ("hidden_size", self.hidden_size),
+            ("num_hidden_layers", self.num_hidden_layers),
+            ("num_attention_heads", self.num_attention_heads),
+            ("intermediate_size", self.intermediate_size),
+            ("max_position_embeddings", self.max_position_embeddings),
+            ("type_vocab_size", self.type_vocab_size),
+        ];
+        if let Some((key, _)) = sizes.iter().find(|(_, n)| *n == 0) {
+            return Some(format!("`{key}` is 0"));
+        }
+        (!self.hidden_size.is_multiple_of(self.num_attention_heads)).then(|| {
+            format!(
+                "`hidden_size` {} is not a multiple of `num_attention_heads` {}",
+                self.hidden_size, self.num_attention_heads
+            )
+        })
+    }
 }
 
 // Hugging Face's `BertConfig` defaults, for a config.json that leaves them out.
@@ -133,7 +156,9 @@ impl Linear {
             });
             start += rows;
         }
-        sum.expect("a linear layer has at least one input").broadcast_add(&self.bias)
+        // `Config::problem` refuses a layer of no inputs, which would have no blocks.
+        sum.ok_or_else(|| candle_core::Error::Msg("a linear layer without inputs".into()))?
+            .broadcast_add(&self.bias)
     }
 }
 

