@@ -90,16 +90,18 @@ impl Live {
     /// Makes `state` the catalog of every request from now on and returns the one it replaced
     /// (requests in flight still hold it; it is freed when the last one ends).
     pub(crate) fn swap(&self, state: State) -> Arc<State> {
-        let old = self.current.send_replace(Arc::new(state));
-        let tag = tag_of(&old);
+        // The replaced catalog's tag is retired before the new catalog answers: a request whose
+        // cursor the new catalog refuses must find that tag here ("stale", restart the listing),
+        // not miss it in the moment between the swap and the bookkeeping ("not a cursor").
         let mut retired = self.retired.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tag = tag_of(&self.load());
         if !retired.contains(&tag) {
             if retired.len() == RETIRED_TAGS {
                 retired.pop_front();
             }
             retired.push_back(tag);
         }
-        old
+        self.current.send_replace(Arc::new(state))
     }
 
     /// True when `cursor` was issued by a catalog this holder has since replaced.
