@@ -59,7 +59,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         let text = render(args.format, &compilation.diagnostics, &args.content, color);
         stderr.lock().write_all(text.as_bytes()).context("cannot write to stderr")?;
     }
-    if compilation.layout != compile::layout::Layout::default() {
+    if !compilation.layout.is_folios_own() {
         eprint!("{}", found_line(&compilation));
     }
     let Some(mut catalog) = compilation.catalog else {
@@ -114,6 +114,9 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     if args.format == Format::Human {
         text.push_str(&levels_report(&compilation));
         text.push_str(&found_line(&compilation));
+    } else {
+        // stdout is the machine-readable report; what was read goes to stderr.
+        eprint!("{}", found_line(&compilation));
     }
     stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     let (errors, warnings) = diagnostic::counts(&compilation.diagnostics);
@@ -132,10 +135,13 @@ pub(super) fn run_lenient(config: &Config) -> anyhow::Result<compile::Lenient> {
 /// skills/ (mdBook, detected from guide/book.toml)`.
 fn found_line(compilation: &Compilation) -> String {
     let (docs, skills) = compilation.found;
+    let (checked, unverified) = compilation.links;
+    let unverified = if unverified > 0 { format!(" ({unverified} not verified)") } else { String::new() };
     format!(
-        "{}, {}: {}\n",
+        "{}, {}, {}{unverified}: {}\n",
         super::count(docs, "doc", "docs"),
         super::count(skills, "skill", "skills"),
+        super::count(checked, "link checked", "links checked"),
         compilation.layout.describe()
     )
 }

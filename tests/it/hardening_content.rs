@@ -96,7 +96,10 @@ by code: 5 path-escape (error)
 5 errors, 0 warnings
 ";
     let check = folio_bounded(tree.path(), &["check", "content"]);
-    assert_eq!(check.stdout, format!("{expected}5 docs, 1 skill: docs from docs/, skills from skills/\n"));
+    assert_eq!(
+        check.stdout,
+        format!("{expected}5 docs, 1 skill, 8 links checked: docs from docs/, skills from skills/\n")
+    );
     assert_eq!(check.code, Some(1));
     let build = folio_bounded(tree.path(), &["build", "content", "--out", "out"]);
     let list = folio_bounded(tree.path(), &["list", "--content", "content"]);
@@ -245,7 +248,7 @@ content/docs/index.md:3:9: error[broken-link]: link `x.md` matches no file: no `
 
 by code: 1 broken-link (error), 1 file-too-large (error)
 2 errors, 0 warnings
-1 doc, 0 skills: docs from docs/, skills from skills/
+1 doc, 0 skills, 1 link checked: docs from docs/, skills from skills/
 "
     );
 }
@@ -286,7 +289,7 @@ fn many_diagnostics_on_one_long_line_are_clipped_and_capped() {
     }
     expected.push_str(
         "... and 10 more `broken-link` diagnostics in content/docs/index.md (at most 50 per code and file are \
-         shown)\n\nby code: 60 broken-link (error)\n60 errors, 0 warnings\n1 doc, 0 skills: docs from docs/, \
+         shown)\n\nby code: 60 broken-link (error)\n60 errors, 0 warnings\n1 doc, 0 skills, 60 links checked: docs from docs/, \
          skills from skills/\n",
     );
     assert_eq!(out.stdout, expected);
@@ -306,8 +309,8 @@ fn a_hundred_thousand_broken_links_on_one_line_give_a_bounded_report() {
     assert!(
         out.stdout.ends_with(
             "\n... and 99950 more `broken-link` diagnostics in content/docs/index.md (at most 50 per code and \
-             file are shown)\n\nby code: 100000 broken-link (error)\n100000 errors, 0 warnings\n1 doc, 0 skills: \
-             docs from docs/, skills from skills/\n"
+             file are shown)\n\nby code: 100000 broken-link (error)\n100000 errors, 0 warnings\n1 doc, 0 skills, \
+             100000 links checked: docs from docs/, skills from skills/\n"
         ),
         "{}",
         &out.stdout[out.stdout.len().saturating_sub(300)..]
@@ -335,7 +338,7 @@ content/docs/e\\u{1b}[31mred.md:1:1: error[non-portable-name]: `e\\u{1b}[31mred.
             "{expected}content/docs/e\\u{{1b}}[31mred.md:1:1: warning[orphan-doc]: no other doc or skill links to \
              `docs/e\\u{{1b}}[31mred.md`\n  |\n1 | # E\n  | ^\n  = help: link to it from a related doc or an index \
              page, or remove it; if the site's navigation is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml\n\nby code: 1 non-portable-name (error), 1 \
-             orphan-doc (warning)\n1 error, 1 warning\n1 doc, 0 skills: docs from docs/, skills from skills/\n"
+             orphan-doc (warning)\n1 error, 1 warning\n1 doc, 0 skills, 0 links checked: docs from docs/, skills from skills/\n"
         )
     );
     let github = folio_bounded(tree.path(), &["check", "content", "--format", "github"]);

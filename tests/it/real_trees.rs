@@ -128,7 +128,7 @@ fn lint_levels_come_from_folio_toml_and_the_command_line() {
     assert!(
         out.stdout.ends_with(
             "lint levels:\n  broken-link       warn   command line `--warn broken-link`\n  \
-             cross-skill-link  allow  command line `--allow cross-skill-link`\n0 docs, 3 skills: docs from docs/, \
+             cross-skill-link  allow  command line `--allow cross-skill-link`\n0 docs, 3 skills, 11 links checked: docs from docs/, \
              skills from skills/\n"
         ),
         "{}",

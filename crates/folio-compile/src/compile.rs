@@ -127,6 +127,9 @@ pub struct Compilation {
     pub layout: layout::Layout,
     /// How many docs and skills were found (also when there is no catalog).
     pub found: (usize, usize),
+    /// How many links to files, routes and anchors of the tree were checked, and how many of
+    /// those matched nothing but could not be proved broken (`unverified-link`).
+    pub links: (usize, usize),
     /// True when the tree changed while it was being read (an editor's save, a rename), so the
     /// result shows no single moment of it: a file reported as unreadable is gone or readable by
     /// the end of the compile, or (in an incremental compile) a file read has changed since. A
@@ -319,6 +322,7 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         levels: built.levels,
         layout: layout.clone(),
         found,
+        links: built.links,
         unsettled,
     }
 }

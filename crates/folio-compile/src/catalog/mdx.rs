@@ -99,10 +99,27 @@ pub fn markdown_imports(body: &str) -> Vec<(usize, String)> {
         let rest = line[from + 6..].trim_start();
         let Some(quote) = rest.chars().next().filter(|c| matches!(c, '"' | '\'')) else { continue };
         let Some(len) = rest[1..].find(quote) else { continue };
-        let path = &rest[1..1 + len];
-        let markdown = path.ends_with(".md") || is_mdx(path);
+        // A JavaScript string: `\_` is `_` (Docusaurus's docs escape the underscore of a
+        // partial's name, as markdown would need).
+        let path = unescape_js(&rest[1..1 + len]);
+        let markdown = path.ends_with(".md") || is_mdx(&path);
         if markdown && (path.starts_with("./") || path.starts_with("../")) {
-            out.push((start + (line.len() - rest.len()) + 1, path.to_owned()));
+            out.push((start + (line.len() - rest.len()) + 1, path));
+        }
+    }
+    out
+}
+
+/// A JavaScript string literal's text with its escapes read: `\x` is `x` for any character a
+/// path holds (the escapes that stand for other characters, `\n` or `\u0041`, have no place in
+/// an import path and are read the same way).
+fn unescape_js(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
         }
     }
     out

@@ -35,6 +35,8 @@ pub struct Built {
     pub levels: lints::Levels,
     /// The base path link resolution worked out from the links ([`links::Resolution::inferred_base`]).
     pub inferred_base: Option<String>,
+    /// Links checked, and of those unverified ([`links::Resolution::checked`]).
+    pub links: (usize, usize),
 }
 
 /// A doc's analysis still needed for link resolution once its [`Doc`] is made.
@@ -118,7 +120,7 @@ pub fn build(
     let mut ignore = settings.ignore_links.clone();
     ignore.extend(site.hook_links.iter().cloned());
     let pre = super::index::Pretokenized { dicts, bodies, small };
-    let (Linked { diagnostics, doc_links, skill_links, inferred_base, .. }, backlinks, search) =
+    let (Linked { diagnostics, doc_links, skill_links, inferred_base, links, .. }, backlinks, search) =
         std::thread::scope(|scope| {
             // The search index reads only the assembled records, not the links: it is built on
             // its own thread while this one resolves the links and gathers the backlinks, whose
@@ -156,7 +158,7 @@ pub fn build(
         // CPU on the 20,000-doc corpus (5 paired runs), after the last diagnostic was known.
         let garbage = (entries, out_docs, out_skills, skill_list, doc_links, skill_links);
         let _ = std::thread::Builder::new().name("folio-free".into()).spawn(move || drop(garbage));
-        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels, inferred_base };
+        return Built { catalog: None, deny_warnings: settings.deny_warnings, levels, inferred_base, links };
     };
 
     attach_links(&mut out_docs, doc_links, &mut out_skills, &skill_records, skill_links, &mut backlinks);
@@ -177,7 +179,7 @@ pub fn build(
         // Vectors are the `folio` crate's to add (its `semantic` feature): the compiler runs no model.
         vectors: None,
     };
-    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels, inferred_base }
+    Built { catalog: Some(catalog), deny_warnings: settings.deny_warnings, levels, inferred_base, links }
 }
 
 /// Each doc's locale (its `docs/<locale>/` folder, else the tree's default) and translation key,
@@ -422,6 +424,8 @@ struct Linked {
     diagnostics: Vec<Diagnostic>,
     /// See [`links::Resolution::inferred_base`].
     inferred_base: Option<String>,
+    /// Links checked and unverified.
+    links: (usize, usize),
     /// Per doc, in `docs` order.
     doc_links: Vec<Vec<Link>>,
     /// Per item of [`SkillsView::list`].
@@ -560,6 +564,7 @@ fn resolve_links(
     Linked {
         diagnostics: resolution.diagnostics,
         inferred_base: resolution.inferred_base,
+        links: (resolution.checked, resolution.unverified),
         doc_links,
         skill_links,
         doc_served,
@@ -584,9 +589,7 @@ fn frontmatter_routes(doc: &Doc, path: &str) -> Vec<String> {
     out
 }
 
-/// Where the site's navigation is resolved from: a page at the root of `docs/` that no tree
-/// holds (hidden names are never walked).
-const NAV_PATH: &str = "docs/.navigation";
+const NAV_PATH: &str = links::NAVIGATION;
 
 /// A per-source list of [`links::Resolution`] split into its docs' (the first `docs`) and its
 /// listed skills' SKILL.md (the next `skills`); the skills' other files, last, are not kept.

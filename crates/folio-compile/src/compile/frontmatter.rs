@@ -23,7 +23,7 @@ use crate::lookup::LookupMap;
 mod date;
 mod flat;
 mod skill;
-mod yaml;
+pub(crate) mod yaml;
 
 pub use date::parse_date;
 pub use skill::{

@@ -13,12 +13,15 @@
 //! Reads only `folio.toml`, the names in the root and one level below it, and the small config
 //! files it detects; must not read content (that is `source`).
 
+pub mod config;
 mod detect;
+mod generated;
+mod generators;
 mod site;
 
 use std::path::Path;
 
-pub use detect::Generator;
+pub use generators::Generator;
 pub use site::SiteRules;
 
 use super::diagnostic::Diagnostic;
@@ -76,6 +79,9 @@ pub struct Layout {
     /// How the site routes and renders its pages: the generator's preset, with `folio.toml`
     /// `[site]` over it.
     pub site: SiteRules,
+    /// Folders of the site (content-relative) whose pages are not read, each with why: archived
+    /// versions, a blog, translations, other sites of the repository.
+    pub unread: Vec<(String, String)>,
 }
 
 impl Default for Layout {
@@ -89,6 +95,7 @@ impl Default for Layout {
             generator: None,
             detected_from: None,
             site: SiteRules::default(),
+            unread: Vec::new(),
         }
     }
 }
@@ -119,32 +126,32 @@ impl Layout {
                 ),
             }
         }
-        let detected = if named { None } else { detect::detect(root) };
-        let mut layout = match &detected {
-            Some(found) => {
-                generator = Some(found.generator);
-                let mut mounts = vec![Mount { part: Part::Docs, dir: found.docs.clone() }];
+        let read = if named {
+            generator.map(|g| {
+                let preset = g.preset();
+                let config =
+                    preset.config_files().iter().find(|c| root.join(c).is_file()).copied().unwrap_or("");
+                let project = generators::Project::open(root, String::new(), config.to_owned());
+                (None, generators::read(g, &project), Vec::new())
+            })
+        } else {
+            pick(root, detect::find(root))
+        };
+        let mut layout = match read {
+            Some((found, spec, unread)) => {
+                let mut mounts = vec![Mount { part: Part::Docs, dir: spec.docs.clone() }];
                 mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
-                mounts.extend(found.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
+                mounts.extend(spec.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
+                let found: Option<detect::Found> = found;
                 Layout {
                     mounts,
-                    generator,
-                    detected_from: Some(found.config.clone()),
-                    site: SiteRules::default(),
+                    generator: found.as_ref().map(|f| f.generator).or(generator),
+                    detected_from: found.map(|f| f.config),
+                    site: spec.rules,
+                    unread: spec.unread.into_iter().chain(unread).collect(),
                 }
             }
-            None => {
-                let mut layout = Layout { generator, ..Layout::default() };
-                if let Some(g) = generator {
-                    layout.mounts[0].dir = g.default_docs().to_owned();
-                    layout.mounts.extend(
-                        g.default_assets(&layout.mounts[0].dir)
-                            .into_iter()
-                            .map(|dir| Mount { part: Part::Assets, dir }),
-                    );
-                }
-                layout
-            }
+            None => Layout { generator, ..Layout::default() },
         };
         let mut folder = |dir: &str, what: &str, at: Option<(u32, u32)>| -> Option<String> {
             let checked = check_dir(root, dir);
@@ -197,7 +204,8 @@ impl Layout {
         }
         layout.mounts.sort_by_key(|m| m.part);
         layout.mounts.dedup();
-        layout.site = SiteRules::preset(layout.generator, root, layout.detected_from.as_deref());
+        let docs = layout.docs_dir().to_owned();
+        layout.unread.retain(|(dir, _)| strip_dir(dir, &docs).is_none() && strip_dir(&docs, dir).is_none());
         let (site, keys) = (&mut layout.site, &keys.site);
         if let Some(rule) = keys.heading_ids {
             site.heading_ids = rule;
@@ -212,6 +220,7 @@ impl Layout {
         site.case_insensitive_routes = keys.case_insensitive_routes.unwrap_or(site.case_insensitive_routes);
         site.routes_from_root = keys.routes_from_root.unwrap_or(site.routes_from_root);
         site.directory_urls = keys.directory_urls.unwrap_or(site.directory_urls);
+        layout.site.unverifiable.generated = Some(generated::hook(root, &layout));
         (layout, diags)
     }
 
@@ -223,6 +232,13 @@ impl Layout {
             wiki_links: self.generator.is_none(),
             includes: self.generator.is_some(),
         }
+    }
+
+    /// True for Folio's own layout (`docs/` and `skills/`, no generator), whatever else the
+    /// compile learned about the tree.
+    pub fn is_folios_own(&self) -> bool {
+        let own = Layout::default();
+        self.mounts == own.mounts && self.generator.is_none() && self.site.base.is_empty()
     }
 
     /// The folder read as `docs/`.
@@ -365,6 +381,58 @@ impl Layout {
         };
         Diagnostic::error("no-content", ".", 1, 1, message).with_help(help)
     }
+}
+
+/// The project a tree is read as (none when a generator is named and not detected), its site,
+/// and the pages folders of the other sites found, with why they are not read.
+type Picked = (Option<detect::Found>, generators::Spec, Vec<(String, String)>);
+
+/// The project the tree is read as, of those found: the one whose pages folder holds the most
+/// markdown (then the shallowest, then the first in name order); with its site, and the
+/// others' pages folders as unread.
+fn pick(
+    root: &Path,
+    found: Vec<detect::Found>,
+) -> Option<Picked> {
+    let mut read: Vec<(detect::Found, generators::Spec, usize)> = found
+        .into_iter()
+        .map(|f| {
+            let project = generators::Project::open(root, f.dir.clone(), f.config.clone());
+            let spec = generators::read(f.generator, &project);
+            let pages = project
+                .files_below(&spec.docs, 10_000)
+                .iter()
+                .filter(|p| p.ends_with(".md") || p.ends_with(".mdx"))
+                .count();
+            (f, spec, pages)
+        })
+        .collect();
+    let best = (0..read.len())
+        .max_by_key(|&i| (read[i].2, std::cmp::Reverse(read[i].0.depth), std::cmp::Reverse(i)))?;
+    let (found, mut spec, _) = read.remove(best);
+    let mut unread = Vec::new();
+    for (other, other_spec, pages) in read {
+        if pages == 0 {
+            continue;
+        }
+        let name = other.generator.name();
+        // A sibling folder named like a locale is the same site in another language (MkDocs
+        // builds one site per language: `docs/en/mkdocs.yml`, `docs/fr/mkdocs.yml`).
+        let lang = other.dir.rsplit('/').next().unwrap_or("");
+        let sibling = other.generator == found.generator
+            && other.dir.rsplit_once('/').map(|(p, _)| p) == found.dir.rsplit_once('/').map(|(p, _)| p)
+            && super::locales::is_detected_tag(lang);
+        if sibling {
+            spec.rules.unverifiable.routes.push((
+                format!("/{}", lang.to_ascii_lowercase()),
+                format!("the `{lang}` translation, built as a site of its own from `{}`", other.config),
+            ));
+            unread.push((other_spec.docs, format!("the `{lang}` translation (`{}`)", other.config)));
+        } else {
+            unread.push((other_spec.docs, format!("another site: {name}, `{}`", other.config)));
+        }
+    }
+    Some((Some(found), spec, unread))
 }
 
 /// How many markdown files [`Layout::nothing_found`] looks for at most.

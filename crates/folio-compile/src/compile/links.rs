@@ -62,7 +62,16 @@ use crate::catalog::Link;
 
 mod forms;
 mod index;
+mod pattern;
+mod proof;
 mod site;
+
+pub use proof::{Disk, Generated, Unverifiable};
+
+/// Where the site's navigation (the links its config files list) is resolved from: a page at the
+/// root of `docs/` that no tree holds (hidden names are never walked). Its links are not counted
+/// and its problems not reported: they are the config's.
+pub const NAVIGATION: &str = "docs/.navigation";
 
 use forms::alias_key;
 #[cfg(test)]
@@ -204,6 +213,12 @@ pub struct Resolution {
     /// The base path worked out from the links, when the site had none and its links write
     /// whole site paths (see `Index::infer_base`).
     pub inferred_base: Option<String>,
+    /// Links checked: every link to a file, route or anchor of the tree (not an external or
+    /// ignored one).
+    pub checked: usize,
+    /// Of those, the links that matched nothing but could not be proved broken
+    /// (`unverified-link`).
+    pub unverified: usize,
 }
 
 /// Resolves every link of every source against the targets.
@@ -265,14 +280,19 @@ fn resolve_all<'t>(index: &Index<'t>, sources: &[LinkSource<'t>], keep_links: bo
     let chunks = done.into_iter().map(|(_, chunk)| chunk);
     let mut res = Resolution::default();
     let mut linked = vec![false; index.n_files()];
+    let mut unverified = proof::Tally::default();
     for part in chunks {
         res.links.extend(part.links);
         res.served.extend(part.served);
         res.diagnostics.extend(part.diagnostics);
+        res.checked += part.checked;
+        unverified.extend(part.unverified);
         for id in part.linked {
             linked[id as usize] = true;
         }
     }
+    res.unverified = unverified.count();
+    res.diagnostics.extend(unverified.into_diagnostics());
     res.diagnostics.extend(index.orphans(&linked));
     res
 }
@@ -285,6 +305,10 @@ struct Chunk {
     diagnostics: Vec<Diagnostic>,
     /// Files linked from another file, as [`FileTarget::id`]s (with repeats).
     linked: Vec<u32>,
+    /// Links checked (see [`Resolution::checked`]).
+    checked: usize,
+    /// Links that matched nothing but could not be proved broken.
+    unverified: proof::Tally,
 }
 
 /// A problem with one link.
@@ -318,6 +342,8 @@ impl Problem {
 enum Outcome<'t> {
     /// Not ours to check (external, a Hugo shortcode).
     Unchecked,
+    /// Matches nothing, but the site may still have it: why Folio cannot tell.
+    Unverified(String),
     /// The content-relative path of the target.
     Found(&'t str),
     /// Found, with a warning about how (`cross-skill-link`).

@@ -115,6 +115,7 @@ pub const CODES: &[Code] = &[
     code("symlink-loop", Class::Unsound),
     code("unknown-field", Class::Link),
     code("unreadable-file", Class::Entry),
+    code("unverified-link", Class::Link),
 ];
 
 /// The registry entry of `name`.

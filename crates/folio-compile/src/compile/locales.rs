@@ -24,9 +24,9 @@ pub fn is_tag(name: &str) -> bool {
         && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
-/// True when `name` is detected as a locale folder: a BCP 47 tag whose language is an ISO 639-1
+/// True when `name` is detected as a locale folder (or a translation's site folder): a BCP 47 tag whose language is an ISO 639-1
 /// code, with at most a script (4 letters) and a region (2 letters or 3 digits).
-fn is_detected_tag(name: &str) -> bool {
+pub fn is_detected_tag(name: &str) -> bool {
     let mut parts = name.split('-');
     let language = parts.next().unwrap_or("").to_ascii_lowercase();
     if language.len() != 2 || !ISO_639_1.split(' ').any(|code| code == language) {

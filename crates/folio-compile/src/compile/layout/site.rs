@@ -3,11 +3,8 @@
 //! generator's preset ([`SiteRules::preset`]) fills them; `folio.toml` `[site]` sets any of them
 //! (`links::site` applies the routing rules, `markdown` the heading ids).
 //!
-//! Reads only the config file the generator was detected from, for its base path.
+//! Data only: the presets (`generators`) fill it; it reads nothing.
 
-use std::path::Path;
-
-use super::Generator;
 use crate::compile::markdown::HeadingIds;
 
 /// How a site renders and routes its pages.
@@ -52,343 +49,30 @@ pub struct SiteRules {
     /// File and folder names may carry an ordering prefix the route leaves out
     /// (`1.getting-started/`, `01-app/`): `None` to decide from the tree (most names carry one).
     pub ordering_prefixes: Option<bool>,
-}
-
-impl SiteRules {
-    /// The rules of `generator`, with the base path its config file at `config` (content-
-    /// relative) sets, where it is plain to read.
-    pub fn preset(generator: Option<Generator>, root: &Path, config: Option<&str>) -> SiteRules {
-        let Some(generator) = generator else { return SiteRules::default() };
-        let text = config
-            .and_then(|c| crate::compile::source::read_inside(root, c))
-            .and_then(|b| String::from_utf8(b).ok());
-        let base = text.as_deref().and_then(|t| base_path(generator, t)).unwrap_or_default();
-        let mut rules = SiteRules { base, ..SiteRules::default() };
-        if let Some(config) = config {
-            (rules.nav_links, rules.nav_dirs) = navigation(generator, root, config);
-            rules.locales = text.as_deref().and_then(config_locales);
-        }
-        if generator == Generator::Hugo
-            && let Some(config) = config
-        {
-            rules.hook_links = hugo_hook_links(root, config.rsplit_once('/').map_or("", |(d, _)| d));
-        }
-        // Fumadocs and Nextra, the Next.js docs frameworks, make the sidebar from the folders:
-        // every page is in it unless a `meta.json` leaves it out.
-        if generator == Generator::NextJs
-            && text.as_deref().is_some_and(|t| t.contains("fumadocs") || t.contains("nextra"))
-        {
-            rules.nav_dirs = vec![String::new()];
-        }
-        match generator {
-            Generator::MdBook => {
-                rules.heading_ids = HeadingIds::MdBook;
-                rules.nav_files = vec!["SUMMARY.md".to_owned()];
-            }
-            Generator::VitePress => rules.heading_ids = HeadingIds::VitePress,
-            Generator::MkDocs => {
-                rules.heading_ids = HeadingIds::PythonMarkdown;
-                rules.directory_urls = true;
-            }
-            Generator::Hugo => {
-                rules.case_insensitive_routes = true;
-                rules.routes_from_root = true;
-                rules.directory_urls = true;
-            }
-            // Docusaurus resolves a markdown file link from the page's folder, then from the
-            // docs folder.
-            Generator::Docusaurus => {
-                rules.directory_urls = true;
-                rules.routes_from_root = true;
-            }
-            Generator::Starlight | Generator::NuxtContent | Generator::NextJs => rules.directory_urls = true,
-        }
-        rules
-    }
-}
-
-/// The destinations a Hugo link render hook compares the link with (`{{ if eq $u.String "g" }}`,
-/// `eq .Destination "x"`): links the hook rewrites, which only Hugo can resolve.
-fn hugo_hook_links(root: &Path, site_dir: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for hook in ["layouts/_markup/render-link.html", "layouts/_default/_markup/render-link.html"] {
-        let rel = if site_dir.is_empty() { hook.to_owned() } else { format!("{site_dir}/{hook}") };
-        let Some(text) =
-            crate::compile::source::read_inside(root, &rel).and_then(|b| String::from_utf8(b).ok())
-        else {
-            continue;
-        };
-        for (at, _) in text.match_indices("eq ") {
-            let rest = &text[at + 3..];
-            let Some((subject, tail)) = rest.split_once(' ') else { continue };
-            if !["Destination", ".String", ".Path"].iter().any(|d| subject.contains(d)) {
-                continue;
-            }
-            let Some(value) = tail.trim_start().strip_prefix('"').and_then(|v| v.split('"').next()) else {
-                continue;
-            };
-            if !value.is_empty() && !value.contains([' ', '/', ':']) {
-                out.push(value.to_owned());
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// The locales a config file lists: the keys of a `locales: {` block (`de: { label: … }`,
-/// `'zh-cn': {`, `root` left out: the root locale has no folder), or the strings of a
-/// `locales: [` array (Docusaurus, whose `defaultLocale` is then left out). Read as text.
-fn config_locales(text: &str) -> Option<Vec<String>> {
-    // The first `locales` given a value (not a mention in a comment or a `locales,` shorthand).
-    let after = text.match_indices("locales").find_map(|(at, _)| {
-        let after = text[at + "locales".len()..].trim_start().strip_prefix([':', '='])?.trim_start();
-        after.starts_with(['{', '[']).then_some(after)
-    })?;
-    let default =
-        text.find("defaultLocale").and_then(|d| string_value(text[d..].lines().next()?, "defaultLocale"));
-    let mut out = Vec::new();
-    if let Some(array) = after.strip_prefix('[') {
-        let array = array.split(']').next()?;
-        out.extend(array.split(['\'', '"']).skip(1).step_by(2).map(str::to_owned));
-    } else {
-        // The keys one level inside the block.
-        let mut depth = 0usize;
-        for line in after.lines() {
-            let trimmed = line.trim_start();
-            if depth == 1 {
-                let key = trimmed.split(':').next().unwrap_or("").trim().trim_matches(['\'', '"']);
-                if !key.is_empty()
-                    && trimmed.contains(':')
-                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                    && key.len() <= 12
-                {
-                    out.push(key.to_owned());
-                }
-            }
-            depth = (depth + line.matches('{').count()).saturating_sub(line.matches('}').count());
-            if depth == 0 {
-                break;
-            }
-        }
-    }
-    out.retain(|l| l != "root" && Some(l) != default.as_ref());
-    out.sort();
-    out.dedup();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The navigation a generator's config files describe: the pages they link to, and the folders
-/// they list whole. Read as text from the config file and the config-like files (`.ts`, `.js`,
-/// `.mts`, `.mjs`, `.json`, `.yml`) beside it and in its `.vitepress/` (at most two folders
-/// down, 200 files): the values of `link:`, `slug:` and `id:` keys and of quoted strings in a
-/// sidebar file, the `.md` entries of `mkdocs.yml`'s `nav`.
-fn navigation(generator: Generator, root: &Path, config: &str) -> (Vec<String>, Vec<String>) {
-    let dir = config.rsplit_once('/').map_or("", |(d, _)| d);
-    // VitePress's config sits in `.vitepress/`; locale configs beside the pages.
-    let dir = dir.strip_suffix(".vitepress").map_or(dir, |d| d.trim_end_matches('/'));
-    let mut files = vec![config.to_owned()];
-    collect_config_files(root, dir, 0, &mut files);
-    let (mut links, mut dirs) = (Vec::new(), Vec::new());
-    for file in &files {
-        let Some(text) =
-            crate::compile::source::read_inside(root, file).and_then(|b| String::from_utf8(b).ok())
-        else {
-            continue;
-        };
-        let sidebar = file.rsplit('/').next().is_some_and(|name| name.starts_with("sidebars."));
-        let (mut bases, mut relative) = (Vec::new(), Vec::new());
-        for line in text.lines() {
-            let line = line.trim_start().trim_start_matches("- ");
-            if generator == Generator::MkDocs {
-                let value = line.rsplit_once(": ").map_or(line, |(_, v)| v).trim().trim_matches(['"', '\'']);
-                if value.ends_with(".md") && !value.contains("://") {
-                    links.push(value.to_owned());
-                }
-                continue;
-            }
-            // VitePress sidebar groups give their items a `base:`; an item's relative link is
-            // below one of them (which one, only running the config would say: each is tried).
-            bases.extend(values_of(line, "base").into_iter().filter(|v| v.starts_with('/')));
-            for key in ["link", "slug", "id", "href"] {
-                for value in values_of(line, key) {
-                    if !(value.contains("://") || value.starts_with('#') || value.is_empty()) {
-                        relative.push(value);
-                    }
-                }
-            }
-            for dir in values_of(line, "directory").into_iter().chain(values_of(line, "dirName")) {
-                dirs.push(if dir == "." { String::new() } else { dir.trim_matches('/').to_owned() });
-            }
-            if line.contains("autogenerated") && sidebar && !line.contains("dirName") {
-                dirs.push(String::new());
-            }
-            // A sidebar item written as a bare slug on its own line (`'getting-started',`).
-            let bare = line.trim_end().trim_end_matches(',');
-            if bare.len() > 2
-                && (bare.starts_with('\'') && bare.ends_with('\'')
-                    || bare.starts_with('"') && bare.ends_with('"'))
-            {
-                let slug = &bare[1..bare.len() - 1];
-                if slug.chars().all(|c| c.is_alphanumeric() || matches!(c, '/' | '-' | '_' | '.')) {
-                    relative.push(slug.to_owned());
-                }
-            }
-            if sidebar {
-                // `items: ['intro', 'guides/install']`: each quoted id is a page.
-                for part in line.split(['\'', '"']).skip(1).step_by(2) {
-                    if !part.is_empty()
-                        && part.chars().all(|c| c.is_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'))
-                    {
-                        links.push(part.to_owned());
-                    }
-                }
-            }
-        }
-        for link in relative {
-            if !link.starts_with('/') {
-                links.extend(bases.iter().map(|base| format!("{base}{link}")));
-            }
-            links.push(link);
-        }
-    }
-    links.sort();
-    links.dedup();
-    dirs.sort();
-    dirs.dedup();
-    (links, dirs)
-}
-
-/// Config-like files in `dir` and below (two levels, `.vitepress/` included, no other hidden
-/// folder and no `node_modules`), content-relative, up to 200.
-fn collect_config_files(root: &Path, dir: &str, depth: usize, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(root.join(dir)) else { return };
-    let mut entries: Vec<(String, bool)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.file_type().ok()?.is_dir())))
-        .collect();
-    entries.sort();
-    for (name, is_dir) in entries {
-        if out.len() >= 200 {
-            return;
-        }
-        let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
-        if is_dir {
-            if depth < 2 && (name == ".vitepress" || !name.starts_with('.')) && name != "node_modules" {
-                collect_config_files(root, &path, depth + 1, out);
-            }
-        } else if [".ts", ".js", ".mts", ".mjs", ".cjs", ".json", ".yml", ".yaml"]
-            .iter()
-            .any(|e| name.ends_with(e))
-            && !out.contains(&path)
-            && !name.starts_with("package")
-            && !name.starts_with("tsconfig")
-        {
-            out.push(path);
-        }
-    }
-}
-
-/// The base path a generator's config file sets: mdBook's `site-url`, VitePress's and Astro's
-/// `base`, Docusaurus's `baseUrl`, MkDocs's `site_url` path, Hugo's `baseURL` path. Read as text
-/// (a JavaScript config is never run): the first string given to the key.
-fn base_path(generator: Generator, text: &str) -> Option<String> {
-    let key = match generator {
-        Generator::MdBook => "site-url",
-        Generator::VitePress | Generator::Starlight => "base",
-        Generator::Docusaurus => "baseUrl",
-        Generator::MkDocs => "site_url",
-        Generator::Hugo => "baseURL",
-        Generator::NuxtContent | Generator::NextJs => "basePath",
-    };
-    let value = text.lines().find_map(|line| string_value(line.trim_start(), key))?;
-    // A full URL's path (`https://www.mkdocs.org/` → ``).
-    let path = match value.split_once("://") {
-        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
-        None => value.as_str(),
-    };
-    let path = path.trim_matches('/');
-    (!path.is_empty() && !path.contains(['$', '{', '`'])).then(|| path.to_owned())
-}
-
-/// Every quoted string given to `key` in a line, wherever it is (`{ text: 'x', link: 'cms' }`).
-fn values_of(line: &str, key: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut search = 0;
-    while let Some(rel) = line[search..].find(key) {
-        let at = search + rel;
-        search = at + key.len();
-        let before = line[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-') {
-            continue;
-        }
-        if let Some(value) = string_value(&line[at..], key) {
-            out.push(value);
-        }
-    }
-    out
-}
-
-/// The quoted string of `key = "…"`, `key: '…'` or `"key": "…"` at the start of `line`.
-fn string_value(line: &str, key: &str) -> Option<String> {
-    let rest = line.strip_prefix(key).or_else(|| line.strip_prefix(&format!("\"{key}\"")))?;
-    let rest = rest.trim_start().strip_prefix([':', '='])?.trim_start();
-    match rest.chars().next()? {
-        quote @ ('"' | '\'') => Some(rest[1..].split(quote).next()?.to_owned()),
-        // YAML's plain scalars: a path or a URL only (a JavaScript expression is not read).
-        _ if rest.starts_with('/') || rest.starts_with("http") => {
-            Some(rest.split([' ', '#', ',']).next()?.to_owned())
-        }
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_hugo_link_render_hook_keeps_the_destinations_it_compares_with() {
-        let dir = std::env::temp_dir().join(format!("folio-hook-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("site/layouts/_markup")).unwrap();
-        std::fs::write(
-            dir.join("site/layouts/_markup/render-link.html"),
-            "{{- if eq $u.String \"g\" }}glossary{{ end }}{{ if eq $errorLevel \"warning\" }}{{ end }}\n\
-             {{ if eq .Destination \"api\" }}{{ end }}",
-        )
-        .unwrap();
-        let root = dir.canonicalize().unwrap();
-        assert_eq!(hugo_hook_links(&root, "site"), ["api", "g"]);
-        assert!(hugo_hook_links(&root, "").is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn locales_are_read_from_a_config_file_as_text() {
-        let starlight = "export const locales = {\n\troot: { label: 'English', lang: 'en' },\n\tde: { label: 'Deutsch', lang: 'de' },\n\t'zh-cn': { label: 'x', lang: 'zh-CN' },\n};\n";
-        assert_eq!(config_locales(starlight), Some(vec!["de".to_owned(), "zh-cn".to_owned()]));
-        let docusaurus = "  i18n: {\n    defaultLocale: 'en',\n    locales: ['en', 'fr', 'ko'],\n  },\n";
-        assert_eq!(config_locales(docusaurus), Some(vec!["fr".to_owned(), "ko".to_owned()]));
-        assert_eq!(config_locales("site_name: x\n"), None);
-    }
-
-    #[test]
-    fn base_paths_are_read_from_each_config_file_as_text() {
-        let cases = [
-            (Generator::MdBook, "[output.html]\nsite-url = \"/mdBook/\"\n", Some("mdBook")),
-            (Generator::VitePress, "export default {\n  base: '/vitepress/',\n}\n", Some("vitepress")),
-            (Generator::Docusaurus, "  baseUrl: '/',\n", None),
-            (Generator::Docusaurus, "  baseUrl: \"/docs/\",\n", Some("docs")),
-            (Generator::MkDocs, "site_url: https://www.mkdocs.org/\n", None),
-            (Generator::MkDocs, "site_url: https://x.github.io/proj/\n", Some("proj")),
-            (Generator::Hugo, "baseURL = 'https://gohugo.io/'\n", None),
-            (Generator::VitePress, "  base: `/${x}/`,\n", None),
-            (Generator::Starlight, "export default defineConfig({ site: 'x' })\n", None),
-        ];
-        for (generator, text, want) in cases {
-            assert_eq!(base_path(generator, text).as_deref(), want, "{text}");
-        }
-    }
+    /// Where a link that matches nothing cannot be proved broken, and why.
+    pub unverifiable: crate::compile::links::Unverifiable,
+    /// The route the pages folder is served at below the base path, without slashes
+    /// (Docusaurus's `routeBasePath`, `docs` by default); empty for the site root.
+    pub route_base: String,
+    /// Routes the site serves that no page file holds (redirects, pages written in code such as
+    /// Docusaurus's `src/pages/help.js`), without the base path, each starting with `/` and
+    /// without a trailing one: a link to one is not checked further.
+    pub extra_routes: Vec<String>,
+    /// Route patterns the host answers (redirects): `/docs/:path*.mdx`, `/legacy/*`,
+    /// `/api/(.*)` (path-to-regexp and Netlify placeholders), without the base path: a link that
+    /// matches one is not checked further.
+    pub extra_patterns: Vec<String>,
+    /// Site route prefixes read as others (Docusaurus serves the current docs at `/docs/next/`
+    /// when it keeps versions): `("/docs/next", "docs")`.
+    pub route_aliases: Vec<(String, String)>,
+    /// Folders (content-relative) holding pages served at the same routes as the pages
+    /// folder's, each with what they are (Docusaurus's newest version, `versioned_docs/
+    /// version-3.0/`): a route that misses the pages folder but is a file there is not broken.
+    pub mirrors: Vec<(String, String)>,
+    /// Folders named `(group)` are not route segments (Next.js route groups, Fumadocs):
+    /// `(guides)/install.mdx` is `/install`.
+    pub route_groups: bool,
+    /// Page routes are each path segment slugified (Starlight: `Guides/1.0 Notes.md` is
+    /// `/guides/10-notes/`).
+    pub slugged_routes: bool,
 }

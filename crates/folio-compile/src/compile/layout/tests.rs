@@ -99,10 +99,14 @@ fn settings_in_the_config_file_move_the_pages() {
     // a path that would leave the root falls back to the preset's folder.
     let tree = Tree::new("docusaurus-path", &["website/docusaurus.config.ts", "docs/", "website/docs/"]);
     let config = tree.root().join("website/docusaurus.config.ts");
-    std::fs::write(&config, "export default {\n  presets: [['classic', { docs: {\n    path: '../docs',\n")
-        .unwrap();
+    std::fs::write(
+        &config,
+        "export default {\n  presets: [['classic', { docs: {\n    path: '../docs',\n  } }]],\n};\n",
+    )
+    .unwrap();
     assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "docs");
-    std::fs::write(&config, "    path: '../../docs',\n").unwrap();
+    std::fs::write(&config, "export default { presets: [['classic', { docs: { path: '../../docs' } }]] };\n")
+        .unwrap();
     assert_eq!(resolve(&tree, &LayoutKeys::default(), &Requested::default()).0.docs_dir(), "website/docs");
 }
 

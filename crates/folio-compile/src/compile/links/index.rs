@@ -51,6 +51,46 @@ pub(super) struct Index<'t> {
     /// Pages whose anchors cannot be known: content written in at build time (a plugin
     /// directive, an include of a file outside the folders Folio reads).
     open_anchors: BTreeSet<&'t str>,
+    /// Routes the site serves that no page holds ([`normal_route`] of
+    /// [`SiteRules::extra_routes`](crate::compile::layout::SiteRules)).
+    extra_routes: BTreeSet<String>,
+}
+
+/// The key a page is found by its route: its slugged segments (Starlight), or its path without
+/// ordering prefixes.
+pub(super) fn route_key_of(targets: &Targets<'_>, ordering: bool, path: &str) -> String {
+    let grouped;
+    let path = if targets.site.route_groups {
+        grouped = path
+            .split('/')
+            .filter(|s| !(s.starts_with('(') && s.ends_with(')')))
+            .collect::<Vec<_>>()
+            .join("/");
+        grouped.as_str()
+    } else {
+        path
+    };
+    if targets.site.slugged_routes && !ordering {
+        super::site::slug_key(path)
+    } else {
+        super::site::route_key(path)
+    }
+}
+
+/// A site route in one form for comparing: no `#anchor` or `?query`, no trailing `/`, no
+/// `.html`, `.md` or `.mdx`, no trailing `/index`; `/` for the root.
+pub(super) fn normal_route(route: &str) -> String {
+    let route = route.split(['#', '?']).next().unwrap_or("");
+    let route = route.trim_end_matches('/');
+    let route = [".html", ".md", ".mdx"].iter().find_map(|e| route.strip_suffix(e)).unwrap_or(route);
+    let route = route.strip_suffix("/index").unwrap_or(route);
+    if route.is_empty() {
+        "/".to_owned()
+    } else if route.starts_with('/') {
+        route.to_owned()
+    } else {
+        format!("/{route}")
+    }
 }
 
 /// Lookup tables for links that match no file: case twins, directories, did-you-mean.
@@ -163,11 +203,12 @@ impl<'t> Index<'t> {
         }
         let site = Site::of(targets);
         let mut routes = BTreeMap::new();
-        if site.ordering_prefixes {
+        if site.ordering_prefixes || targets.site.slugged_routes || targets.site.route_groups {
             for &path in targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p)) {
-                routes.entry(super::site::route_key(path)).or_insert(path);
+                routes.entry(route_key_of(targets, site.ordering_prefixes, path)).or_insert(path);
             }
         }
+        let extra_routes = targets.site.extra_routes.iter().map(|r| normal_route(r)).collect();
         Index {
             open_anchors: targets.open_anchors.clone(),
             routes,
@@ -179,6 +220,7 @@ impl<'t> Index<'t> {
             wiki_sorted: std::sync::OnceLock::new(),
             merged_anchors: BTreeMap::new(),
             site,
+            extra_routes,
         }
     }
 
@@ -198,6 +240,8 @@ impl<'t> Index<'t> {
             served: Vec::with_capacity(sources.len()),
             diagnostics: Vec::new(),
             linked: Vec::new(),
+            checked: 0,
+            unverified: super::proof::Tally::default(),
         };
         for source in sources {
             // Reference-style links that share a definition report the same spot once.
@@ -209,8 +253,23 @@ impl<'t> Index<'t> {
                     Outcome::Found(path) => Outcome::Found(self.localized(source, path)),
                     other => other,
                 };
+                let navigation = source.path == super::NAVIGATION;
+                if !matches!(outcome, Outcome::Unchecked) && !navigation {
+                    out.checked += 1;
+                }
                 let (resolved_path, problem) = match outcome {
                     Outcome::Unchecked => (None, None),
+                    Outcome::Unverified(_) if navigation => (None, None),
+                    Outcome::Unverified(why) => {
+                        let spot = super::proof::Spot {
+                            path: source.path.to_owned(),
+                            line: raw.line,
+                            column: raw.column,
+                            target: raw.target.clone(),
+                        };
+                        out.unverified.add(why, spot);
+                        (None, None)
+                    }
                     Outcome::Found(path) => (Some(path), self.check_anchor(source, raw, path)),
                     Outcome::FoundWith(path, note) => {
                         if seen.insert((raw.line, raw.column, note.code)) {
@@ -267,7 +326,7 @@ impl<'t> Index<'t> {
                     Outcome::Found(path) | Outcome::FoundWith(path, _) => {
                         included.entry(source.path).or_default().push(path.to_owned());
                     }
-                    Outcome::Unchecked => {
+                    Outcome::Unchecked | Outcome::Unverified(_) => {
                         self.open_anchors.insert(source.path);
                     }
                     Outcome::Problem(_) => {}
@@ -336,6 +395,30 @@ impl<'t> Index<'t> {
                     {
                         Outcome::Unchecked
                     }
+                    Outcome::Problem(_)
+                        if raw.kind == LinkKind::SiteAbsolute
+                            && source.origin == Origin::Doc
+                            && self.is_extra_route(raw) =>
+                    {
+                        Outcome::Unchecked
+                    }
+                    // A file of the repository the site's build takes from outside its pages
+                    // (an image beside the pages folder).
+                    Outcome::Problem(problem)
+                        if problem.code == "broken-link"
+                            && source.origin == Origin::Doc
+                            && self.targets.site.unverifiable.exists_on_disk(source, raw) =>
+                    {
+                        Outcome::Unchecked
+                    }
+                    Outcome::Problem(problem)
+                        if problem.code == "broken-link" && source.origin == Origin::Doc =>
+                    {
+                        match self.targets.site.unverifiable.why(&self.site, source, raw) {
+                            Some(why) => Outcome::Unverified(why),
+                            None => Outcome::Problem(problem),
+                        }
+                    }
                     outcome => outcome,
                 }
             }
@@ -356,6 +439,30 @@ impl<'t> Index<'t> {
             Some(rest) => rest,
             None => path,
         };
+        // Another route for the pages (Docusaurus's `/docs/next/` when it keeps versions), and
+        // the route the pages are served at (`routeBasePath`); the path as written still names
+        // a static file (`/docs/assets/x.png` in `static/docs/assets/`).
+        if let Some(route) = self.site_route(path).filter(|_| absolute) {
+            return match self.resolve_written(source, raw, &route, absolute) {
+                Outcome::Problem(problem) => match self.resolve_written(source, raw, path, absolute) {
+                    // Found as written, or a more telling problem (a case twin of a static file).
+                    Outcome::Problem(p) if p.code == "broken-link" => Outcome::Problem(problem),
+                    outcome => outcome,
+                },
+                outcome => outcome,
+            };
+        }
+        self.resolve_written(source, raw, path, absolute)
+    }
+
+    /// [`Index::resolve_path`] of a site path whose pages route is dealt with.
+    fn resolve_written(
+        &self,
+        source: &LinkSource<'t>,
+        raw: &RawLink,
+        path: &str,
+        absolute: bool,
+    ) -> Outcome<'t> {
         // A locale written as a file-name suffix is served under a path prefix (`/ja/docs/x`).
         let path = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
             Some((locale, rest)) if absolute && self.targets.locale_suffixes.contains(&locale) => {
@@ -373,6 +480,50 @@ impl<'t> Index<'t> {
             return Outcome::Found(found);
         }
         self.resolve_path_in_full(source, raw, path, absolute)
+    }
+
+    /// The site path `path` with the route of the pages folder (and its aliases) left out, when
+    /// it has them: `/docs/next/intro` → `/intro` for a site whose pages are at `/docs`.
+    fn site_route(&self, path: &str) -> Option<String> {
+        let rules = &self.targets.site;
+        let strip = |path: &str, prefix: &str| -> Option<String> {
+            let prefix = prefix.trim_matches('/');
+            if prefix.is_empty() {
+                return None;
+            }
+            let rest = path.strip_prefix('/')?.strip_prefix(prefix)?;
+            (rest.is_empty() || rest.starts_with('/'))
+                .then(|| if rest.is_empty() { "/".to_owned() } else { rest.to_owned() })
+        };
+        let mut path = path.to_owned();
+        let mut changed = false;
+        for (from, to) in &rules.route_aliases {
+            // The whole site moved into a folder (VitePress's `'en/:rest*': ':rest*'`).
+            let rest =
+                if from.trim_matches('/').is_empty() { Some(path.clone()) } else { strip(&path, from) };
+            if let Some(rest) = rest {
+                path = format!("/{}{}", to.trim_matches('/'), if rest == "/" { "" } else { &rest });
+                changed = true;
+                break;
+            }
+        }
+        if let Some(rest) = strip(&path, &rules.route_base) {
+            path = rest;
+            changed = true;
+        }
+        changed.then_some(path)
+    }
+
+    /// True when the site-absolute link names a route the site serves that no page holds.
+    fn is_extra_route(&self, raw: &RawLink) -> bool {
+        if self.extra_routes.is_empty() && self.targets.site.extra_patterns.is_empty() {
+            return false;
+        }
+        let decoded = percent_decode(raw.path());
+        let path = decoded.split('?').next().unwrap_or("");
+        let path = self.site.without_base(path).filter(|p| !p.is_empty()).unwrap_or(path);
+        self.extra_routes.contains(&normal_route(path))
+            || self.targets.site.extra_patterns.iter().any(|p| super::pattern::matches(p, path))
     }
 
     /// [`Index::resolve_path`] of `path` (the link's path, decoded and without its query).

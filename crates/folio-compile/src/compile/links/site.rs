@@ -117,6 +117,15 @@ impl<'t> Site<'t> {
             return bases;
         }
         let mut bases = vec![parent(linking_path).map_or_else(Vec::new, |dir| dir.split('/').collect())];
+        // Hugo's `GetPage` looks a leaf bundle's relative links up from the bundle's parent
+        // (`blog/2019/a/index.md` links `b` for `blog/2019/b/`).
+        if doc
+            && self.case_insensitive_routes
+            && let Some(dir) = parent(linking_path).filter(|_| page_stem(linking_path).ends_with("/index"))
+            && let Some(grand) = parent(dir)
+        {
+            bases.push(grand.split('/').collect());
+        }
         if doc && self.routes_from_root {
             bases.push(vec!["docs"]);
         }
@@ -220,6 +229,18 @@ pub(super) fn route_key(path: &str) -> String {
         }
     }
     key
+}
+
+/// The route of a page path when the site slugifies every segment (Starlight):
+/// `docs/Guides/1.0 Notes.md` → `docs/guides/10-notes`; a link's path, already slugged, keys the
+/// same.
+pub(super) fn slug_key(path: &str) -> String {
+    let path = page_stem(path);
+    let path = path.strip_suffix("/index").unwrap_or(path);
+    path.split('/')
+        .map(|segment| crate::compile::markdown::HeadingIds::GitHub.slug(segment))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// A name without an ordering prefix: digits then `.` or `-` (`1.guide`, `01-app`), when

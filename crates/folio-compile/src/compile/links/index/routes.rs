@@ -19,7 +19,8 @@ impl<'t> Index<'t> {
     /// site-absolute links that match nothing resolve (at least three, and half of them).
     /// Returns it, and uses it, when the site has no base of its own.
     pub(in crate::compile::links) fn infer_base(&mut self, sources: &[LinkSource<'t>]) -> Option<String> {
-        if !self.site.base.is_empty() {
+        // A site whose config says where it and its pages are served has nothing to infer.
+        if !self.site.base.is_empty() || !self.targets.site.route_base.is_empty() {
             return None;
         }
         let mut missing = 0usize;
@@ -104,6 +105,6 @@ impl<'t> Index<'t> {
         }
         let joined = joined.trim_end_matches('/');
         let joined = joined.strip_suffix(".html").unwrap_or(joined);
-        self.routes.get(&super::super::site::route_key(joined)).copied()
+        self.routes.get(&super::route_key_of(self.targets, self.site.ordering_prefixes, joined)).copied()
     }
 }

@@ -1,0 +1,78 @@
+//! Redirects the host serves, whatever the generator: Netlify's `_redirects` (in the site's
+//! static folders, its pages folder or its project folder, <https://docs.netlify.com/routing/redirects/>) and
+//! `netlify.toml` `[[redirects]]`, and Vercel's `vercel.json` `redirects` and `rewrites`
+//! (<https://vercel.com/docs/project-configuration>). A route one of them answers exists on the
+//! site, and so does every route a pattern of theirs matches (`/docs/*`, `/:lang/docs/:splat`,
+//! `/api/(.*)`, `/docs/:path*.mdx`).
+//!
+//! Reads those files only, as data (`netlify.toml` and `vercel.json`) or as the line format
+//! Netlify documents (`_redirects`).
+
+use super::{Project, Spec};
+use crate::compile::layout::config::Value;
+
+/// Adds the routes the host's redirect files answer to `spec`.
+pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
+    let mut sources: Vec<String> = Vec::new();
+    let mut places: Vec<String> = vec![project.dir.clone(), String::new()];
+    places.extend(spec.assets.iter().cloned());
+    // MkDocs and mdBook serve the pages folder's other files as they are.
+    places.push(spec.docs.clone());
+    places.sort();
+    places.dedup();
+    for dir in &places {
+        let redirects = super::super::join(dir, "_redirects");
+        if project.is_file(&redirects)
+            && let Ok(text) = crate::compile::layout::config::read_text(project.root, &redirects)
+        {
+            for line in text.lines() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                if let Some(from) = line.split_whitespace().next() {
+                    sources.push(from.to_owned());
+                }
+            }
+        }
+        let netlify = super::super::join(dir, "netlify.toml");
+        if project.is_file(&netlify)
+            && let Ok(file) = project.read(&netlify)
+        {
+            for redirect in file.value.get("redirects").map_or(&[][..], Value::items) {
+                if let Some(from) = redirect.get("from").and_then(Value::str) {
+                    sources.push(from.to_owned());
+                }
+            }
+        }
+        let vercel = super::super::join(dir, "vercel.json");
+        if project.is_file(&vercel)
+            && let Ok(file) = project.read(&vercel)
+        {
+            for key in ["redirects", "rewrites"] {
+                for redirect in file.value.get(key).map_or(&[][..], Value::items) {
+                    if let Some(from) = redirect.get("source").and_then(Value::str) {
+                        sources.push(from.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    let rules = &mut spec.rules;
+    for from in sources {
+        // Only paths of this site: not `https://other.example/*`.
+        let Some(path) = from.strip_prefix('/').map(|p| format!("/{p}")) else { continue };
+        let path = match rules.base.as_str() {
+            "" => path,
+            base => match path.strip_prefix(&format!("/{base}")) {
+                Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_owned(),
+                _ => path,
+            },
+        };
+        if path.contains(['*', ':', '(']) {
+            rules.extra_patterns.push(path);
+        } else {
+            rules.extra_routes.push(path);
+        }
+    }
+}

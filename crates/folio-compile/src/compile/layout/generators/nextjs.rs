@@ -1,0 +1,168 @@
+//! Next.js with MDX pages, and the two docs frameworks built on it, from Next.js's config
+//! reference (<https://nextjs.org/docs/app/api-reference/config/next-config-js>, `basePath`,
+//! `redirects`, `pageExtensions`), its project-structure guide, Fumadocs's source API
+//! (<https://fumadocs.dev/docs/headless/source-api>: `source.config.ts` `defineDocs({ dir })`,
+//! `loader({ baseUrl })`) and Nextra's content-directory convention
+//! (<https://nextra.site/docs/file-conventions/content-directory>): pages are Fumadocs's `dir`
+//! (`content/docs/`), else the first of `content/`, `docs/`, `pages/`, `app/`, `src/pages/`,
+//! `src/app/`; the site lives at `basePath`; `public/` is served at `/`; `redirects()` answers
+//! old routes; the app's own route files are routes of their own; the navigation is made from
+//! the folders (every page is in it).
+
+use super::{Preset, Project, Spec, url_path};
+use crate::compile::layout::config::Value;
+
+pub(super) struct NextJs;
+
+impl Preset for NextJs {
+    fn id(&self) -> &'static str {
+        "nextjs"
+    }
+
+    fn name(&self) -> &'static str {
+        "Next.js"
+    }
+
+    fn config_files(&self) -> &'static [&'static str] {
+        &["next.config.js", "next.config.mjs", "next.config.ts", "next.config.mts", "next.config.cjs"]
+    }
+
+    fn accepts(&self, root: &std::path::Path, dir: &str, _config: &str) -> bool {
+        ["content", "docs", "pages", "app", "src/pages", "src/app"]
+            .iter()
+            .any(|d| root.join(super::super::join(dir, d)).is_dir())
+    }
+
+    fn read(&self, project: &Project<'_>) -> Spec {
+        let config = project.value().unwrapped();
+        // Fumadocs: `export const docs = defineDocs({ dir: 'content/docs' })`.
+        let fumadocs = ["source.config.ts", "source.config.mts", "source.config.js", "source.config.mjs"]
+            .iter()
+            .filter_map(|n| project.at(n))
+            .find(|p| project.is_file(p));
+        let fumadocs_dir = fumadocs.as_ref().map(|file| {
+            let docs = crate::compile::layout::config::read_export(project.root, file, "docs")
+                .unwrap_or(Value::Null);
+            docs.get("dir").and_then(Value::str).unwrap_or("content/docs").to_owned()
+        });
+        let docs = fumadocs_dir
+            .into_iter()
+            .chain(
+                ["content", "docs", "pages", "app", "src/pages", "src/app"].iter().map(|d| (*d).to_owned()),
+            )
+            .filter_map(|d| project.at(&d))
+            .find(|d| project.is_dir(d))
+            .unwrap_or_default();
+        let mut spec = Spec { docs, ..Spec::default() };
+        let public = project.at("public").unwrap_or_default();
+        if project.is_dir(&public) {
+            spec.assets.push(public);
+        }
+        let rules = &mut spec.rules;
+        rules.directory_urls = true;
+        rules.route_groups = true;
+        // Fumadocs and Nextra make the sidebar from the folders: every page is in it.
+        rules.nav_dirs = vec![String::new()];
+        rules.base = config.get("basePath").and_then(url_path).unwrap_or_default();
+        // Fumadocs serves its pages at the `baseUrl` of `loader({ baseUrl, source })`.
+        if fumadocs.is_some() {
+            let loader = [
+                "lib/source.ts",
+                "lib/source.tsx",
+                "lib/source/index.ts",
+                "lib/source/index.tsx",
+                "src/lib/source.ts",
+                "src/lib/source.tsx",
+            ]
+            .iter()
+            .filter_map(|n| project.at(n))
+            .find(|p| project.is_file(p))
+            .and_then(|p| crate::compile::layout::config::read_export(project.root, &p, "source").ok());
+            // `loader({ baseUrl, source })`, or `loader(source, { baseUrl })`.
+            if let Some(base_url) = loader
+                .as_ref()
+                .and_then(|l| l.call_args("loader"))
+                .and_then(|args| args.iter().find_map(|a| a.get("baseUrl")))
+                .and_then(url_path)
+            {
+                rules.route_base = base_url;
+            }
+        }
+        app_routes(project, &spec.docs, &mut spec.rules);
+        let rules = &mut spec.rules;
+        if !rules.route_base.is_empty() {
+            rules.unverifiable.owned = Some((
+                vec![format!("/{}", rules.route_base)],
+                format!(
+                    "outside the docs' routes (`/{}/`): a page of the app that no route file of it names",
+                    rules.route_base
+                ),
+            ));
+        }
+        if let Some(Value::Func(redirects)) = config.get("redirects") {
+            for redirect in redirects.items() {
+                let Some(source) = redirect.get("source").and_then(Value::str) else { continue };
+                if source.contains([':', '*', '(']) {
+                    rules.extra_patterns.push(source.to_owned());
+                } else {
+                    rules.extra_routes.push(source.to_owned());
+                }
+            }
+        }
+        spec
+    }
+}
+
+/// The routes of the app's own route files: `page.*` and `route.*` under `app/` (route groups
+/// and `@slots` left out, `_private` folders skipped), every file of `pages/`; a `[param]`
+/// makes the routes under its fixed prefix, which only running the app tells.
+fn app_routes(project: &Project<'_>, docs: &str, rules: &mut crate::compile::layout::SiteRules) {
+    for (dir, app) in [("app", true), ("src/app", true), ("pages", false), ("src/pages", false)] {
+        let Some(dir) = project.at(dir).filter(|d| d != docs && project.is_dir(d)) else { continue };
+        for file in project.files_below(&dir, 5000) {
+            let (folder, name) = file.rsplit_once('/').unwrap_or(("", file.as_str()));
+            let stem = name.split('.').next().unwrap_or(name);
+            if app && !matches!(stem, "page" | "route") {
+                continue;
+            }
+            if !app && (stem.starts_with('_') || folder.split('/').next() == Some("api")) {
+                continue;
+            }
+            let mut segments: Vec<&str> = Vec::new();
+            let mut private = false;
+            for segment in folder.split('/').filter(|s| !s.is_empty()) {
+                if segment.starts_with('_') {
+                    private = true;
+                }
+                if !(segment.starts_with('(') && segment.ends_with(')') || segment.starts_with('@')) {
+                    segments.push(segment);
+                }
+            }
+            if private {
+                continue;
+            }
+            if !app && stem != "index" {
+                segments.push(stem);
+            }
+            let route = format!("/{}", segments.join("/"));
+            match route.find('[') {
+                Some(at) => {
+                    let prefix = route[..at].trim_end_matches('/').to_owned();
+                    let catch_all_of_docs = prefix.trim_start_matches('/') == rules.route_base;
+                    if catch_all_of_docs {
+                        continue;
+                    }
+                    let why = format!("a route that `{dir}/{file}` makes from its parameters");
+                    if prefix.is_empty() {
+                        if rules.route_base.is_empty() && !app {
+                            rules.unverifiable.all_routes.get_or_insert(why);
+                        }
+                    } else {
+                        rules.unverifiable.routes.push((prefix, why));
+                    }
+                }
+                None => rules.extra_routes.push(route),
+            }
+        }
+    }
+}

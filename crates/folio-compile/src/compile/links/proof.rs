@@ -1,0 +1,279 @@
+//! What a missed link proves. A link that matches no file is a `broken-link` error only when
+//! Folio can prove the site has no such page: the target would be a file of the folders it
+//! reads, under routing rules it read completely. Where the site makes pages Folio does not read
+//! (a blog, archived versions, pages a build script writes, another book on the same host) or
+//! routes it could not read (a config value only running the generator would tell), the link is
+//! *unverified*: one `unverified-link` warning per reason, naming the first link and counting
+//! the others, never an error.
+//!
+//! Pure: decides from the link and the rules the layout read; reads no file (the one question
+//! that needs the disk, "would git ignore this path", is asked through [`Unverifiable::generated`]).
+
+use std::collections::BTreeMap;
+
+use super::forms::{join, parent, percent_decode, to_path};
+use super::site::Site;
+use super::{LinkSource, Origin};
+use crate::catalog::LinkKind;
+use crate::compile::diagnostic::Diagnostic;
+use crate::compile::markdown::RawLink;
+
+/// What only the disk can tell about a link that matches nothing in the catalog.
+pub trait Disk: Send + Sync {
+    /// Whether a file the tree lacks (by its catalog path, `docs/reference/cli.md`) would be
+    /// made at build time, and why: a path git ignores is output, not source.
+    fn generated(&self, logical: &str) -> Option<String>;
+    /// Whether the relative link `written` of the file at catalog path `from` names a file or
+    /// folder of the repository outside the folders Folio reads (`../../../assets/x.png` from a
+    /// Starlight page): the site's build takes it from there.
+    fn exists_beside(&self, from: &str, written: &str) -> bool;
+}
+
+/// The [`Disk`] of a compile, compared by identity.
+#[derive(Clone)]
+pub struct Generated(pub std::sync::Arc<dyn Disk>);
+
+impl PartialEq for Generated {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Generated {}
+
+/// Where a missed link cannot be proved broken, and why: filled from the site's config by the
+/// layout. The default verifies everything (Folio's own layout).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Unverifiable {
+    /// Site route prefixes (after the base path: `/blog`, `/docs/next`) whose pages Folio does
+    /// not read, each with why.
+    pub routes: Vec<(String, String)>,
+    /// Why no site-absolute route that misses can be called broken, when the site's routes
+    /// could not be read completely.
+    pub all_routes: Option<String>,
+    /// The route prefixes whose pages the model owns, when it owns only some (Docusaurus's
+    /// `/docs`), and why a route outside them is not checked. A path naming a file of the
+    /// static folders (`/img/x.png`) is the model's wherever it is.
+    pub owned: Option<(Vec<String>, String)>,
+    /// Why a doc's relative link above the pages folder is not checked (the pages are one site
+    /// among others on the host: `../std/index.html` from an mdBook).
+    pub above_pages: Option<String>,
+    /// Why a destination that names no file by its extension (`expr.closure`, `items`) is not
+    /// checked: something rewrites such links before the site is built (an mdBook
+    /// preprocessor).
+    pub non_files: Option<String>,
+    /// Why a site-absolute link outside the base path is not checked, for generators that
+    /// leave such links as written (MkDocs, mdBook): it names another part of the host.
+    pub outside_base: Option<String>,
+    /// Why a site-absolute link to an `.html` file is not checked, for a site whose pages are
+    /// never `.html` files (Hugo's pretty URLs): another build step writes it.
+    pub html_files: Option<String>,
+    /// Why any file the tree lacks may be written at build time (a plugin that writes pages
+    /// from a script).
+    pub any_file: Option<String>,
+    /// Files made at build time.
+    pub generated: Option<Generated>,
+}
+
+impl std::fmt::Debug for Unverifiable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unverifiable")
+            .field("routes", &self.routes)
+            .field("all_routes", &self.all_routes)
+            .field("owned", &self.owned)
+            .field("above_pages", &self.above_pages)
+            .field("non_files", &self.non_files)
+            .field("any_file", &self.any_file)
+            .field("outside_base", &self.outside_base)
+            .field("html_files", &self.html_files)
+            .field("generated", &self.generated.is_some())
+            .finish()
+    }
+}
+
+impl Unverifiable {
+    /// True when the relative link `raw` of `source`, which names nothing Folio reads, names a
+    /// file of the repository on disk.
+    pub(super) fn exists_on_disk(&self, source: &LinkSource<'_>, raw: &RawLink) -> bool {
+        if raw.kind != LinkKind::Relative {
+            return false;
+        }
+        let decoded = percent_decode(raw.path());
+        let path = decoded.split('?').next().unwrap_or("");
+        self.generated.as_ref().is_some_and(|disk| disk.0.exists_beside(source.path, path))
+    }
+
+    /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot.
+    pub(super) fn why(&self, site: &Site<'_>, source: &LinkSource<'_>, raw: &RawLink) -> Option<String> {
+        let decoded = percent_decode(raw.path());
+        let path = decoded.split('?').next().unwrap_or("");
+        let absolute = raw.kind == LinkKind::SiteAbsolute;
+        if absolute {
+            let route = site.without_base(path).filter(|r| !r.is_empty()).unwrap_or(path);
+            let route = route.trim_end_matches('/');
+            for (prefix, why) in &self.routes {
+                if route == prefix || route.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('/'))
+                {
+                    return Some(why.clone());
+                }
+            }
+            if let Some(why) = &self.all_routes {
+                return Some(why.clone());
+            }
+            if let Some(why) = self
+                .outside_base
+                .as_ref()
+                .filter(|_| !site.base.is_empty() && site.without_base(path).is_none())
+            {
+                return Some(why.clone());
+            }
+            if let Some((owned, why)) = &self.owned {
+                let inside = owned.iter().any(|prefix| {
+                    route == prefix || route.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('/'))
+                });
+                if !inside && !names_a_static_file(route) {
+                    return Some(why.clone());
+                }
+            }
+        }
+        let written: Vec<&str> = path.split('/').collect();
+        let from: Vec<&str> = if absolute {
+            vec!["docs"]
+        } else {
+            parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect())
+        };
+        let doc = source.origin == Origin::Doc;
+        match join(&from, &written) {
+            None if doc => return self.above_pages.clone(),
+            None => {}
+            Some(joined) => {
+                let joined = to_path(&joined);
+                if doc
+                    && !absolute
+                    && !(joined == "docs" || joined.starts_with("docs/"))
+                    && let Some(why) = &self.above_pages
+                {
+                    return Some(why.clone());
+                }
+                if let Some(why) = self.generated.as_ref().and_then(|disk| disk.0.generated(&joined)) {
+                    return Some(why);
+                }
+            }
+        }
+        if let Some(why) = &self.any_file {
+            return Some(why.clone());
+        }
+        if !names_a_file(path) {
+            return self.non_files.clone();
+        }
+        if absolute
+            && let Some(why) = &self.html_files
+            && path.trim_end_matches('/').ends_with(".html")
+        {
+            return Some(why.clone());
+        }
+        None
+    }
+}
+
+/// Extensions a link names a file by: pages, and the files sites serve beside them.
+const FILE_EXTENSIONS: &[&str] = &[
+    "md", "mdx", "markdown", "html", "htm", "xhtml", "png", "jpg", "jpeg", "gif", "svg", "webp", "avif",
+    "ico", "bmp", "tif", "tiff", "pdf", "txt", "csv", "tsv", "json", "jsonc", "json5", "yml", "yaml", "toml",
+    "xml", "rss", "atom", "js", "mjs", "cjs", "ts", "tsx", "jsx", "css", "scss", "wasm", "zip", "gz", "tgz",
+    "tar", "bz2", "xz", "7z", "mp4", "webm", "mov", "mp3", "ogg", "wav", "woff", "woff2", "ttf", "otf",
+    "eot", "rs", "py", "go", "java", "kt", "c", "h", "cpp", "hpp", "cs", "rb", "php", "sh", "bash", "ps1",
+    "bat", "sql", "proto", "graphql", "ipynb", "lock", "cfg", "ini", "conf", "env", "log", "diff", "patch",
+    "epub", "docx", "xlsx", "pptx", "key", "pem", "crt", "jar", "dmg", "exe", "msi", "deb", "rpm", "apk",
+    "whl", "vue", "svelte", "astro", "rst", "adoc", "tex", "bib", "drawio",
+];
+
+/// True when the last segment of a link's path names a file by a common extension
+/// (`guide/intro.md`, `/img/logo.png`), not a route or an id with dots (`expr.closure`).
+fn names_a_file(path: &str) -> bool {
+    let leaf = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    leaf.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
+/// True when the last segment of a site path has a file extension other than a page's
+/// (`/img/logo.png`, not `/guide/intro.html` nor `/guide/intro`).
+fn names_a_static_file(route: &str) -> bool {
+    let leaf = route.rsplit('/').next().unwrap_or("");
+    leaf.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !matches!(ext, "md" | "mdx" | "html" | "htm")
+            && ext.len() <= 5
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// The missed links that could not be proved broken, by reason, in the order first met.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    reasons: Vec<(String, Vec<Spot>)>,
+    index: BTreeMap<String, usize>,
+}
+
+/// Where an unverified link is.
+#[derive(Debug, Clone)]
+pub(super) struct Spot {
+    pub(super) path: String,
+    pub(super) line: u32,
+    pub(super) column: u32,
+    pub(super) target: String,
+}
+
+impl Tally {
+    pub(super) fn add(&mut self, reason: String, spot: Spot) {
+        match self.index.get(&reason) {
+            Some(&i) => self.reasons[i].1.push(spot),
+            None => {
+                self.index.insert(reason.clone(), self.reasons.len());
+                self.reasons.push((reason, vec![spot]));
+            }
+        }
+    }
+
+    pub(super) fn extend(&mut self, other: Tally) {
+        for (reason, spots) in other.reasons {
+            for spot in spots {
+                self.add(reason.clone(), spot);
+            }
+        }
+    }
+
+    /// How many links were left unverified.
+    pub(super) fn count(&self) -> usize {
+        self.reasons.iter().map(|(_, spots)| spots.len()).sum()
+    }
+
+    /// One `unverified-link` warning per reason, at the first link that had it.
+    pub(super) fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.reasons
+            .into_iter()
+            .map(|(reason, spots)| {
+                let first = &spots[0];
+                let others = match spots.len() - 1 {
+                    0 => String::new(),
+                    1 => " and 1 more link".to_owned(),
+                    n => format!(" and {n} more links"),
+                };
+                Diagnostic::warning(
+                    "unverified-link",
+                    &first.path,
+                    first.line,
+                    first.column,
+                    format!("link `{}`{others} not verified: {reason}", first.target),
+                )
+                .with_help(
+                    "Folio reports a link broken only when it can prove the site has no such page; \
+                     to skip these links, list them in `[check] ignore_links` (a prefix ends in `*`), \
+                     or set `unverified-link = \"allow\"` under [lints]",
+                )
+            })
+            .collect()
+    }
+}
