@@ -139,6 +139,12 @@ impl Layout {
         };
         let mut layout = match read {
             Some((found, spec, unread)) => {
+                if let (Some(why), Some(f)) = (&spec.config_error, &found) {
+                    diags.push(
+                        Diagnostic::error("invalid-config", &f.config, 1, 1, why.clone())
+                            .with_help("fix the file, or its site is read with the generator's defaults"),
+                    );
+                }
                 let mut mounts = vec![Mount { part: Part::Docs, dir: spec.docs.clone() }];
                 mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
                 mounts.extend(spec.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
@@ -220,6 +226,10 @@ impl Layout {
         site.case_insensitive_routes = keys.case_insensitive_routes.unwrap_or(site.case_insensitive_routes);
         site.routes_from_root = keys.routes_from_root.unwrap_or(site.routes_from_root);
         site.directory_urls = keys.directory_urls.unwrap_or(site.directory_urls);
+        // Without a generator's config nothing says where the site is served.
+        if layout.generator.is_none() {
+            layout.site.base_unknown = true;
+        }
         layout.site.unverifiable.generated = Some(generated::hook(root, &layout));
         (layout, diags)
     }
@@ -390,10 +400,7 @@ type Picked = (Option<detect::Found>, generators::Spec, Vec<(String, String)>);
 /// The project the tree is read as, of those found: the one whose pages folder holds the most
 /// markdown (then the shallowest, then the first in name order); with its site, and the
 /// others' pages folders as unread.
-fn pick(
-    root: &Path,
-    found: Vec<detect::Found>,
-) -> Option<Picked> {
+fn pick(root: &Path, found: Vec<detect::Found>) -> Option<Picked> {
     let mut read: Vec<(detect::Found, generators::Spec, usize)> = found
         .into_iter()
         .map(|f| {

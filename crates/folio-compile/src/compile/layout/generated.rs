@@ -33,8 +33,8 @@ struct State {
 }
 
 impl Disk for State {
-    fn generated(&self, logical: &str) -> Option<String> {
-        self.why(logical)
+    fn generated(&self, logical: &str, route: bool) -> Option<String> {
+        self.why(logical, route)
     }
 
     fn exists_beside(&self, from: &str, written: &str) -> bool {
@@ -54,8 +54,8 @@ impl Disk for State {
 }
 
 impl State {
-    fn why(&self, logical: &str) -> Option<String> {
-        if let Some(rest) = logical.strip_prefix("docs/") {
+    fn why(&self, logical: &str, route: bool) -> Option<String> {
+        if let Some(rest) = logical.strip_prefix("docs/").filter(|_| route) {
             for (dir, what) in &self.layout.site.mirrors {
                 let stem = super::join(dir, rest);
                 let forms = [

@@ -124,6 +124,11 @@ pub(super) trait Preset: Sync {
 pub(super) fn read(generator: Generator, project: &Project<'_>) -> Spec {
     let mut spec = generator.preset().read(project);
     host::read(project, &mut spec);
+    if let Err(why) = &project.value
+        && *why != ReadError::Unreadable
+    {
+        spec.config_error = Some(format!("`{}` is not read: {why}", project.config));
+    }
     spec
 }
 
@@ -229,6 +234,9 @@ pub(super) struct Spec {
     /// Folders of the site holding pages Folio does not read, content-relative, each with why
     /// (archived versions, a blog, translations built as sites of their own).
     pub(super) unread: Vec<(String, String)>,
+    /// Why the config file could not be read at all (the site is then read with the
+    /// generator's defaults).
+    pub(super) config_error: Option<String>,
 }
 
 /// `written`, a path relative to the folder `dir` (content-relative), as a content-relative

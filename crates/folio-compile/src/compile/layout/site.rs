@@ -62,6 +62,10 @@ pub struct SiteRules {
     /// `/api/(.*)` (path-to-regexp and Netlify placeholders), without the base path: a link that
     /// matches one is not checked further.
     pub extra_patterns: Vec<String>,
+    /// The site's config does not say where the site is served, so the base path may be worked
+    /// out from its links (Folio's own layout; Nuxt Content and Next.js docs that are one section
+    /// of a larger app). Off for generators whose config says it (an absent `base` is `/`).
+    pub base_unknown: bool,
     /// Site route prefixes read as others (Docusaurus serves the current docs at `/docs/next/`
     /// when it keeps versions): `("/docs/next", "docs")`.
     pub route_aliases: Vec<(String, String)>,

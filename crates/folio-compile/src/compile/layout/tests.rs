@@ -210,3 +210,83 @@ fn an_empty_result_names_the_folder_the_markdown_is_in() {
     let d = layout.nothing_found(bare.root());
     assert!(d.message.ends_with("the tree holds no markdown"), "{}", d.message);
 }
+
+#[test]
+fn a_config_file_too_large_or_broken_is_an_error_and_the_defaults_apply() {
+    let tree = Tree::new("config-bounds", &["site/mkdocs.yml", "site/docs/"]);
+    let big = "a: 1\n".repeat(super::config::MAX_CONFIG_BYTES / 5 + 1);
+    std::fs::write(tree.root().join("site/mkdocs.yml"), big).unwrap();
+    let (layout, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
+    assert_eq!(layout.docs_dir(), "site/docs");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!((diags[0].code, diags[0].path.as_str()), ("invalid-config", "site/mkdocs.yml"));
+    assert!(diags[0].message.contains("more than the 1048576-byte limit"), "{}", diags[0].message);
+    std::fs::write(tree.root().join("site/mkdocs.yml"), "nav: [a\n").unwrap();
+    let (_, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
+    assert!(diags[0].message.starts_with("`site/mkdocs.yml` is not read: it does not parse"), "{diags:?}");
+}
+
+#[test]
+fn projects_are_found_down_to_four_folders_and_not_in_examples_or_dependencies() {
+    let tree = Tree::new(
+        "deep",
+        &[
+            "a/b/c/site/book.toml",
+            "a/b/c/site/src/",
+            "examples/demo/mkdocs.yml",
+            "examples/demo/docs/",
+            "node_modules/x/book.toml",
+            "node_modules/x/src/",
+            "a/b/c/d/e/mkdocs.yml",
+        ],
+    );
+    std::fs::write(tree.root().join("a/b/c/site/src/intro.md"), "# Intro\n").unwrap();
+    let (layout, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(layout.generator, Some(Generator::MdBook));
+    assert_eq!(layout.docs_dir(), "a/b/c/site/src");
+    assert_eq!(layout.detected_from.as_deref(), Some("a/b/c/site/book.toml"));
+}
+
+#[test]
+fn of_several_sites_the_one_with_most_pages_is_read_and_the_others_named() {
+    let tree = Tree::new(
+        "several",
+        &[
+            "website/docusaurus.config.js",
+            "website/docs/",
+            "book/book.toml",
+            "book/src/",
+            "docs/en/mkdocs.yml",
+            "docs/fr/mkdocs.yml",
+        ],
+    );
+    for (i, dir) in [
+        "book/src",
+        "book/src",
+        "docs/en/docs",
+        "docs/en/docs",
+        "docs/en/docs",
+        "docs/fr/docs",
+        "website/docs",
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::create_dir_all(tree.root().join(dir)).unwrap();
+        std::fs::write(tree.root().join(format!("{dir}/p{i}.md")), "# P\n").unwrap();
+    }
+    let (layout, _) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
+    assert_eq!(layout.generator, Some(Generator::MkDocs));
+    assert_eq!(layout.docs_dir(), "docs/en/docs");
+    let unread: Vec<(&str, &str)> = layout.unread.iter().map(|(d, w)| (d.as_str(), w.as_str())).collect();
+    assert_eq!(
+        unread,
+        [
+            ("book/src", "another site: mdBook, `book/book.toml`"),
+            ("website/docs", "another site: Docusaurus, `website/docusaurus.config.js`"),
+            ("docs/fr/docs", "the `fr` translation (`docs/fr/mkdocs.yml`)"),
+        ]
+    );
+    assert!(layout.site.unverifiable.routes.iter().any(|(r, _)| r == "/fr"));
+}

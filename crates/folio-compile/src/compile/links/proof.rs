@@ -21,8 +21,10 @@ use crate::compile::markdown::RawLink;
 /// What only the disk can tell about a link that matches nothing in the catalog.
 pub trait Disk: Send + Sync {
     /// Whether a file the tree lacks (by its catalog path, `docs/reference/cli.md`) would be
-    /// made at build time, and why: a path git ignores is output, not source.
-    fn generated(&self, logical: &str) -> Option<String>;
+    /// there on the site all the same, and why: a path git ignores is output, not source; and
+    /// for a `route` (not a link to a markdown file, which names one file of its own version),
+    /// a page of a folder served at the same routes (the newest archived version).
+    fn generated(&self, logical: &str, route: bool) -> Option<String>;
     /// Whether the relative link `written` of the file at catalog path `from` names a file or
     /// folder of the repository outside the folders Folio reads (`../../../assets/x.png` from a
     /// Starlight page): the site's build takes it from there.
@@ -155,7 +157,9 @@ impl Unverifiable {
                 {
                     return Some(why.clone());
                 }
-                if let Some(why) = self.generated.as_ref().and_then(|disk| disk.0.generated(&joined)) {
+                let markdown = [".md", ".mdx"].iter().any(|e| path.trim_end_matches('/').ends_with(e));
+                let route = absolute || !markdown;
+                if let Some(why) = self.generated.as_ref().and_then(|disk| disk.0.generated(&joined, route)) {
                     return Some(why);
                 }
             }

@@ -163,7 +163,8 @@ struct Module<'a> {
 
 impl<'a> Module<'a> {
     fn new(rel: &'a str, text: &'a str, body: &'a [Statement<'a>]) -> Self {
-        let mut module = Module { rel, text, bindings: BTreeMap::new(), default: None, named: BTreeMap::new() };
+        let mut module =
+            Module { rel, text, bindings: BTreeMap::new(), default: None, named: BTreeMap::new() };
         for statement in body {
             match statement {
                 Statement::ImportDeclaration(import) => {

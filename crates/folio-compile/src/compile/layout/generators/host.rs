@@ -3,7 +3,8 @@
 //! `netlify.toml` `[[redirects]]`, and Vercel's `vercel.json` `redirects` and `rewrites`
 //! (<https://vercel.com/docs/project-configuration>). A route one of them answers exists on the
 //! site, and so does every route a pattern of theirs matches (`/docs/*`, `/:lang/docs/:splat`,
-//! `/api/(.*)`, `/docs/:path*.mdx`).
+//! `/api/(.*)`, `/docs/:path*.mdx`), except a pattern of every route (`/*`, a single-page app's
+//! fallback), which answers anything and so tells nothing about a page.
 //!
 //! Reads those files only, as data (`netlify.toml` and `vercel.json`) or as the line format
 //! Netlify documents (`_redirects`).
@@ -69,8 +70,12 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
                 _ => path,
             },
         };
-        if path.contains(['*', ':', '(']) {
-            rules.extra_patterns.push(path);
+        if let Some(at) = path.find(['*', ':', '(']) {
+            // A pattern of every route (`/* /index.html 200`, a single-page app's fallback)
+            // answers anything, so it tells nothing about a page.
+            if !path[..at].trim_matches('/').is_empty() {
+                rules.extra_patterns.push(path);
+            }
         } else {
             rules.extra_routes.push(path);
         }

@@ -60,6 +60,8 @@ impl Preset for NextJs {
         }
         let rules = &mut spec.rules;
         rules.directory_urls = true;
+        // Often one section of a larger app, served under a path its config does not name.
+        rules.base_unknown = true;
         rules.route_groups = true;
         // Fumadocs and Nextra make the sidebar from the folders: every page is in it.
         rules.nav_dirs = vec![String::new()];
@@ -102,8 +104,10 @@ impl Preset for NextJs {
         if let Some(Value::Func(redirects)) = config.get("redirects") {
             for redirect in redirects.items() {
                 let Some(source) = redirect.get("source").and_then(Value::str) else { continue };
-                if source.contains([':', '*', '(']) {
-                    rules.extra_patterns.push(source.to_owned());
+                if let Some(at) = source.find([':', '*', '(']) {
+                    if !source[..at].trim_matches('/').is_empty() {
+                        rules.extra_patterns.push(source.to_owned());
+                    }
                 } else {
                     rules.extra_routes.push(source.to_owned());
                 }

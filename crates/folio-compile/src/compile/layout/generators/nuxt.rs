@@ -53,6 +53,8 @@ impl Preset for NuxtContent {
         }
         let rules = &mut spec.rules;
         rules.directory_urls = true;
+        // Often one section of a larger app, served under a path its config does not name.
+        rules.base_unknown = true;
         // Nuxt Content routes every file without its ordering prefix (`1.guide/` is `/guide`).
         rules.ordering_prefixes = Some(true);
         rules.base = nuxt.at(&["app", "baseURL"]).and_then(url_path).unwrap_or_default();

@@ -317,7 +317,10 @@ fn host_redirect_files_answer_routes() {
         &[
             ("mkdocs.yml", "site_name: x\n"),
             ("docs/", ""),
-            ("netlify.toml", "[[redirects]]\nfrom = '/legacy/*'\nto = '/:splat'\n"),
+            (
+                "netlify.toml",
+                "[[redirects]]\nfrom = '/legacy/*'\nto = '/:splat'\n[[redirects]]\nfrom = '/*'\nto = '/index.html'\nstatus = 200\n",
+            ),
             ("vercel.json", "{\"redirects\": [{\"source\": \"/moved\", \"destination\": \"/here\"}]}"),
             ("docs/_redirects", "# comment\n/a   /b  301\n"),
         ],

@@ -20,7 +20,8 @@ impl<'t> Index<'t> {
     /// Returns it, and uses it, when the site has no base of its own.
     pub(in crate::compile::links) fn infer_base(&mut self, sources: &[LinkSource<'t>]) -> Option<String> {
         // A site whose config says where it and its pages are served has nothing to infer.
-        if !self.site.base.is_empty() || !self.targets.site.route_base.is_empty() {
+        let rules = &self.targets.site;
+        if !self.site.base.is_empty() || !rules.route_base.is_empty() || !rules.base_unknown {
             return None;
         }
         let mut missing = 0usize;
