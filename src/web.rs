@@ -35,7 +35,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware;
 use axum::response::Response;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::catalog::{Catalog, EntryKind};
 use crate::query::Query;
@@ -131,15 +131,15 @@ impl View<'_> {
                 let (Ok(links), Some(from)) = (links, self.catalog.entries.get(source as usize)) else {
                     continue;
                 };
-                for resolved in links.iter().filter_map(|l| l.resolved.as_deref()) {
-                    let sources = map.entry(resolved.to_owned()).or_default();
-                    if !sources.contains(&from.uri) {
-                        sources.push(from.uri.clone());
-                    }
+                // Each entry it leads to once, however many links lead there.
+                let targets: FxHashSet<&str> = links.iter().filter_map(|l| l.resolved.as_deref()).collect();
+                for resolved in targets {
+                    map.entry(resolved.to_owned()).or_default().push(from.uri.clone());
                 }
             }
             for sources in map.values_mut() {
                 sources.sort();
+                sources.dedup();
             }
             map
         });
@@ -206,7 +206,9 @@ pub async fn serve_web(
     crate::server::http::serve_router(listener, app, stop, &options.limits, shutdown).await
 }
 
-/// Answers one request.
+/// Answers one request. Pages are rendered on tokio's blocking pool, never on the async
+/// workers: a page costs time in proportion to its size (a 4 MB doc of links, a search), and
+/// the workers answer every other request (assets, `/_/version`, other pages) meanwhile.
 async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Response {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         let mut response =
@@ -223,6 +225,21 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
         "/_/browse.js" => return asset("text/javascript; charset=utf-8", SCRIPT),
         _ => {}
     }
+    let query = uri.query().unwrap_or("").to_owned();
+    if path == "/_/version" {
+        let after = query.split('&').find_map(|p| p.strip_prefix("after=")).unwrap_or("");
+        let version = version_after(&state, after).await;
+        return respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
+    }
+    match tokio::task::spawn_blocking(move || render(&state, &path, &query)).await {
+        Ok(response) => response,
+        Err(_) => plain(StatusCode::INTERNAL_SERVER_ERROR, "This page could not be rendered.\n"),
+    }
+}
+
+/// The answer for the page at the decoded address `path` with the query string `query`: run on
+/// the blocking pool ([`answer`]).
+fn render(state: &WebState, path: &str, query: &str) -> Response {
     let snapshot = state.snapshot();
     let view = View {
         catalog: snapshot.query.catalog(),
@@ -230,15 +247,9 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
         sitemap: &snapshot.sitemap,
         file_backlinks: &snapshot.file_backlinks,
     };
-    if path == "/_/version" {
-        let after =
-            uri.query().and_then(|q| q.split('&').find_map(|p| p.strip_prefix("after="))).unwrap_or("");
-        let version = version_after(&state, after).await;
-        return respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
-    }
     if path == "/search" {
-        let asked = search_page::Asked::parse(uri.query().unwrap_or(""));
-        if uri.query().unwrap_or("").split('&').any(|p| p == "partial=1") {
+        let asked = search_page::Asked::parse(query);
+        if query.split('&').any(|p| p == "partial=1") {
             return respond(
                 StatusCode::OK,
                 "text/html; charset=utf-8",
@@ -247,26 +258,26 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
             );
         }
         let (title, body) = search_page::page(&view, &asked);
-        return page(&state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
+        return page(state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
     }
     if let Some(rest) = path.strip_prefix("/raw") {
         return raw(&view, rest);
     }
-    let found = match view.sitemap.place(view.catalog, &path) {
+    let found = match view.sitemap.place(view.catalog, path) {
         Some(Place::Index) => Some(pages::index(&view)),
         Some(Place::Folder(folder)) => Some(pages::folder(&view, folder)),
         Some(Place::Entry(idx)) => entry_page(&view, idx),
         None => None,
     };
     match found {
-        Some((title, body)) => page(&state, &view, &snapshot, StatusCode::OK, &title, "", &body),
+        Some((title, body)) => page(state, &view, &snapshot, StatusCode::OK, &title, "", &body),
         None => {
             let body = format!(
                 "<h1>Not in this catalog</h1>\n<p><code>{}</code> is no page of this catalog.</p>\n\
                  <p><a href=\"/\">Back to the index</a></p>\n",
-                escape(&path)
+                escape(path)
             );
-            page(&state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
+            page(state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
         }
     }
 }
