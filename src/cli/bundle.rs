@@ -203,8 +203,9 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
     // The catalog's bytes, verified (a built file) or encoded (a compiled tree), and what it is.
     let (catalog, what): (bytes::Bytes, String) = match &args.catalog {
         Some(path) => {
-            let read = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let bytes = bytes::Bytes::from(read);
+            // The checks of `serve --catalog` before a byte is read: a regular file, its size,
+            // its first 256 bytes.
+            let bytes = bytes::Bytes::from(folio::query::read_catalog_bytes(path)?);
             let decoded = folio::catalog::codec::decode_shared(bytes.clone())
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?;
             (bytes, described(&decoded))
