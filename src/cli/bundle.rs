@@ -21,6 +21,9 @@
 //! `build`, `check`, `bundle`, `--catalog` and `--content` are refused: a bundle is its
 //! project's server, not a compiler. `--help` and `--version` carry the project's name and
 //! version (`[catalog] name`, `version`).
+//!
+//! Writing a bundle must not open a path this process did not create: the executable is written
+//! to a temporary file created with `O_EXCL` in the output folder and renamed over `--out`.
 
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
@@ -230,31 +233,15 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
     let out = &args.out;
-    let tmp = temp_beside(out);
-    let written = (|| -> std::io::Result<()> {
-        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
-        }
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(&program)?;
-        file.write_all(HEADER)?;
-        file.write_all(&catalog)?;
-        file.write_all(TRAILER)?;
-        file.write_all(&(catalog.len() as u64).to_le_bytes())?;
-        file.write_all(&(program.len() as u64).to_le_bytes())?;
-        file.write_all(blake3::hash(&catalog).as_bytes())?;
-        file.sync_all()?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
-        }
-        std::fs::rename(&tmp, out)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(anyhow!("cannot write {}: {e}", out.display()));
-    }
+    let trailer = [
+        &TRAILER[..],
+        &(catalog.len() as u64).to_le_bytes(),
+        &(program.len() as u64).to_le_bytes(),
+        blake3::hash(&catalog).as_bytes(),
+    ]
+    .concat();
+    write_executable(out, &[&program, HEADER, &catalog, &trailer])
+        .map_err(|e| anyhow!("cannot write {}: {e}", out.display()))?;
     eprintln!(
         "wrote {} ({what}; run `{} serve` to serve it, `{} --help` for more)",
         out.display(),
@@ -276,7 +263,87 @@ fn described(catalog: &folio::catalog::Catalog) -> String {
     )
 }
 
-fn temp_beside(out: &Path) -> PathBuf {
+/// Writes `parts` one after the other to a new executable file at `out` (mode 0755 on Unix):
+/// into a temporary file of its folder that this call creates (`O_EXCL`: an existing file or a
+/// link planted at its name is never opened, written or changed), then renamed over `out`.
+fn write_executable(out: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let (tmp, mut file) = create_temp_beside(out)?;
+    let written = (|| -> std::io::Result<()> {
+        for part in parts {
+            file.write_all(part)?;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            // On the handle, never by name.
+            file.set_permissions(std::fs::Permissions::from_mode(0o755))?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, out)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// A new, empty file `.NAME.PID.N.tmp` beside `out`, created by this call (the first `N` whose
+/// name is free).
+fn create_temp_beside(out: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "bundle".into());
-    out.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o700);
+    }
+    let mut last = None;
+    for n in 0..100 {
+        let tmp = out.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()));
+        match options.open(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_executable;
+
+    /// A link planted at the temporary file's name (the process id is no secret) is left alone:
+    /// the file it points at is neither written nor made executable, and the bundle is written.
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_the_temporary_name_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!("folio-bundle-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious\n").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let out = dir.join("mydocs-mcp");
+        for n in 0..3 {
+            let planted = dir.join(format!(".mydocs-mcp.{}.{n}.tmp", std::process::id()));
+            std::os::unix::fs::symlink(&victim, planted).unwrap();
+        }
+        std::os::unix::fs::symlink(&victim, dir.join(format!(".mydocs-mcp.{}.tmp", std::process::id())))
+            .unwrap();
+        write_executable(&out, &[b"program", b"catalog"]).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert_eq!(std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read(&out).unwrap(), b"programcatalog");
+        assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o755);
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 6, "the victim, four links, the bundle: {left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
