@@ -33,6 +33,7 @@ use std::sync::OnceLock;
 use anyhow::{Context as _, anyhow, bail};
 
 use super::BundleArgs;
+use super::terminal::printable;
 use folio::query::Query;
 
 /// Marks the start of the appended catalog.
@@ -83,13 +84,14 @@ pub(crate) fn refuse_other_sources(source: &super::SourceArgs) -> anyhow::Result
 /// The command line a bundle takes: folio's, named and versioned as the project, without the
 /// commands a bundle refuses (still parsed, so a refusal can say why).
 pub(crate) fn command(bundle: &Bundle, mut command: clap::Command) -> clap::Command {
+    // The tree's values reach the terminal escaped, as everything the CLI prints about content.
     let version = format!(
         "{} (catalog {}, bundled by folio {})",
-        bundle.version.as_deref().unwrap_or("unversioned"),
+        printable(bundle.version.as_deref().unwrap_or("unversioned")),
         &bundle.catalog_hash[..12.min(bundle.catalog_hash.len())],
         folio::server::SERVER_VERSION
     );
-    let name = bundle.name.clone();
+    let name = printable(&bundle.name).into_owned();
     let examples = format!(
         "Examples:\n  {name} serve                        serve the catalog to an MCP client over stdio\n  \
          {name} serve --http 127.0.0.1:8090  serve it over Streamable HTTP at /mcp\n  \
@@ -106,7 +108,10 @@ pub(crate) fn command(bundle: &Bundle, mut command: clap::Command) -> clap::Comm
         .name(static_name)
         .bin_name(name)
         .version(static_version)
-        .about(format!("{}: an MCP server for this catalog of docs and Agent Skills", bundle.title))
+        .about(format!(
+            "{}: an MCP server for this catalog of docs and Agent Skills",
+            printable(&bundle.title)
+        ))
         .after_help(examples)
 }
 
@@ -251,13 +256,13 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `name version, N docs, M skills`.
+/// `name version, N docs, M skills`, the tree's values escaped for the terminal.
 fn described(catalog: &folio::catalog::Catalog) -> String {
     let settings = &catalog.settings;
     format!(
         "{}{}, {} docs, {} skills",
-        settings.name,
-        settings.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default(),
+        printable(&settings.name),
+        settings.version.as_deref().map(|v| format!(" {}", printable(v))).unwrap_or_default(),
         catalog.docs.len(),
         catalog.skills.len()
     )

@@ -134,6 +134,29 @@ fn a_changed_or_cut_bundle_is_refused_before_anything_is_served() {
     assert!(out.stderr.contains("broken-link") && !bad.join("dist/x").exists(), "{}", out.stderr);
 }
 
+#[test]
+fn a_bundles_name_and_version_reach_the_terminal_escaped() {
+    let tree = Tree::new();
+    tree.file(
+        "content/folio.toml",
+        "[catalog]\nname = \"evil\\u001b[2J\\u001b]0;owned\\u0007\"\nversion = \"1.0\\r\\u202e\"\n",
+    )
+    .file("content/docs/a.md", "# A\n");
+    let made = folio(tree.path(), &["bundle", "content", "--out", "dist/evil"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    assert!(
+        made.stderr.contains("(evil\\u{1b}[2J\\u{1b}]0;owned\\u{7} 1.0\\r\\u{202e}, 1 docs, 0 skills;"),
+        "{}",
+        made.stderr
+    );
+    let (code, version, _) = run(&tree.join("dist/evil"), &["--version"], "");
+    assert_eq!(code, Some(0));
+    assert!(!version.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']), "{version:?}");
+    let (code, help, _) = run(&tree.join("dist/evil"), &["--help"], "");
+    assert_eq!(code, Some(0));
+    assert!(!help.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']), "{help:?}");
+}
+
 fn make_executable(path: &Path) {
     #[cfg(unix)]
     {
