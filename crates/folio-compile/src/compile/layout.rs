@@ -23,6 +23,7 @@ pub use site::SiteRules;
 
 use super::diagnostic::Diagnostic;
 use super::settings::LayoutKeys;
+use super::source;
 
 /// A part of the catalog a folder of the tree is read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -198,6 +199,12 @@ impl Layout {
         layout.mounts.sort_by_key(|m| m.part);
         layout.mounts.dedup();
         layout.site = SiteRules::preset(layout.generator, root, layout.detected_from.as_deref());
+        // A generator's config file over the limit was not read (its defaults apply): say so.
+        if let Some(config) = &layout.detected_from
+            && let source::ConfigFile::TooLarge(size) = source::read_config(root, config)
+        {
+            diags.push(source::config_too_large(config, size));
+        }
         let (site, keys) = (&mut layout.site, &keys.site);
         if let Some(rule) = keys.heading_ids {
             site.heading_ids = rule;

@@ -229,9 +229,15 @@ fn beside(dir: &str, written: &str) -> Option<String> {
 }
 
 /// A config file's text, read the way the compile reads content (a regular file inside the root,
-/// through no link that leaves it, at most the compile's limit per file), when it is UTF-8.
+/// through no link that leaves it) but at most [`MAX_CONFIG_BYTES`] of it, when it is UTF-8. A
+/// larger one is not read (`Layout::resolve` reports it).
+///
+/// [`MAX_CONFIG_BYTES`]: crate::compile::source::MAX_CONFIG_BYTES
 fn read_small(root: &Path, rel: &str) -> Option<String> {
-    String::from_utf8(crate::compile::source::read_inside(root, rel)?).ok()
+    match crate::compile::source::read_config(root, rel) {
+        crate::compile::source::ConfigFile::Read(bytes) => String::from_utf8(bytes).ok(),
+        _ => None,
+    }
 }
 
 /// The source of the first `[[module.mounts]]` of a TOML Hugo config whose target is `target`.

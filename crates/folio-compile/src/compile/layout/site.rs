@@ -59,8 +59,12 @@ impl SiteRules {
     /// relative) sets, where it is plain to read.
     pub fn preset(generator: Option<Generator>, root: &Path, config: Option<&str>) -> SiteRules {
         let Some(generator) = generator else { return SiteRules::default() };
+        // Bounded as a config file (`Layout::resolve` reports one over the limit).
         let text = config
-            .and_then(|c| crate::compile::source::read_inside(root, c))
+            .and_then(|c| match crate::compile::source::read_config(root, c) {
+                crate::compile::source::ConfigFile::Read(bytes) => Some(bytes),
+                _ => None,
+            })
             .and_then(|b| String::from_utf8(b).ok());
         let base = text.as_deref().and_then(|t| base_path(generator, t)).unwrap_or_default();
         let mut rules = SiteRules { base, ..SiteRules::default() };
@@ -191,10 +195,18 @@ fn navigation(generator: Generator, root: &Path, config: &str) -> (Vec<String>, 
     let mut files = vec![config.to_owned()];
     collect_config_files(root, dir, 0, &mut files);
     let (mut links, mut dirs) = (Vec::new(), Vec::new());
-    for file in &files {
-        let Some(text) =
-            crate::compile::source::read_inside(root, file).and_then(|b| String::from_utf8(b).ok())
-        else {
+    for (i, file) in files.iter().enumerate() {
+        // The generator's config file bounded as a config file; the files beside it, only
+        // scanned line by line here, as any file of the tree.
+        let bytes = if i == 0 {
+            match crate::compile::source::read_config(root, file) {
+                crate::compile::source::ConfigFile::Read(bytes) => Some(bytes),
+                _ => None,
+            }
+        } else {
+            crate::compile::source::read_inside(root, file)
+        };
+        let Some(text) = bytes.and_then(|b| String::from_utf8(b).ok()) else {
             continue;
         };
         let sidebar = file.rsplit('/').next().is_some_and(|name| name.starts_with("sidebars."));
