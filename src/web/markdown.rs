@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use rustc_hash::FxHashMap;
 
@@ -155,7 +155,13 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
             Event::End(TagEnd::Heading(level)) => {
                 events.push(Event::Html(CowStr::from(format!("</h{}>\n", level as u8))));
             }
-            Event::Start(Tag::Link { dest_url, .. }) => {
+            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
+                // An email autolink (`<x@y.example>`) carries the address alone, as the compiler
+                // records it with `mailto:`.
+                let dest_url = match link_type {
+                    LinkType::Email => CowStr::from(format!("mailto:{dest_url}")),
+                    _ => dest_url,
+                };
                 let target = resolve(cx, &records, &dest_url, line_of(range.start));
                 let (open, close) = match &target {
                     Target::Page(href, _) => (format!("<a href=\"{}\">", escape(href)), "</a>"),

@@ -277,6 +277,23 @@ fn the_binary_prints_its_address_and_follows_the_content_it_browses() {
     let _ = child.wait();
 }
 
+#[tokio::test]
+async fn an_email_autolink_is_a_mailto_link() {
+    let tree = crate::support::Tree::new();
+    tree.file("docs/a.md", "# A\n\nWrite to <team@docs.example> or [us](mailto:us@docs.example).\n");
+    let server = FolioServer::from_catalog(compile(&Config::new(tree.path())).catalog.unwrap()).unwrap();
+    let web = start(server).await;
+    let main = main_of(&page(web.addr, "/docs/a.md").await).to_owned();
+    assert!(
+        main.contains(
+            "<a class=\"external\" href=\"mailto:team@docs.example\" rel=\"noreferrer\">team@docs.example</a>"
+        ),
+        "{main}"
+    );
+    assert!(main.contains("href=\"mailto:us@docs.example\""), "{main}");
+    assert!(!main.contains("class=\"broken\""), "{main}");
+}
+
 /// A doc of 120,000 links (4 MB): 20,000 to a page of the catalog, the rest to sites elsewhere.
 fn link_heavy_server() -> FolioServer {
     use std::fmt::Write as _;
