@@ -139,9 +139,12 @@ impl Encoder {
         let hash = hasher.finalize().to_hex().to_string();
 
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| fail(format!("`model.safetensors` does not load: {e}")))?;
+            .map_err(|e| fail(format!("`model.safetensors` does not load: {}", candle_message(&e))))?;
         let model = Bert::load(vb, &config).map_err(|e| {
-            fail(format!("`model.safetensors` does not hold the BERT weights `config.json` describes: {e}"))
+            fail(format!(
+                "`model.safetensors` does not hold the BERT weights `config.json` describes: {}",
+                candle_message(&e)
+            ))
         })?;
         let name = dir
             .canonicalize()
@@ -179,9 +182,23 @@ impl Encoder {
             };
             pooled.to_vec1::<f32>()
         };
-        let mut vector = run().map_err(|e| format!("the encoder failed: {e}"))?;
+        let mut vector = run().map_err(|e| format!("the encoder failed: {}", candle_message(&e)))?;
         normalize(&mut vector);
         Ok((vector, fit))
+    }
+}
+
+/// A candle error as one line of words: without the backtrace candle captures into its errors
+/// when `RUST_BACKTRACE` is set (printed, it buried the message under dozens of frames), and
+/// its context on the same line.
+pub(crate) fn candle_message(e: &candle_core::Error) -> String {
+    match e {
+        candle_core::Error::WithBacktrace { inner, .. } => candle_message(inner),
+        candle_core::Error::Context { inner, context } => format!("{context}: {}", candle_message(inner)),
+        candle_core::Error::WithPath { inner, path } => {
+            format!("{}: {}", path.display(), candle_message(inner))
+        }
+        other => other.to_string().trim().replace('\n', "; "),
     }
 }
 

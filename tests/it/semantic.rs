@@ -170,6 +170,30 @@ fn a_missing_or_broken_model_is_refused_with_what_to_do() {
 }
 
 #[test]
+fn a_model_whose_weights_do_not_match_its_config_is_refused_in_one_line_even_with_rust_backtrace() {
+    let tree = tree();
+    let config = std::fs::read_to_string(tree.join("tiny/config.json")).unwrap();
+    let mut wider: serde_json::Value = serde_json::from_str(&config).unwrap();
+    wider["intermediate_size"] = 96.into();
+    std::fs::write(tree.join("tiny/config.json"), wider.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(["build", "content", "--out", "out", "--model", "tiny"])
+        .current_dir(tree.path())
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "the message alone, no backtrace: {stderr}");
+    assert!(
+        stderr.starts_with(
+            "error: model `tiny`: `model.safetensors` does not hold the BERT weights `config.json` describes: "
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_catalog_is_searched_only_with_the_model_that_made_its_vectors() {
     let tree = tree();
     tiny::write(&tree.join("other"), 2);
