@@ -26,6 +26,7 @@ mod sitemap;
 mod skill_pages;
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -44,13 +45,24 @@ use html::{Shell, escape};
 use sitemap::{Place, Sitemap};
 
 /// Options of the web view. [`Default`] is what `folio browse` runs with.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct WebOptions {
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
     pub allow_hosts: Vec<String>,
     /// Connections, header read timeout and shutdown drain (the HTTP transport's).
     pub limits: HttpLimits,
+    /// `/_/version?after=` requests held open at once, waiting for a reload (one per open
+    /// page), and never more than half of `limits.max_connections`: a held request keeps its
+    /// connection, so without a cap of their own they could take every connection pages need.
+    /// One over the cap is answered at once with the current version and `Retry-After`.
+    pub max_held_polls: usize,
+}
+
+impl Default for WebOptions {
+    fn default() -> Self {
+        WebOptions { allow_hosts: Vec::new(), limits: HttpLimits::default(), max_held_polls: 64 }
+    }
 }
 
 impl WebOptions {
@@ -155,6 +167,26 @@ struct WebState {
     current: Mutex<Option<Arc<Snapshot>>>,
     /// Turns true when shutdown begins: waiting `/_/version` answers end then.
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// `/_/version` requests waiting now, and how many may ([`WebOptions::max_held_polls`]).
+    held: AtomicUsize,
+    max_held: usize,
+}
+
+/// One held `/_/version` request, counted until it is answered or dropped (its client gone).
+struct Held<'a>(&'a AtomicUsize);
+
+impl<'a> Held<'a> {
+    /// A place among the `max` held requests, if one is free.
+    fn take(held: &'a AtomicUsize, max: usize) -> Option<Held<'a>> {
+        held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).ok()?;
+        Some(Held(held))
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl WebState {
@@ -176,6 +208,10 @@ impl WebState {
 /// page asks again): below common proxy and browser timeouts.
 const VERSION_WAIT: Duration = Duration::from_secs(25);
 
+/// `Retry-After` (seconds) of a `/_/version` answered at once because every place to wait was
+/// taken; the page's script waits that long before it asks again.
+const POLL_RETRY_AFTER: &str = "5";
+
 /// The web view's router: every address answered by one handler, behind the transport's Host
 /// and Origin checks; and a function that ends the answers waiting for a change (call it when
 /// shutting down, or they hold the drain).
@@ -184,7 +220,14 @@ pub fn router(server: FolioServer, options: &WebOptions) -> (Router, impl FnOnce
     hosts.extend(options.allow_hosts.iter().cloned());
     let allowed = Arc::new(crate::server::http::guard::Allowed::new(hosts.iter().map(String::as_str), []));
     let (stop, stopping) = tokio::sync::watch::channel(false);
-    let state = Arc::new(WebState { server, current: Mutex::new(None), stopping });
+    let max_held = options.max_held_polls.min(options.limits.max_connections / 2);
+    let state = Arc::new(WebState {
+        server,
+        current: Mutex::new(None),
+        stopping,
+        held: AtomicUsize::new(0),
+        max_held,
+    });
     let app = Router::new()
         .fallback(answer)
         .with_state(state)
@@ -228,8 +271,13 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
     let query = uri.query().unwrap_or("").to_owned();
     if path == "/_/version" {
         let after = query.split('&').find_map(|p| p.strip_prefix("after=")).unwrap_or("");
-        let version = version_after(&state, after).await;
-        return respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
+        let (version, held) = version_after(&state, after).await;
+        let mut response = respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
+        if !held {
+            // Every place to wait was taken: ask again later rather than at once.
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(POLL_RETRY_AFTER));
+        }
+        return response;
     }
     match tokio::task::spawn_blocking(move || render(&state, &path, &query)).await {
         Ok(response) => response,
@@ -284,15 +332,22 @@ fn render(state: &WebState, path: &str, query: &str) -> Response {
 
 /// The hash of the catalog served now, once it differs from `after` (at once when it does, or
 /// when `after` is empty); after [`VERSION_WAIT`] or at shutdown, the same one. A page waits
-/// here to learn that the catalog changed, so that it reloads without polling.
-async fn version_after(state: &WebState, after: &str) -> String {
+/// here to learn that the catalog changed, so that it reloads without polling. At most
+/// [`WebState::max_held`] wait at once: past that, the same version is answered at once, and the
+/// second value is false (the answer says when to ask again).
+async fn version_after(state: &WebState, after: &str) -> (String, bool) {
     let mut swaps = state.server.swaps();
     let mut stopping = state.stopping.clone();
     let current = || state.server.query().catalog_hash().to_owned();
+    let now = current();
+    if after.is_empty() || now != after {
+        return (now, true);
+    }
+    let Some(_held) = Held::take(&state.held, state.max_held) else { return (now, false) };
     let wait = async {
         loop {
             let now = current();
-            if after.is_empty() || now != after {
+            if now != after {
                 return now;
             }
             tokio::select! {
@@ -301,7 +356,7 @@ async fn version_after(state: &WebState, after: &str) -> String {
             }
         }
     };
-    tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current())
+    (tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current()), true)
 }
 
 /// The page of entry `idx`: a doc, a skill or a skill file.

@@ -20,10 +20,13 @@ struct Running {
 }
 
 async fn start(server: FolioServer) -> Running {
+    start_with(server, folio::web::WebOptions::default()).await
+}
+
+async fn start_with(server: FolioServer, options: folio::web::WebOptions) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let options = folio::web::WebOptions::default();
     tokio::spawn(async move {
         folio::web::serve_web(listener, server, &options, async {
             let _ = stopped.await;
@@ -275,6 +278,42 @@ fn the_binary_prints_its_address_and_follows_the_content_it_browses() {
     });
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Requests waiting for a reload (`/_/version?after=`, one per open page) are held up to a cap
+/// of their own, half the connections at most: on a server of eight connections, eight such
+/// requests leave four held and four answered at once (with `Retry-After`), and a page is
+/// answered beside them. Before the cap, the eight held every connection and a page waited for
+/// them to time out.
+#[tokio::test]
+async fn waiting_version_requests_have_a_cap_of_their_own_and_leave_room_for_pages() {
+    let mut options = folio::web::WebOptions::default();
+    options.limits.max_connections = 8;
+    let web = start_with(fixture_server("basic"), options).await;
+    let addr = web.addr;
+    let version = get(addr, "GET", "/_/version", &[]).await.body;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    for _ in 0..8 {
+        let (tx, path) = (tx.clone(), format!("/_/version?after={version}"));
+        tokio::spawn(async move {
+            let _ = tx.send(get(addr, "GET", &path, &[]).await);
+        });
+    }
+    drop(tx);
+    for _ in 0..4 {
+        let reply = rx.recv().await.expect("four answered at once");
+        assert_eq!((reply.status, reply.body.as_str()), (200, version.as_str()));
+        assert_eq!(reply.header("retry-after"), Some("5"));
+    }
+    let index = get(addr, "GET", "/", &[]).await;
+    assert_eq!(index.status, 200, "a page is answered while four requests are held");
+    assert!(rx.try_recv().is_err(), "the other four are still held");
+    // Shutdown ends the held ones, with the version and no `Retry-After`.
+    drop(web);
+    for _ in 0..4 {
+        let reply = rx.recv().await.expect("answered at shutdown");
+        assert_eq!((reply.body.as_str(), reply.header("retry-after")), (version.as_str(), None));
+    }
 }
 
 #[tokio::test]
