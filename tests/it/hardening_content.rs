@@ -11,7 +11,7 @@ use crate::support::{Output, Tree};
 /// Runs `folio` like `support::folio`, but fails the test (and kills the process) when it has not
 /// finished within 20 seconds: a blocked read must fail the test, not hang the suite.
 #[track_caller]
-fn folio_bounded(cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn folio_bounded(cwd: &Path, args: &[&str]) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_folio"))
         .args(args)
         .current_dir(cwd)
@@ -122,7 +122,7 @@ fn links_to_directories_that_leave_the_root_are_not_walked() {
 }
 
 #[cfg(unix)]
-fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let status = Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
     assert!(status.success(), "mkfifo {}", path.display());

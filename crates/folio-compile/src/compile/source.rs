@@ -500,7 +500,7 @@ pub fn stamp_now(found: &Found) -> Option<Stamp> {
 /// opened below the root with no link allowed on the way), so a report never shows a byte the
 /// compile would not read (a link out of the root, a device, a huge file).
 pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
-    read_inside_within(canonical_root, path, MAX_FILE_BYTES).ok()
+    read_inside_bounded(canonical_root, path, MAX_FILE_BYTES).ok()
 }
 
 /// A config file read by [`read_config`].
@@ -519,24 +519,47 @@ pub enum ConfigFile {
 /// reads a file but bounded by [`MAX_CONFIG_BYTES`]: decided on the opened file's size before a
 /// byte is read, and read no further than one byte past the limit.
 pub fn read_config(canonical_root: &Path, path: &str) -> ConfigFile {
-    match read_inside_within(canonical_root, path, MAX_CONFIG_BYTES) {
+    match read_inside_bounded(canonical_root, path, MAX_CONFIG_BYTES) {
         Ok(bytes) => ConfigFile::Read(bytes),
-        Err(Some(size)) => ConfigFile::TooLarge(size),
-        Err(None) => ConfigFile::Missing,
+        Err(InsideError::TooLarge(size)) => ConfigFile::TooLarge(size),
+        Err(_) => ConfigFile::Missing,
     }
 }
 
-/// [`read_inside`] with the limit `limit`: `Err(Some(size))` for a file over it.
-fn read_inside_within(canonical_root: &Path, path: &str, limit: u64) -> Result<Vec<u8>, Option<u64>> {
-    let resolved = canonical_root.join(path).canonicalize().map_err(|_| None)?;
+/// Why [`read_inside_bounded`] read nothing.
+#[derive(Debug)]
+pub enum InsideError {
+    /// Nothing is there.
+    Missing,
+    /// The path resolves outside the root, or a link on it was swapped in while it was opened.
+    Outside,
+    /// Not a regular file (a directory, a FIFO, a device): never read.
+    NotRegular,
+    /// Larger than the limit (its size, or how much of it was read): not read.
+    TooLarge(u64),
+    /// It could not be opened or read.
+    Unreadable(std::io::Error),
+}
+
+/// The file at `path` (content-relative) under a content root, read with the compile's own
+/// rules: it resolves inside `canonical_root`, is opened below the root with no link allowed on
+/// the way, is a regular file, and is at most `limit` bytes (decided on the opened file's size
+/// before a byte is read; the read stops one byte past it).
+pub fn read_inside_bounded(canonical_root: &Path, path: &str, limit: u64) -> Result<Vec<u8>, InsideError> {
+    let resolved = canonical_root.join(path).canonicalize().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => InsideError::Missing,
+        _ => InsideError::Unreadable(e),
+    })?;
     if !resolved.starts_with(canonical_root) {
-        return Err(None);
+        return Err(InsideError::Outside);
     }
-    let root = Root::open(canonical_root.to_owned()).map_err(|_| None)?;
+    let root = Root::open(canonical_root.to_owned()).map_err(InsideError::Unreadable)?;
     match read_regular(&root, &resolved, limit) {
         Ok((bytes, _)) => Ok(bytes),
-        Err(ReadError::TooLarge(size)) => Err(Some(size)),
-        Err(_) => Err(None),
+        Err(ReadError::TooLarge(size)) => Err(InsideError::TooLarge(size)),
+        Err(ReadError::NotRegular(_)) => Err(InsideError::NotRegular),
+        Err(ReadError::Io(e)) if is_link_refused(&e) => Err(InsideError::Outside),
+        Err(ReadError::Io(e)) => Err(InsideError::Unreadable(e)),
     }
 }
 
@@ -590,7 +613,7 @@ fn read_regular(root: &Root, canonical: &Path, limit: u64) -> Result<(Vec<u8>, S
 
 /// Opens `path` for reading; on Unix with `O_NONBLOCK`, so that a FIFO cannot block the open
 /// (the flag changes nothing for a regular file).
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
