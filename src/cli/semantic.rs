@@ -23,6 +23,10 @@ pub(crate) enum Requested {
     Flag(PathBuf),
     /// `[search] model` of the tree's `folio.toml`: read by the tree's rules (inside its root,
     /// regular files, bounded sizes), or refused with the way to pass it as `--model`.
+    #[cfg_attr(
+        not(feature = "semantic"),
+        expect(dead_code, reason = "a folio without semantic search refuses a model without reading it")
+    )]
     Tree {
         /// The content root, canonical.
         root: PathBuf,
