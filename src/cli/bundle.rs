@@ -12,9 +12,21 @@
 //! program runs as it is. At start ([`detect`]) the program reads its own file's last 64 bytes:
 //! with a trailer, it is a bundle; its catalog is read and checked (lengths, then blake3, then
 //! the catalog's own verification) before anything is served, and a bundle that does not check
-//! is refused with a message, never served and never taken for plain `folio`. A bundle cut short
-//! has lost its trailer: on ELF (Linux) the program finds where its own image ends from its
-//! section header table and recognises the HEADER there, so a truncated bundle is refused too.
+//! is refused with a message, never served and never taken for plain `folio`.
+//!
+//! A bundle must know it is one without its file, too: a bundle cut short has lost its trailer,
+//! and one whose user may run but not read it (mode 0711) cannot read its file at all. So
+//! `folio bundle` also marks the program it copies: [`MARK`], a static of this program, holds
+//! zero in plain `folio` and, in a bundle, the length of the bundle's program, which the program
+//! reads from its own memory at start. A marked program that cannot read its file, finds no
+//! trailer, or is shorter than its program, is refused with exit 2. What cannot be caught: a cut
+//! inside what the loader maps (the program fails to start, or is killed by a signal when it
+//! touches the missing pages, before any code of ours runs); and on macOS the program is not
+//! marked (changing a page of a signed program gets it killed), so there a cut bundle is only
+//! recognised by the ELF rule below, which macOS does not use, and an unreadable one runs as
+//! plain `folio`. On ELF (Linux), a bundle without the mark (made by an older folio) that lost
+//! its trailer is still recognised: the program finds where its own image ends from its section
+//! header table and recognises the HEADER there.
 //!
 //! In a bundle, the commands that serve and read the catalog (`serve`, `browse`, `list`,
 //! `show`, `search`) read the bundled catalog where plain `folio` reads its embedded manual;
@@ -42,6 +54,39 @@ const HEADER: &[u8; 16] = b"\0folio-bundle-1\0";
 const TRAILER: &[u8; 16] = b"\0folio-trailer1\0";
 /// Length of the trailer.
 const TRAILER_LEN: usize = 16 + 8 + 8 + 32;
+
+/// The mark `folio bundle` sets in the program it copies: 24 bytes no other data of this program
+/// holds, then the bundle's program length (u64 LE), zero in plain `folio`. Read through
+/// [`std::hint::black_box`], so the compiler cannot fold the zero it was built with.
+static MARK: [u8; 32] = *b"\x7ffolio:bundled-program:\x7f\0\0\0\0\0\0\0\0";
+/// Where the program length starts in [`MARK`].
+const MARK_LENGTH_AT: usize = 24;
+
+/// The length of this program when `folio bundle` marked it as a bundle's; `None` in plain folio.
+fn marked_program_length() -> Option<u64> {
+    let mark: &[u8; 32] = std::hint::black_box(&MARK);
+    let length = u64::from_le_bytes(mark[MARK_LENGTH_AT..].try_into().unwrap_or_default());
+    (length != 0).then_some(length)
+}
+
+/// Marks `program` (this program's bytes, copied into a bundle) as a bundle's: the length in
+/// every unmarked [`MARK`] it holds (one). Not on macOS, where a changed page of a signed
+/// program gets it killed.
+fn mark(program: &mut [u8]) -> anyhow::Result<()> {
+    if cfg!(target_os = "macos") {
+        return Ok(());
+    }
+    let unmarked = &MARK[..];
+    let at: Vec<usize> = memchr::memmem::find_iter(program, unmarked).collect();
+    if at.is_empty() {
+        bail!("this folio does not hold the mark a bundle's program carries: bundle with an unchanged folio");
+    }
+    let length = (program.len() as u64).to_le_bytes();
+    for start in at {
+        program[start + MARK_LENGTH_AT..start + MARK.len()].copy_from_slice(&length);
+    }
+    Ok(())
+}
 
 /// The catalog a bundle carries, checked.
 pub(crate) struct Bundle {
@@ -119,16 +164,46 @@ pub(crate) fn command(bundle: &Bundle, mut command: clap::Command) -> clap::Comm
 /// keeps for [`current`]; `Ok(false)` for plain `folio`; an error naming what is wrong with a
 /// bundle that does not check (damaged, cut short, changed).
 pub(crate) fn detect() -> anyhow::Result<bool> {
-    let Ok(exe) = std::env::current_exe() else { return Ok(false) };
-    let Ok(mut file) = std::fs::File::open(&exe) else { return Ok(false) };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // Known from memory, before the file: this program was copied into a bundle.
+    let marked = marked_program_length();
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) if marked.is_some() => bail!(
+            "this bundle cannot find its own file ({e}): it reads the catalog it carries from there; \
+             run it from its file"
+        ),
+        Err(_) => return Ok(false),
+    };
     let shown = exe.display();
+    let mut file = match std::fs::File::open(&exe) {
+        Ok(file) => file,
+        Err(e) if marked.is_some() => bail!(
+            "{shown}: this bundle cannot read its own file ({e}): it reads the catalog it carries from \
+             there; make the file readable by whoever runs it (`chmod a+r {shown}`: mode 0755, not 0711)"
+        ),
+        Err(_) => return Ok(false),
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if let Some(program) = marked
+        && len < program
+    {
+        bail!(
+            "{shown}: this bundle is cut short ({len} bytes, less than the {program} bytes of its own program): \
+             the file was damaged while being copied or downloaded; get it again or rebuild it with `folio bundle`"
+        );
+    }
     let mut tail = [0u8; TRAILER_LEN];
     let has_trailer = len >= TRAILER_LEN as u64
         && file.seek(SeekFrom::End(-(TRAILER_LEN as i64))).is_ok()
         && file.read_exact(&mut tail).is_ok()
         && &tail[..16] == TRAILER;
     if !has_trailer {
+        if marked.is_some() {
+            bail!(
+                "{shown}: this bundle is cut short ({len} bytes, its trailer is gone): the file was damaged \
+                 while being copied or downloaded; get it again or rebuild it with `folio bundle`"
+            );
+        }
         if let Some(image_end) = elf_image_end(&mut file)
             && image_end < len
             && starts_with_at(&mut file, image_end, HEADER)
@@ -147,7 +222,10 @@ pub(crate) fn detect() -> anyhow::Result<bool> {
         .checked_add(16)
         .and_then(|n| n.checked_add(catalog_len))
         .and_then(|n| n.checked_add(TRAILER_LEN as u64));
-    if whole != Some(len) || !starts_with_at(&mut file, exe_len, HEADER) {
+    if whole != Some(len)
+        || marked.is_some_and(|program| program != exe_len)
+        || !starts_with_at(&mut file, exe_len, HEADER)
+    {
         bail!(
             "{shown}: this bundle's parts do not add up to its size ({len} bytes): the file was changed or \
              damaged; get it again or rebuild it with `folio bundle`"
@@ -236,7 +314,8 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let exe = std::env::current_exe().context("cannot find this executable")?;
-    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let mut program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    mark(&mut program)?;
     let out = &args.out;
     let trailer = [
         &TRAILER[..],
