@@ -103,6 +103,9 @@ pub struct Walk {
 /// are catalog paths (`docs/…`, `skills/…`, `static/…`): see [`Layout`].
 pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
+    // The root path is the one path resolved by name, once per walk: a link given as the root,
+    // or swapped in for it since the last walk (a deploy's `current -> releases/7`), is
+    // followed here. Below it, nothing is opened by name.
     let opened = root.canonicalize().and_then(Root::open);
     let root = match opened {
         Ok(root) => Arc::new(root),
