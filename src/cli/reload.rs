@@ -412,10 +412,14 @@ fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Res
     let mut watcher =
         notify::recommended_watcher(handler).with_context(|| format!("cannot watch {}", target.display()))?;
     watcher.watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
-    if let Some(parent) = parent {
-        watcher
-            .watch(&parent, RecursiveMode::NonRecursive)
-            .with_context(|| format!("cannot watch {}", parent.display()))?;
+    // Without it the tree is still watched; only a replaced root goes unseen until SIGHUP.
+    if let Some(parent) = parent
+        && let Err(e) = watcher.watch(&parent, RecursiveMode::NonRecursive)
+    {
+        eprintln!(
+            "folio: cannot watch {} ({e}): a content root replaced or made again there is reloaded on SIGHUP only",
+            parent.display()
+        );
     }
     Ok(watcher)
 }
