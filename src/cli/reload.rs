@@ -5,11 +5,13 @@
 //! One thread does every reload, one at a time: triggers (a signal, file events) queue on a
 //! channel, and a burst of them costs one reload: file events start a reload only once the
 //! whole tree has been quiet for [`QUIET`] (a per-path debouncer would let a burst of 500 saves
-//! through in pieces, each reload serving some files from before it and some from after). A catalog that fails (a
-//! file that does not verify, a tree with errors) is refused: the server keeps the last good
-//! one, and the reason is printed on stderr once (the same failure again prints nothing);
-//! the next good one resumes updates with a line saying so. Status goes to stderr only:
-//! in stdio mode stdout is the protocol.
+//! through in pieces, each reload serving some files from before it and some from after), and a
+//! compile is served only once every file it read is still as read [`QUIET`] after it ended
+//! (see [`compile_content`]: events can arrive late, the files cannot lie). A catalog that
+//! fails (a file that does not verify, a tree with errors) is refused: the server keeps the last
+//! good one, and the reason is printed on stderr once (the same failure again prints nothing);
+//! the next good one resumes updates with a line saying so. Status goes to stderr only: in stdio
+//! mode stdout is the protocol.
 //!
 //! A content root is resolved by its path at each reload, and its own entry is watched in its
 //! parent folder: a link flipped to another release, or a root deleted and made again, is
@@ -35,7 +37,8 @@ use folio::server::FolioServer;
 pub(crate) const QUIET: Duration = Duration::from_millis(50);
 
 /// The longest a reload waits for the tree to be quiet: a tree written without a pause (a
-/// generator in a loop) is still reloaded this often.
+/// generator in a loop) is still recompiled this long after it began to change, and served at
+/// most [`SETTLE_WITHIN`] later.
 pub(crate) const QUIET_AT_MOST: Duration = Duration::from_secs(2);
 
 /// Where the served catalog comes from.
@@ -64,7 +67,11 @@ struct Failure(Vec<String>);
 /// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
 /// only the files changed since the compile that filled `cache`). With it, the lines naming the
 /// entries a lenient compile left out (the caller prints them when they change).
-fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec<String>), Failure> {
+fn load_inner(
+    source: &Source,
+    cache: &mut compile::Cache,
+    burst: Instant,
+) -> Result<(Query, Vec<String>), Failure> {
     match source {
         Source::Catalog { path, mapped } => {
             let opened = if *mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
@@ -79,7 +86,7 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
                     root.display()
                 )]));
             }
-            match compile_content(config, *strict, cache) {
+            match compile_content(config, *strict, cache, Some(burst)) {
                 Ok((catalog, left_out)) => match super::semantic::query_of_compiled(catalog) {
                     Ok(query) => Ok((query, left_out_lines(root, &left_out))),
                     Err(e) => Err(Failure(vec![format!("folio: {e:#}")])),
@@ -100,9 +107,11 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
 }
 
 /// How long a tree that changed while it was being compiled is compiled again, at [`QUIET`]
-/// intervals, before what the last compile found is taken as it is. A bound in time, not in
-/// tries: one incremental compile of a large tree takes most of a second.
-const SETTLE_WITHIN: Duration = Duration::from_secs(1);
+/// intervals, before what the last compile found is taken as it is: at least this long after
+/// the compiles began, and this long after a burst could have ended unpaused ([`QUIET_AT_MOST`]
+/// after its first event). A bound in time, not in tries: one incremental compile of a large
+/// tree takes most of a second.
+pub(crate) const SETTLE_WITHIN: Duration = Duration::from_secs(1);
 
 /// Compiles a content tree as `serve --content` serves it (reading only the files changed since
 /// the compile that filled `cache`): leniently, leaving out entries with errors of their own, or
@@ -113,21 +122,35 @@ const SETTLE_WITHIN: Duration = Duration::from_secs(1);
 /// replaced, or a file read has changed since) is done again: served, it would leave out for a
 /// moment a file or a whole skill that was only being renamed, or mix the files of one save as
 /// they were before it with others as they are after.
+///
+/// A reload (`burst`: when the first event of the changes it answers came) also waits for the
+/// tree to stay quiet after a compile: every file read is looked at again [`QUIET`] later, and
+/// one changed meanwhile means a burst of saves is still going on (its events can reach the
+/// watcher late on a busy machine, and the reload start early), so the tree is compiled again.
+/// This is decided on the files themselves, not on events. Compiles go on until
+/// [`SETTLE_WITHIN`] after they began and after [`QUIET_AT_MOST`] from the burst's first event;
+/// then what the last one found is served.
 pub(crate) fn compile_content(
     config: &compile::Config,
     strict: bool,
     cache: &mut compile::Cache,
+    burst: Option<Instant>,
 ) -> Result<(Catalog, Vec<LeftOut>), Vec<String>> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
+    let settle_until = burst.map_or(started, |first| started.max(first + QUIET_AT_MOST)) + SETTLE_WITHIN;
     let mut tries = 0u32;
     let (compilation, left_out) = loop {
-        let (compilation, left_out) = if strict {
+        let (mut compilation, left_out) = if strict {
             (compile::compile_incremental(config, cache), Vec::new())
         } else {
             let lenient = compile::lenient_incremental(config, cache);
             (lenient.compilation, lenient.left_out)
         };
-        if !compilation.unsettled || started.elapsed() >= SETTLE_WITHIN {
+        if burst.is_some() && !compilation.unsettled {
+            std::thread::sleep(QUIET);
+            compilation.unsettled = cache.changed_since_read();
+        }
+        if !compilation.unsettled || Instant::now() >= settle_until {
             break (compilation, left_out);
         }
         tries += 1;
@@ -236,6 +259,7 @@ fn run(
     // `last_left_out`: the entries left out by the last lenient load, printed when they change,
     // not on every save (an edit elsewhere leaves them as they were).
     while let Ok(first) = queue.recv() {
+        let burst = Instant::now();
         let mut root_changed = first == Trigger::Root;
         let mut why = if first == Trigger::Signal { first } else { wait_for_quiet(queue, &mut root_changed) };
         // Everything queued meanwhile is answered by this one reload.
@@ -250,11 +274,13 @@ fn run(
             watch_root_again(watcher, root, &mut root_unwatched);
         }
         let started = std::time::Instant::now();
-        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|(query, left_out)| {
-            let swapped =
-                server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
-            Ok((swapped, left_out))
-        }) {
+        match load_inner(source, &mut cache, burst).map_err(|Failure(lines)| lines).and_then(
+            |(query, left_out)| {
+                let swapped =
+                    server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
+                Ok((swapped, left_out))
+            },
+        ) {
             Ok((swapped, left_out)) => {
                 if left_out != last_left_out {
                     for line in &left_out {
