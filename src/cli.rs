@@ -209,7 +209,7 @@ impl SourceArgs {
     /// once, before any catalog is opened.
     pub(crate) fn load_model(&self) -> anyhow::Result<()> {
         match semantic::requested(self.model.as_deref(), self.content.as_deref()) {
-            Some(dir) => semantic::configure(&dir, None),
+            Some(requested) => semantic::configure(&requested, None),
             None => Ok(()),
         }
     }

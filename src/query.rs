@@ -41,7 +41,7 @@ use crate::catalog::{Catalog, Doc, Entry, EntryKind, Settings, Skill};
 pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion};
 pub use detail::{Detail, DocDetail, FileRecord, LinkRecord, SectionRecord, SkillDetail};
 pub use list::{DocSummary, ListParams, Record, SkillSummary, Sort};
-pub use open::load_catalog;
+pub use open::{load_catalog, read_catalog_bytes};
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
 pub use resolve::Resolved;
 pub use search::{Hit, MAX_QUERY_CHARS, SearchParams};

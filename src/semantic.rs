@@ -5,6 +5,7 @@
 //! | module | owns |
 //! | --- | --- |
 //! | `encoder.rs` | loading a model directory and embedding one text (candle, tokenizers) |
+//! | `files.rs` | reading a model's files: any regular file of a directory the user names, or, for one a content tree names, only what the tree's rules allow (inside its root, regular, bounded) |
 //! | `bert.rs` | BERT's forward pass, its sums blocked so the CPU's caches do not change a bit |
 //! | `units.rs` | what is embedded: the units of a catalog and the text of each |
 //! | `build.rs` | embedding a catalog with a cache keyed by text hash and model |
@@ -16,10 +17,12 @@
 mod bert;
 mod build;
 mod encoder;
+mod files;
 mod units;
 
 pub use build::{Cache, Embedded, embed, text_hash};
 pub use encoder::{Encoder, ModelError};
+pub use files::{MAX_TREE_FILE_BYTES, MAX_TREE_WEIGHTS_BYTES, ModelSource};
 pub use units::{MAX_UNIT_CHARS, UnitText, units};
 
 use crate::catalog::vectors::ModelId;

@@ -26,6 +26,7 @@ mod sitemap;
 mod skill_pages;
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware;
 use axum::response::Response;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::catalog::{Catalog, EntryKind};
 use crate::query::Query;
@@ -44,13 +45,24 @@ use html::{Shell, escape};
 use sitemap::{Place, Sitemap};
 
 /// Options of the web view. [`Default`] is what `folio browse` runs with.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct WebOptions {
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
     pub allow_hosts: Vec<String>,
     /// Connections, header read timeout and shutdown drain (the HTTP transport's).
     pub limits: HttpLimits,
+    /// `/_/version?after=` requests held open at once, waiting for a reload (one per open
+    /// page), and never more than half of `limits.max_connections`: a held request keeps its
+    /// connection, so without a cap of their own they could take every connection pages need.
+    /// One over the cap is answered at once with the current version and `Retry-After`.
+    pub max_held_polls: usize,
+}
+
+impl Default for WebOptions {
+    fn default() -> Self {
+        WebOptions { allow_hosts: Vec::new(), limits: HttpLimits::default(), max_held_polls: 64 }
+    }
 }
 
 impl WebOptions {
@@ -131,15 +143,15 @@ impl View<'_> {
                 let (Ok(links), Some(from)) = (links, self.catalog.entries.get(source as usize)) else {
                     continue;
                 };
-                for resolved in links.iter().filter_map(|l| l.resolved.as_deref()) {
-                    let sources = map.entry(resolved.to_owned()).or_default();
-                    if !sources.contains(&from.uri) {
-                        sources.push(from.uri.clone());
-                    }
+                // Each entry it leads to once, however many links lead there.
+                let targets: FxHashSet<&str> = links.iter().filter_map(|l| l.resolved.as_deref()).collect();
+                for resolved in targets {
+                    map.entry(resolved.to_owned()).or_default().push(from.uri.clone());
                 }
             }
             for sources in map.values_mut() {
                 sources.sort();
+                sources.dedup();
             }
             map
         });
@@ -155,6 +167,26 @@ struct WebState {
     current: Mutex<Option<Arc<Snapshot>>>,
     /// Turns true when shutdown begins: waiting `/_/version` answers end then.
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// `/_/version` requests waiting now, and how many may ([`WebOptions::max_held_polls`]).
+    held: AtomicUsize,
+    max_held: usize,
+}
+
+/// One held `/_/version` request, counted until it is answered or dropped (its client gone).
+struct Held<'a>(&'a AtomicUsize);
+
+impl<'a> Held<'a> {
+    /// A place among the `max` held requests, if one is free.
+    fn take(held: &'a AtomicUsize, max: usize) -> Option<Held<'a>> {
+        held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).ok()?;
+        Some(Held(held))
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl WebState {
@@ -176,6 +208,10 @@ impl WebState {
 /// page asks again): below common proxy and browser timeouts.
 const VERSION_WAIT: Duration = Duration::from_secs(25);
 
+/// `Retry-After` (seconds) of a `/_/version` answered at once because every place to wait was
+/// taken; the page's script waits that long before it asks again.
+const POLL_RETRY_AFTER: &str = "5";
+
 /// The web view's router: every address answered by one handler, behind the transport's Host
 /// and Origin checks; and a function that ends the answers waiting for a change (call it when
 /// shutting down, or they hold the drain).
@@ -184,7 +220,14 @@ pub fn router(server: FolioServer, options: &WebOptions) -> (Router, impl FnOnce
     hosts.extend(options.allow_hosts.iter().cloned());
     let allowed = Arc::new(crate::server::http::guard::Allowed::new(hosts.iter().map(String::as_str), []));
     let (stop, stopping) = tokio::sync::watch::channel(false);
-    let state = Arc::new(WebState { server, current: Mutex::new(None), stopping });
+    let max_held = options.max_held_polls.min(options.limits.max_connections / 2);
+    let state = Arc::new(WebState {
+        server,
+        current: Mutex::new(None),
+        stopping,
+        held: AtomicUsize::new(0),
+        max_held,
+    });
     let app = Router::new()
         .fallback(answer)
         .with_state(state)
@@ -206,7 +249,9 @@ pub async fn serve_web(
     crate::server::http::serve_router(listener, app, stop, &options.limits, shutdown).await
 }
 
-/// Answers one request.
+/// Answers one request. Pages are rendered on tokio's blocking pool, never on the async
+/// workers: a page costs time in proportion to its size (a 4 MB doc of links, a search), and
+/// the workers answer every other request (assets, `/_/version`, other pages) meanwhile.
 async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Response {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         let mut response =
@@ -223,6 +268,26 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
         "/_/browse.js" => return asset("text/javascript; charset=utf-8", SCRIPT),
         _ => {}
     }
+    let query = uri.query().unwrap_or("").to_owned();
+    if path == "/_/version" {
+        let after = query.split('&').find_map(|p| p.strip_prefix("after=")).unwrap_or("");
+        let (version, held) = version_after(&state, after).await;
+        let mut response = respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
+        if !held {
+            // Every place to wait was taken: ask again later rather than at once.
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(POLL_RETRY_AFTER));
+        }
+        return response;
+    }
+    match tokio::task::spawn_blocking(move || render(&state, &path, &query)).await {
+        Ok(response) => response,
+        Err(_) => plain(StatusCode::INTERNAL_SERVER_ERROR, "This page could not be rendered.\n"),
+    }
+}
+
+/// The answer for the page at the decoded address `path` with the query string `query`: run on
+/// the blocking pool ([`answer`]).
+fn render(state: &WebState, path: &str, query: &str) -> Response {
     let snapshot = state.snapshot();
     let view = View {
         catalog: snapshot.query.catalog(),
@@ -230,15 +295,9 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
         sitemap: &snapshot.sitemap,
         file_backlinks: &snapshot.file_backlinks,
     };
-    if path == "/_/version" {
-        let after =
-            uri.query().and_then(|q| q.split('&').find_map(|p| p.strip_prefix("after="))).unwrap_or("");
-        let version = version_after(&state, after).await;
-        return respond(StatusCode::OK, "text/plain; charset=utf-8", version, PAGE_POLICY);
-    }
     if path == "/search" {
-        let asked = search_page::Asked::parse(uri.query().unwrap_or(""));
-        if uri.query().unwrap_or("").split('&').any(|p| p == "partial=1") {
+        let asked = search_page::Asked::parse(query);
+        if query.split('&').any(|p| p == "partial=1") {
             return respond(
                 StatusCode::OK,
                 "text/html; charset=utf-8",
@@ -247,41 +306,48 @@ async fn answer(State(state): State<Arc<WebState>>, request: Request) -> Respons
             );
         }
         let (title, body) = search_page::page(&view, &asked);
-        return page(&state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
+        return page(state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
     }
     if let Some(rest) = path.strip_prefix("/raw") {
         return raw(&view, rest);
     }
-    let found = match view.sitemap.place(view.catalog, &path) {
+    let found = match view.sitemap.place(view.catalog, path) {
         Some(Place::Index) => Some(pages::index(&view)),
         Some(Place::Folder(folder)) => Some(pages::folder(&view, folder)),
         Some(Place::Entry(idx)) => entry_page(&view, idx),
         None => None,
     };
     match found {
-        Some((title, body)) => page(&state, &view, &snapshot, StatusCode::OK, &title, "", &body),
+        Some((title, body)) => page(state, &view, &snapshot, StatusCode::OK, &title, "", &body),
         None => {
             let body = format!(
                 "<h1>Not in this catalog</h1>\n<p><code>{}</code> is no page of this catalog.</p>\n\
                  <p><a href=\"/\">Back to the index</a></p>\n",
-                escape(&path)
+                escape(path)
             );
-            page(&state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
+            page(state, &view, &snapshot, StatusCode::NOT_FOUND, "Not found", "", &body)
         }
     }
 }
 
 /// The hash of the catalog served now, once it differs from `after` (at once when it does, or
 /// when `after` is empty); after [`VERSION_WAIT`] or at shutdown, the same one. A page waits
-/// here to learn that the catalog changed, so that it reloads without polling.
-async fn version_after(state: &WebState, after: &str) -> String {
+/// here to learn that the catalog changed, so that it reloads without polling. At most
+/// [`WebState::max_held`] wait at once: past that, the same version is answered at once, and the
+/// second value is false (the answer says when to ask again).
+async fn version_after(state: &WebState, after: &str) -> (String, bool) {
     let mut swaps = state.server.swaps();
     let mut stopping = state.stopping.clone();
     let current = || state.server.query().catalog_hash().to_owned();
+    let now = current();
+    if after.is_empty() || now != after {
+        return (now, true);
+    }
+    let Some(_held) = Held::take(&state.held, state.max_held) else { return (now, false) };
     let wait = async {
         loop {
             let now = current();
-            if after.is_empty() || now != after {
+            if now != after {
                 return now;
             }
             tokio::select! {
@@ -290,7 +356,7 @@ async fn version_after(state: &WebState, after: &str) -> String {
             }
         }
     };
-    tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current())
+    (tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current()), true)
 }
 
 /// The page of entry `idx`: a doc, a skill or a skill file.

@@ -31,8 +31,8 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let in_tmp = |e| anyhow::Error::from(error::Error::io(&tmp, e));
     // The previous catalog at `--out` seeds the model's cache: unchanged sections keep their vectors.
     let model = super::semantic::requested(args.model.as_deref(), Some(&args.content));
-    if let Some(dir) = &model {
-        super::semantic::configure(dir, Some(&msgpack))?;
+    if let Some(requested) = &model {
+        super::semantic::configure(requested, Some(&msgpack))?;
     }
     let mut writer = Some(codec::Writer::new(staged.out()).map_err(in_tmp)?);
     let mut failed = None;

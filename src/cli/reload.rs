@@ -5,11 +5,18 @@
 //! One thread does every reload, one at a time: triggers (a signal, file events) queue on a
 //! channel, and a burst of them costs one reload: file events start a reload only once the
 //! whole tree has been quiet for [`QUIET`] (a per-path debouncer would let a burst of 500 saves
-//! through in pieces, each reload serving some files from before it and some from after). A catalog that fails (a
-//! file that does not verify, a tree with errors) is refused: the server keeps the last good
-//! one, and the reason is printed on stderr once (the same failure again prints nothing);
-//! the next good one resumes updates with a line saying so. Status goes to stderr only:
-//! in stdio mode stdout is the protocol.
+//! through in pieces, each reload serving some files from before it and some from after), and a
+//! compile is served only once every file it read is still as read [`QUIET`] after it ended
+//! (see [`compile_content`]: events can arrive late, the files cannot lie). A catalog that
+//! fails (a file that does not verify, a tree with errors) is refused: the server keeps the last
+//! good one, and the reason is printed on stderr once (the same failure again prints nothing);
+//! the next good one resumes updates with a line saying so. Status goes to stderr only: in stdio
+//! mode stdout is the protocol.
+//!
+//! A content root is resolved by its path at each reload, and its own entry is watched in its
+//! parent folder: a link flipped to another release, or a root deleted and made again, is
+//! watched again and reloaded (or said, once, to be gone). This module must not follow or open
+//! anything below the root itself: the compile does, by its rules.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -30,7 +37,8 @@ use folio::server::FolioServer;
 pub(crate) const QUIET: Duration = Duration::from_millis(50);
 
 /// The longest a reload waits for the tree to be quiet: a tree written without a pause (a
-/// generator in a loop) is still reloaded this often.
+/// generator in a loop) is still recompiled this long after it began to change, and served at
+/// most [`SETTLE_WITHIN`] later.
 pub(crate) const QUIET_AT_MOST: Duration = Duration::from_secs(2);
 
 /// Where the served catalog comes from.
@@ -59,7 +67,11 @@ struct Failure(Vec<String>);
 /// Loads a catalog from `source`: a verified file, or a tree compiled without errors (reading
 /// only the files changed since the compile that filled `cache`). With it, the lines naming the
 /// entries a lenient compile left out (the caller prints them when they change).
-fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec<String>), Failure> {
+fn load_inner(
+    source: &Source,
+    cache: &mut compile::Cache,
+    burst: Instant,
+) -> Result<(Query, Vec<String>), Failure> {
     match source {
         Source::Catalog { path, mapped } => {
             let opened = if *mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
@@ -74,7 +86,7 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
                     root.display()
                 )]));
             }
-            match compile_content(config, *strict, cache) {
+            match compile_content(config, *strict, cache, Some(burst)) {
                 Ok((catalog, left_out)) => match super::semantic::query_of_compiled(catalog) {
                     Ok(query) => Ok((query, left_out_lines(root, &left_out))),
                     Err(e) => Err(Failure(vec![format!("folio: {e:#}")])),
@@ -95,9 +107,11 @@ fn load_inner(source: &Source, cache: &mut compile::Cache) -> Result<(Query, Vec
 }
 
 /// How long a tree that changed while it was being compiled is compiled again, at [`QUIET`]
-/// intervals, before what the last compile found is taken as it is. A bound in time, not in
-/// tries: one incremental compile of a large tree takes most of a second.
-const SETTLE_WITHIN: Duration = Duration::from_secs(1);
+/// intervals, before what the last compile found is taken as it is: at least this long after
+/// the compiles began, and this long after a burst could have ended unpaused ([`QUIET_AT_MOST`]
+/// after its first event). A bound in time, not in tries: one incremental compile of a large
+/// tree takes most of a second.
+pub(crate) const SETTLE_WITHIN: Duration = Duration::from_secs(1);
 
 /// Compiles a content tree as `serve --content` serves it (reading only the files changed since
 /// the compile that filled `cache`): leniently, leaving out entries with errors of their own, or
@@ -108,21 +122,35 @@ const SETTLE_WITHIN: Duration = Duration::from_secs(1);
 /// replaced, or a file read has changed since) is done again: served, it would leave out for a
 /// moment a file or a whole skill that was only being renamed, or mix the files of one save as
 /// they were before it with others as they are after.
+///
+/// A reload (`burst`: when the first event of the changes it answers came) also waits for the
+/// tree to stay quiet after a compile: every file read is looked at again [`QUIET`] later, and
+/// one changed meanwhile means a burst of saves is still going on (its events can reach the
+/// watcher late on a busy machine, and the reload start early), so the tree is compiled again.
+/// This is decided on the files themselves, not on events. Compiles go on until
+/// [`SETTLE_WITHIN`] after they began and after [`QUIET_AT_MOST`] from the burst's first event;
+/// then what the last one found is served.
 pub(crate) fn compile_content(
     config: &compile::Config,
     strict: bool,
     cache: &mut compile::Cache,
+    burst: Option<Instant>,
 ) -> Result<(Catalog, Vec<LeftOut>), Vec<String>> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
+    let settle_until = burst.map_or(started, |first| started.max(first + QUIET_AT_MOST)) + SETTLE_WITHIN;
     let mut tries = 0u32;
     let (compilation, left_out) = loop {
-        let (compilation, left_out) = if strict {
+        let (mut compilation, left_out) = if strict {
             (compile::compile_incremental(config, cache), Vec::new())
         } else {
             let lenient = compile::lenient_incremental(config, cache);
             (lenient.compilation, lenient.left_out)
         };
-        if !compilation.unsettled || started.elapsed() >= SETTLE_WITHIN {
+        if burst.is_some() && !compilation.unsettled {
+            std::thread::sleep(QUIET);
+            compilation.unsettled = cache.changed_since_read();
+        }
+        if !compilation.unsettled || Instant::now() >= settle_until {
             break (compilation, left_out);
         }
         tries += 1;
@@ -160,13 +188,21 @@ pub(crate) enum Trigger {
     Signal,
     /// A file event in the watched tree.
     Files,
+    /// The content root's own entry changed (the folder deleted, recreated or renamed over, a
+    /// link flipped to another release): the watch follows the path again, then the tree is
+    /// reloaded.
+    Root,
 }
+
+/// The file watcher, shared by the reloader (which keeps it alive: dropping it stops watching)
+/// and the reload thread (which watches the content root again when its entry changes).
+type SharedWatcher = std::sync::Arc<std::sync::Mutex<RecommendedWatcher>>;
 
 /// The running reloader: its trigger channel and, with `--watch`, the watcher (dropping it stops
 /// watching).
 pub(crate) struct Reloader {
     triggers: mpsc::Sender<Trigger>,
-    _watcher: Option<RecommendedWatcher>,
+    _watcher: Option<SharedWatcher>,
 }
 
 impl Reloader {
@@ -181,12 +217,23 @@ impl Reloader {
         left_out: Vec<String>,
     ) -> anyhow::Result<Reloader> {
         let (triggers, queue) = mpsc::channel();
+        let watcher = if watch {
+            Some(std::sync::Arc::new(std::sync::Mutex::new(watch_source(&source, triggers.clone())?)))
+        } else {
+            None
+        };
+        // The reload thread holds the watcher weakly: it ends when the reloader is dropped.
+        let rewatch = match (&source, &watcher) {
+            (Source::Content { config, .. }, Some(watcher)) => {
+                Some((std::sync::Arc::downgrade(watcher), watched_root(&config.root)))
+            }
+            _ => None,
+        };
         let worker_source = source.clone();
         std::thread::Builder::new()
             .name("folio-reload".into())
-            .spawn(move || run(&server, &worker_source, cache, left_out, &queue))
+            .spawn(move || run(&server, &worker_source, cache, left_out, &queue, rewatch.as_ref()))
             .context("cannot start the reload thread")?;
-        let watcher = if watch { Some(watch_source(&source, triggers.clone())?) } else { None };
         Ok(Reloader { triggers, _watcher: watcher })
     }
 
@@ -203,24 +250,37 @@ fn run(
     mut cache: compile::Cache,
     mut last_left_out: Vec<String>,
     queue: &mpsc::Receiver<Trigger>,
+    rewatch: Option<&(std::sync::Weak<std::sync::Mutex<RecommendedWatcher>>, PathBuf)>,
 ) {
     let mut last_failure: Option<Vec<String>> = None;
+    // The content root could not be watched again (it is gone): said once, tried again at the
+    // next change of its entry.
+    let mut root_unwatched = false;
     // `last_left_out`: the entries left out by the last lenient load, printed when they change,
     // not on every save (an edit elsewhere leaves them as they were).
     while let Ok(first) = queue.recv() {
-        let mut why = if first == Trigger::Files { wait_for_quiet(queue) } else { first };
+        let burst = Instant::now();
+        let mut root_changed = first == Trigger::Root;
+        let mut why = if first == Trigger::Signal { first } else { wait_for_quiet(queue, &mut root_changed) };
         // Everything queued meanwhile is answered by this one reload.
         while let Ok(next) = queue.try_recv() {
-            if next == Trigger::Signal {
-                why = Trigger::Signal;
+            match next {
+                Trigger::Signal => why = Trigger::Signal,
+                Trigger::Root => root_changed = true,
+                Trigger::Files => {}
             }
         }
+        if root_changed && let Some((watcher, root)) = rewatch {
+            watch_root_again(watcher, root, &mut root_unwatched);
+        }
         let started = std::time::Instant::now();
-        match load_inner(source, &mut cache).map_err(|Failure(lines)| lines).and_then(|(query, left_out)| {
-            let swapped =
-                server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
-            Ok((swapped, left_out))
-        }) {
+        match load_inner(source, &mut cache, burst).map_err(|Failure(lines)| lines).and_then(
+            |(query, left_out)| {
+                let swapped =
+                    server.replace(query).map_err(|e| vec![format!("folio: {}: {e}", source.describe())])?;
+                Ok((swapped, left_out))
+            },
+        ) {
             Ok((swapped, left_out)) => {
                 if left_out != last_left_out {
                     for line in &left_out {
@@ -268,8 +328,9 @@ fn run(
 
 /// Waits, after a file event, until no other has come for [`QUIET`] (the whole tree is quiet),
 /// or for [`QUIET_AT_MOST`] in all, or until a signal asks for a reload at once. What the reload
-/// is for: [`Trigger::Signal`] when one came.
-fn wait_for_quiet(queue: &mpsc::Receiver<Trigger>) -> Trigger {
+/// is for: [`Trigger::Signal`] when one came. `root_changed` turns true when a
+/// [`Trigger::Root`] came meanwhile.
+fn wait_for_quiet(queue: &mpsc::Receiver<Trigger>, root_changed: &mut bool) -> Trigger {
     let started = Instant::now();
     loop {
         let left = QUIET_AT_MOST.saturating_sub(started.elapsed());
@@ -278,8 +339,47 @@ fn wait_for_quiet(queue: &mpsc::Receiver<Trigger>) -> Trigger {
         }
         match queue.recv_timeout(QUIET.min(left)) {
             Ok(Trigger::Files) => {}
+            Ok(Trigger::Root) => *root_changed = true,
             Ok(Trigger::Signal) => return Trigger::Signal,
             Err(_) => return Trigger::Files,
+        }
+    }
+}
+
+/// The content root as the watcher names it: absolute, its links not resolved (`current`, not
+/// `releases/7`), so that its entry in its parent folder is the one watched.
+fn watched_root(root: &Path) -> PathBuf {
+    std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
+/// Watches the content root again after its entry changed: the recursive watch followed the
+/// folder it found at the start (through a link given as the root, to that link's target), so a
+/// root deleted and recreated, renamed over, or a link flipped to another folder, would
+/// otherwise go unwatched. When the root cannot be watched (it is gone), says so once; the
+/// watch on its parent folder tries again when the root comes back.
+fn watch_root_again(
+    watcher: &std::sync::Weak<std::sync::Mutex<RecommendedWatcher>>,
+    root: &Path,
+    unwatched: &mut bool,
+) {
+    let Some(watcher) = watcher.upgrade() else { return };
+    let mut watcher = watcher.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // The old watch may be gone with the folder it watched.
+    let _ = watcher.unwatch(root);
+    match watcher.watch(root, RecursiveMode::Recursive) {
+        Ok(()) => {
+            if std::mem::take(unwatched) {
+                eprintln!("folio: watching {} again", root.display());
+            }
+        }
+        Err(e) => {
+            if !*unwatched {
+                eprintln!(
+                    "folio: cannot watch {} ({e}); it is watched again when it comes back (or send SIGHUP)",
+                    root.display()
+                );
+            }
+            *unwatched = true;
         }
     }
 }
@@ -292,23 +392,39 @@ fn changes_content(kind: &EventKind) -> bool {
 
 /// Watches the content tree (recursively), or the directory holding the catalog file (a file
 /// replaced by a rename is a new file: watching the old one would miss it).
+///
+/// A content root is watched twice: recursively, as the folder it is when the watch starts
+/// (through a link given as the root, its target), and as an entry of its parent folder, so
+/// that a root deleted and recreated, renamed over, or a link flipped to another folder
+/// ([`Trigger::Root`]) is watched again and reloaded: the root path is resolved again at each
+/// reload, as a deploy that flips `current -> releases/7` expects. Below the root, the compile
+/// follows no link out of it.
 fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Result<RecommendedWatcher> {
     let (target, mode, only) = match source {
-        Source::Content { config, .. } => (config.root.clone(), RecursiveMode::Recursive, None),
+        Source::Content { config, .. } => (watched_root(&config.root), RecursiveMode::Recursive, None),
         Source::Catalog { path: file, .. } => {
             let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             (dir.to_path_buf(), RecursiveMode::NonRecursive, file.file_name().map(ToOwned::to_owned))
         }
     };
     let root = target.clone();
+    // The folder holding the content root, watched for the root's own entry.
+    let parent = match source {
+        Source::Content { .. } => root.parent().filter(|_| root.file_name().is_some()).map(Path::to_path_buf),
+        Source::Catalog { .. } => None,
+    };
     let handler = move |event: notify::Result<notify::Event>| match event {
         Ok(event) => {
+            if only.is_none() && event.paths.iter().any(|path| path == &root) {
+                let _ = triggers.send(Trigger::Root);
+                return;
+            }
             // An event without paths (an overflowed queue) may hide anything: reload.
             let relevant = changes_content(&event.kind)
                 && (event.paths.is_empty()
                     || event.paths.iter().any(|path| match &only {
                         Some(name) => path.file_name() == Some(name.as_os_str()),
-                        None => !is_hidden(&root, path),
+                        None => path.starts_with(&root) && !is_hidden(&root, path),
                     }));
             if relevant {
                 let _ = triggers.send(Trigger::Files);
@@ -322,6 +438,15 @@ fn watch_source(source: &Source, triggers: mpsc::Sender<Trigger>) -> anyhow::Res
     let mut watcher =
         notify::recommended_watcher(handler).with_context(|| format!("cannot watch {}", target.display()))?;
     watcher.watch(&target, mode).with_context(|| format!("cannot watch {}", target.display()))?;
+    // Without it the tree is still watched; only a replaced root goes unseen until SIGHUP.
+    if let Some(parent) = parent
+        && let Err(e) = watcher.watch(&parent, RecursiveMode::NonRecursive)
+    {
+        eprintln!(
+            "folio: cannot watch {} ({e}): a content root replaced or made again there is reloaded on SIGHUP only",
+            parent.display()
+        );
+    }
     Ok(watcher)
 }
 

@@ -1,5 +1,6 @@
-//! Semantic search in the binary: which model a command uses (`--model DIR`, else `[search]
-//! model` in the content tree's `folio.toml`), loading it once per process, embedding a compiled
+//! Semantic search in the binary: which model a command uses (`--model DIR`, the user's choice;
+//! else `[search] model` in the content tree's `folio.toml`, held to the tree's rules by
+//! `folio::semantic::ModelSource`), loading it once per process, embedding a compiled
 //! catalog with it, and attaching it to every catalog the process opens.
 //!
 //! The loaded model is process state ([`configure`] sets it once, before the first catalog is
@@ -15,18 +16,50 @@ use anyhow::bail;
 use folio::catalog::Catalog;
 use folio::query::Query;
 
+/// The model a command asked for.
+#[derive(Debug, Clone)]
+pub(crate) enum Requested {
+    /// `--model DIR`: the user's choice, wherever it is.
+    Flag(PathBuf),
+    /// `[search] model` of the tree's `folio.toml`: read by the tree's rules (inside its root,
+    /// regular files, bounded sizes), or refused with the way to pass it as `--model`.
+    #[cfg_attr(
+        not(feature = "semantic"),
+        expect(dead_code, reason = "a folio without semantic search refuses a model without reading it")
+    )]
+    Tree {
+        /// The content root, canonical.
+        root: PathBuf,
+        /// The folder as `folio.toml` writes it.
+        dir: String,
+        /// The content root as given, joined with `dir`, for messages.
+        shown: PathBuf,
+    },
+}
+
+impl Requested {
+    /// The folder as messages show it.
+    pub(crate) fn shown(&self) -> &Path {
+        match self {
+            Requested::Flag(dir) => dir,
+            Requested::Tree { shown, .. } => shown,
+        }
+    }
+}
+
 /// The model a command asked for: the flag, else `[search] model` of `content`'s `folio.toml`
 /// (relative to the content root). `None` when neither names one.
-pub(crate) fn requested(flag: Option<&Path>, content: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn requested(flag: Option<&Path>, content: Option<&Path>) -> Option<Requested> {
     if let Some(dir) = flag {
-        return Some(dir.to_path_buf());
+        return Some(Requested::Flag(dir.to_path_buf()));
     }
-    let root = content?;
+    let given = content?;
+    let root = given.canonicalize().ok()?;
     // Read as the compiler reads it: a regular file inside the root, never a FIFO or a device.
-    let bytes = folio::compile::source::read_inside(&root.canonicalize().ok()?, "folio.toml")?;
+    let bytes = folio::compile::source::read_inside(&root, "folio.toml")?;
     // Problems with the file are `folio check`'s to report; here only the key is read.
     let project = folio::compile::settings::parse("folio.toml", &bytes, &mut Vec::new());
-    project.search_model.map(|dir| root.join(dir))
+    project.search_model.map(|dir| Requested::Tree { shown: given.join(&dir), root, dir })
 }
 
 #[cfg(feature = "semantic")]
@@ -35,7 +68,7 @@ mod enabled {
     use std::time::Instant;
 
     use anyhow::{Context as _, anyhow};
-    use folio::semantic::{Cache, Encoder};
+    use folio::semantic::{Cache, Encoder, ModelSource};
 
     use super::*;
 
@@ -49,9 +82,15 @@ mod enabled {
 
     /// Loads the model in `dir` for this process; `previous` (the catalog an earlier build
     /// wrote, when there is one) seeds the cache.
-    pub(crate) fn configure(dir: &Path, previous: Option<&Path>) -> anyhow::Result<()> {
+    pub(crate) fn configure(model: &Requested, previous: Option<&Path>) -> anyhow::Result<()> {
         let started = Instant::now();
-        let encoder = Encoder::load(dir).map_err(|e| anyhow!("{e}"))?;
+        let source = match model {
+            Requested::Flag(_) => ModelSource::User(model.shown().to_path_buf()),
+            Requested::Tree { root, dir, shown } => {
+                ModelSource::Tree { root: root.clone(), dir: dir.clone(), shown: shown.clone() }
+            }
+        };
+        let encoder = Encoder::load_from(&source).map_err(|e| anyhow!("{e}"))?;
         let mut cache = Cache::new(encoder.id());
         if let Some(path) = previous.filter(|p| p.is_file())
             && let Ok(query) = Query::open_file(path)
@@ -124,12 +163,12 @@ mod enabled {
 mod enabled {
     use super::*;
 
-    pub(crate) fn configure(dir: &Path, _previous: Option<&Path>) -> anyhow::Result<()> {
+    pub(crate) fn configure(model: &Requested, _previous: Option<&Path>) -> anyhow::Result<()> {
         bail!(
             "model `{}`: this folio was built without semantic search; build it with the `semantic` feature \
              (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio show \
              docs/guides/semantic-search.md`)",
-            dir.display()
+            model.shown().display()
         )
     }
 

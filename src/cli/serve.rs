@@ -140,7 +140,7 @@ pub(crate) fn open(
                 root.display()
             );
         }
-        let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache) {
+        let (catalog, left_out) = match super::reload::compile_content(&config, strict, cache, None) {
             Ok(compiled) => compiled,
             Err(errors) => {
                 for line in &errors {

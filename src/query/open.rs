@@ -155,14 +155,16 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
 /// or of another format version; both print as one line naming the file.
 pub fn load_catalog(path: &Path) -> Result<crate::catalog::Catalog, Error> {
     // Owned: the bodies stay in the buffer that was read instead of being copied out of it.
-    codec::decode_owned(read_catalog_file(path)?)
+    codec::decode_owned(read_catalog_bytes(path)?)
         .map_err(|source| Error::Catalog { path: path.to_owned(), source })
 }
 
-/// Reads a whole catalog file, refusing what [`open_file`] refuses before reading: anything but
-/// a regular file of at most [`codec::MAX_FILE_BYTES`] ([`Error::Io`]), and a file whose first
-/// bytes and size decide it is no catalog ([`Error::Catalog`]), each naming `path`.
-fn read_catalog_file(path: &Path) -> Result<Vec<u8>, Error> {
+/// Reads a whole catalog file's bytes, refusing what [`Query::open_file`] refuses before
+/// reading: anything but a regular file of at most [`codec::MAX_FILE_BYTES`] ([`Error::Io`];
+/// a device or a FIFO is never opened), and a file whose first 256 bytes and size decide it is
+/// no catalog ([`Error::Catalog`]), each naming `path`. The bytes are not verified: decode them
+/// (`folio bundle --catalog` appends a catalog file's exact bytes, once verified).
+pub fn read_catalog_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     let (file, len, _) = open_checked(path)?;
     read_all(path, &file, len)
 }

@@ -7,7 +7,9 @@
 //! on what it was batched with, so a vector computed once can be kept by its text's hash and a
 //! rebuild that re-embeds one section gives the same bytes as a build from scratch.
 //!
-//! This module must not know catalogs: it turns text into unit vectors, nothing else.
+//! This module must not know catalogs: it turns text into unit vectors, nothing else. It reads
+//! a model's files only through [`ModelSource`] (`files.rs`), which holds a model a content tree
+//! names to the tree's rules.
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +18,7 @@ use candle_nn::VarBuilder;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
 use super::bert::{self, Bert, Config};
+use super::files::{ModelSource, Problem};
 use crate::catalog::vectors::ModelId;
 
 /// Why a model directory cannot be used, in words that say what to do.
@@ -71,24 +74,33 @@ const IDENTITY_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safet
 const ENCODER_REVISION: &str = "folio-encoder-1";
 
 impl Encoder {
-    /// Loads the model in `dir`. Every failure names the file and what to do.
+    /// Loads the model in `dir`, a directory the user named. Every failure names the file and
+    /// what to do.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        Self::load_from(&ModelSource::User(dir.to_path_buf()))
+    }
+
+    /// Loads the model `source` names, reading its files by its rules ([`ModelSource`]). Every
+    /// failure names the file and what to do.
+    pub fn load_from(source: &ModelSource) -> Result<Self, ModelError> {
+        let dir = source.shown();
         let fail = |message: String| ModelError { dir: dir.to_path_buf(), message };
-        if !dir.is_dir() {
-            return Err(fail(format!(
+        let canonical = source.directory().map_err(|problem| match problem {
+            Problem::NoDirectory => fail(format!(
                 "no such directory. {} (see `folio show docs/guides/semantic-search.md`)",
                 GET_MODEL
-            )));
-        }
-        let read = |name: &str| {
-            std::fs::read(dir.join(name)).map_err(|e| {
-                fail(format!(
-                    "cannot read `{name}`: {e}. A model directory holds config.json, tokenizer.json and \
-                     model.safetensors; {GET_MODEL}"
-                ))
-            })
+            )),
+            Problem::Refused(why) => fail(why),
+        })?;
+        let read = |name: &str| match source.read(name) {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err(fail(format!(
+                "cannot read `{name}`: there is no such file. A model directory holds config.json, \
+                 tokenizer.json and model.safetensors; {GET_MODEL}"
+            ))),
+            Err(why) => Err(fail(why)),
         };
-        let optional = |name: &str| std::fs::read(dir.join(name)).ok();
+        let optional = |name: &str| source.read(name).map_err(fail);
         let config_bytes = read("config.json")?;
         let tokenizer_bytes = read("tokenizer.json")?;
         let weights = read("model.safetensors")?;
@@ -108,10 +120,10 @@ impl Encoder {
                 "`config.json`: {problem}; it does not describe a model Folio can run"
             )));
         }
-        let pooling = pooling(optional("1_Pooling/config.json").as_deref()).map_err(fail)?;
+        let pooling = pooling(optional("1_Pooling/config.json")?.as_deref()).map_err(fail)?;
         // sentence-transformers truncates at `max_seq_length`; the tokenizer file's own setting
         // is often smaller (128 for all-MiniLM-L6-v2) and only ever a default for other callers.
-        let max_tokens = optional("sentence_bert_config.json")
+        let max_tokens = optional("sentence_bert_config.json")?
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("max_seq_length").and_then(serde_json::Value::as_u64))
             .map_or(config.max_position_embeddings, |n| n as usize)
@@ -139,14 +151,16 @@ impl Encoder {
         let hash = hasher.finalize().to_hex().to_string();
 
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| fail(format!("`model.safetensors` does not load: {e}")))?;
+            .map_err(|e| fail(format!("`model.safetensors` does not load: {}", candle_message(&e))))?;
         let model = Bert::load(vb, &config).map_err(|e| {
-            fail(format!("`model.safetensors` does not hold the BERT weights `config.json` describes: {e}"))
+            fail(format!(
+                "`model.safetensors` does not hold the BERT weights `config.json` describes: {}",
+                candle_message(&e)
+            ))
         })?;
-        let name = dir
-            .canonicalize()
-            .ok()
-            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        let name = canonical
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".to_owned());
         let id = ModelId { name, hash, dims: config.hidden_size as u32, max_tokens: max_tokens as u32 };
         Ok(Encoder { model, tokenizer, pooling, id })
@@ -179,9 +193,23 @@ impl Encoder {
             };
             pooled.to_vec1::<f32>()
         };
-        let mut vector = run().map_err(|e| format!("the encoder failed: {e}"))?;
+        let mut vector = run().map_err(|e| format!("the encoder failed: {}", candle_message(&e)))?;
         normalize(&mut vector);
         Ok((vector, fit))
+    }
+}
+
+/// A candle error as one line of words: without the backtrace candle captures into its errors
+/// when `RUST_BACKTRACE` is set (printed, it buried the message under dozens of frames), and
+/// its context on the same line.
+pub(crate) fn candle_message(e: &candle_core::Error) -> String {
+    match e {
+        candle_core::Error::WithBacktrace { inner, .. } => candle_message(inner),
+        candle_core::Error::Context { inner, context } => format!("{context}: {}", candle_message(inner)),
+        candle_core::Error::WithPath { inner, path } => {
+            format!("{}: {}", path.display(), candle_message(inner))
+        }
+        other => other.to_string().trim().replace('\n', "; "),
     }
 }
 

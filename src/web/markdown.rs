@@ -13,7 +13,9 @@
 
 use std::fmt::Write as _;
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use rustc_hash::FxHashMap;
 
 use super::highlight::highlight;
 use super::html::escape;
@@ -46,6 +48,38 @@ enum Target {
     Refused,
 }
 
+/// The compiler's records of a body's links, indexed once per render: a link event finds its
+/// record in constant time, so a page of many links renders in time linear in them.
+struct Records<'a> {
+    /// (line, target as written) → the first record of it.
+    exact: FxHashMap<(u32, &'a str), &'a Link>,
+    /// line → the wiki links recorded on it, in order (a wiki link is recorded as written
+    /// between the brackets, which a link event may not repeat exactly).
+    wiki: FxHashMap<u32, Vec<&'a Link>>,
+}
+
+impl<'a> Records<'a> {
+    fn new(links: &'a [Link]) -> Records<'a> {
+        let mut exact: FxHashMap<(u32, &str), &Link> = FxHashMap::default();
+        let mut wiki: FxHashMap<u32, Vec<&Link>> = FxHashMap::default();
+        for link in links {
+            exact.entry((link.line, link.target.as_str())).or_insert(link);
+            if link.kind == LinkKind::Wiki {
+                wiki.entry(link.line).or_default().push(link);
+            }
+        }
+        Records { exact, wiki }
+    }
+
+    /// The record of the link to `dest` written on `line`.
+    fn find(&self, line: u32, dest: &str) -> Option<&'a Link> {
+        if let Some(link) = self.exact.get(&(line, dest)) {
+            return Some(link);
+        }
+        self.wiki.get(&line)?.iter().copied().find(|l| dest.ends_with(l.target.as_str()))
+    }
+}
+
 /// The options the compiler parses with.
 fn options() -> Options {
     crate::compile::markdown::options()
@@ -63,6 +97,7 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
         std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let line_of = |offset: usize| first_line + line_starts.partition_point(|&s| s <= offset) as u32 - 1;
 
+    let records = Records::new(cx.links);
     let mut out = String::with_capacity(source.len() * 3 / 2);
     let mut events: Vec<Event<'_>> = Vec::new();
     let mut headings = cx.outline.iter();
@@ -120,8 +155,14 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
             Event::End(TagEnd::Heading(level)) => {
                 events.push(Event::Html(CowStr::from(format!("</h{}>\n", level as u8))));
             }
-            Event::Start(Tag::Link { dest_url, .. }) => {
-                let target = resolve(cx, &dest_url, line_of(range.start));
+            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
+                // An email autolink (`<x@y.example>`) carries the address alone, as the compiler
+                // records it with `mailto:`.
+                let dest_url = match link_type {
+                    LinkType::Email => CowStr::from(format!("mailto:{dest_url}")),
+                    _ => dest_url,
+                };
+                let target = resolve(cx, &records, &dest_url, line_of(range.start));
                 let (open, close) = match &target {
                     Target::Page(href, _) => (format!("<a href=\"{}\">", escape(href)), "</a>"),
                     Target::External(href) => (
@@ -152,7 +193,7 @@ pub(crate) fn render(cx: &Context<'_>, text: &str) -> String {
                 events.push(Event::Html(CowStr::from(open_links.pop().unwrap_or("</a>"))));
             }
             Event::Start(Tag::Image { dest_url, title, .. }) => {
-                let target = resolve(cx, &dest_url, line_of(range.start));
+                let target = resolve(cx, &records, &dest_url, line_of(range.start));
                 image = Some((target, String::new(), title.to_string()));
             }
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -222,7 +263,7 @@ fn image_html(cx: &Context<'_>, target: Target, alt: &str, title: &str) -> Strin
 }
 
 /// Where `dest`, written on `line` of the entry, leads.
-fn resolve(cx: &Context<'_>, dest: &str, line: u32) -> Target {
+fn resolve(cx: &Context<'_>, records: &Records<'_>, dest: &str, line: u32) -> Target {
     let dest = dest.trim();
     if let Some(anchor) = dest.strip_prefix('#') {
         return Target::Page(format!("#{anchor}"), None);
@@ -241,13 +282,7 @@ fn resolve(cx: &Context<'_>, dest: &str, line: u32) -> Target {
         return Target::External(format!("https:{dest}"));
     }
     // The compiler's record of this link: resolved by the site's rules.
-    let recorded = cx.links.iter().find(|l| l.line == line && l.target == dest).or_else(|| {
-        // Wiki links are recorded as written between the brackets.
-        cx.links
-            .iter()
-            .find(|l| l.line == line && l.kind == LinkKind::Wiki && dest.ends_with(l.target.as_str()))
-    });
-    if let Some(link) = recorded {
+    if let Some(link) = records.find(line, dest) {
         return match (&link.resolved, link.kind) {
             (Some(uri), _) => match cx.sitemap.entry_of_uri(cx.catalog, uri) {
                 Some(idx) => Target::Page(

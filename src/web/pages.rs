@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use rustc_hash::FxHashSet;
+
 use super::View;
 use super::html::{escape, size, tags};
 use super::markdown::{self, Context};
@@ -243,6 +245,7 @@ pub(crate) fn links_html(view: &View<'_>, links: &[Link]) -> String {
     let mut inside: BTreeMap<String, String> = BTreeMap::new();
     let mut broken: Vec<&Link> = Vec::new();
     let mut outside: Vec<&str> = Vec::new();
+    let mut seen_outside: FxHashSet<&str> = FxHashSet::default();
     for link in links {
         match (&link.resolved, link.kind) {
             (Some(uri), _) => {
@@ -251,7 +254,7 @@ pub(crate) fn links_html(view: &View<'_>, links: &[Link]) -> String {
                 }
             }
             (None, LinkKind::External) => {
-                if !outside.contains(&link.target.as_str()) {
+                if seen_outside.insert(&link.target) {
                     outside.push(&link.target);
                 }
             }

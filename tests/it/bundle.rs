@@ -14,13 +14,27 @@ use crate::support::{Tree, folio, repo};
 
 /// Runs `program args` and returns (exit code, stdout, stderr).
 fn run(program: &Path, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the bundle runs");
+    let spawn = || {
+        Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    };
+    // A file just written is busy while a process forked by another test (before its exec
+    // closes the inherited descriptors) still holds it open for writing: try again.
+    let mut child = spawn();
+    for _ in 0..10_000 {
+        match &child {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::yield_now();
+                child = spawn();
+            }
+            _ => break,
+        }
+    }
+    let mut child = child.expect("the bundle runs");
     // A refused bundle exits before it reads: its closed stdin is no failure of the test.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     let out = child.wait_with_output().unwrap();
@@ -132,6 +146,80 @@ fn a_changed_or_cut_bundle_is_refused_before_anything_is_served() {
     let out = folio(bad.path(), &["bundle", "content", "--out", "dist/x"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("broken-link") && !bad.join("dist/x").exists(), "{}", out.stderr);
+}
+
+#[test]
+fn a_bundles_name_and_version_reach_the_terminal_escaped() {
+    let tree = Tree::new();
+    tree.file(
+        "content/folio.toml",
+        "[catalog]\nname = \"evil\\u001b[2J\\u001b]0;owned\\u0007\"\nversion = \"1.0\\r\\u202e\"\n",
+    )
+    .file("content/docs/a.md", "# A\n");
+    let made = folio(tree.path(), &["bundle", "content", "--out", "dist/evil"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    assert!(
+        made.stderr.contains("(evil\\u{1b}[2J\\u{1b}]0;owned\\u{7} 1.0\\r\\u{202e}, 1 docs, 0 skills;"),
+        "{}",
+        made.stderr
+    );
+    let (code, version, _) = run(&tree.join("dist/evil"), &["--version"], "");
+    assert_eq!(code, Some(0));
+    assert!(!version.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']), "{version:?}");
+    let (code, help, _) = run(&tree.join("dist/evil"), &["--help"], "");
+    assert_eq!(code, Some(0));
+    assert!(!help.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']), "{help:?}");
+}
+
+/// A bundle cut inside its program (here in the section header table at the end of the ELF
+/// file, which is not loaded, so the program still runs) has lost its trailer and its image's
+/// end; it knows it was built as a bundle all the same (`folio bundle` marks the program it
+/// copies) and refuses to run as plain `folio`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_bundle_cut_inside_its_program_is_refused() {
+    let tree = Tree::new();
+    let bundle = bundle_of_basic(&tree);
+    let program = std::fs::metadata(env!("CARGO_BIN_EXE_folio")).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&bundle).unwrap().set_len(program - 100).unwrap();
+    for args in [&["--version"][..], &["serve"]] {
+        let (code, stdout, stderr) = run(&bundle, args, "");
+        assert_eq!((code, stdout.as_str()), (Some(2), ""), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "this bundle is cut short ({} bytes, less than the {program} bytes of its own program)",
+                program - 100
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+/// A bundle whose file its user may run but not read (mode 0711, another user) cannot read the
+/// catalog it carries: it says so and exits 2 instead of running as plain `folio`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_bundle_that_cannot_read_itself_says_so() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let tree = Tree::new();
+    let bundle = bundle_of_basic(&tree);
+    std::fs::set_permissions(&bundle, std::fs::Permissions::from_mode(0o711)).unwrap();
+    // The file's owner (root reads whatever its mode) runs it as another user; anyone else
+    // runs it with the mode their own: execute only.
+    let me = std::fs::metadata(&bundle).unwrap().uid();
+    let mut command = if me == 0 {
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"]).arg(&bundle);
+        command
+    } else {
+        std::fs::set_permissions(&bundle, std::fs::Permissions::from_mode(0o111)).unwrap();
+        Command::new(&bundle)
+    };
+    let out = command.arg("--version").stdin(Stdio::null()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(2), &b""[..]), "{stderr}");
+    assert!(stderr.contains("this bundle cannot read its own file"), "{stderr}");
+    assert!(stderr.contains("chmod a+r"), "{stderr}");
 }
 
 fn make_executable(path: &Path) {

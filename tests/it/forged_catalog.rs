@@ -559,7 +559,13 @@ fn special_files_are_refused_as_catalogs_without_waiting() {
     std::fs::create_dir(tree.join("dir")).unwrap();
     let cases = [("/dev/zero", "a character device"), ("fifo", "a FIFO"), ("dir", "a directory")];
     for (path, kind) in cases {
-        for command in [&["list"][..], &["show", "install"], &["search", "install"], &["serve"]] {
+        for command in [
+            &["list"][..],
+            &["show", "install"],
+            &["search", "install"],
+            &["serve"],
+            &["bundle", "--out", "bundled"],
+        ] {
             let args = [command, &["--catalog", path]].concat();
             let (code, stderr) = folio_within_10s(tree.path(), &args);
             assert_eq!(
@@ -637,11 +643,11 @@ fn a_large_file_refused_by_its_envelope_and_size_is_not_read() {
         ),
     ];
     for (name, why) in cases {
-        for command in ["list", "serve"] {
+        for command in ["list", "serve", "bundle --out bundled"] {
             // Under a 1 GiB address-space limit: reading a 2 GiB file whole cannot succeed, so
             // the refusal below proves the file was refused from its first bytes and size.
             let out = std::process::Command::new("sh")
-                .args(["-c", r#"ulimit -v 1048576 && exec "$0" "$1" --catalog "$2" </dev/null"#])
+                .args(["-c", r#"ulimit -v 1048576 && exec "$0" $1 --catalog "$2" </dev/null"#])
                 .args([env!("CARGO_BIN_EXE_folio"), command, name])
                 .current_dir(tree.path())
                 .env("NO_COLOR", "1")
@@ -655,4 +661,5 @@ fn a_large_file_refused_by_its_envelope_and_size_is_not_read() {
             );
         }
     }
+    assert!(!tree.join("bundled").exists(), "no bundle of a refused catalog");
 }

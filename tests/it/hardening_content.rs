@@ -11,7 +11,7 @@ use crate::support::{Output, Tree};
 /// Runs `folio` like `support::folio`, but fails the test (and kills the process) when it has not
 /// finished within 20 seconds: a blocked read must fail the test, not hang the suite.
 #[track_caller]
-fn folio_bounded(cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn folio_bounded(cwd: &Path, args: &[&str]) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_folio"))
         .args(args)
         .current_dir(cwd)
@@ -125,7 +125,7 @@ fn links_to_directories_that_leave_the_root_are_not_walked() {
 }
 
 #[cfg(unix)]
-fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let status = Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
     assert!(status.success(), "mkfifo {}", path.display());
@@ -369,5 +369,57 @@ content/docs/e\\u{1b}[31mred.md:1:1: error[non-portable-name]: `e\\u{1b}[31mred.
     for out in [&list, &show, &search] {
         let shown = out.stdout.replace("A \u{1b}[31mbody", "");
         assert!(!shown.contains('\u{1b}'), "raw ESC in {out:?}");
+    }
+}
+
+/// 8 MiB of TOML dotted keys (under the 8 MiB limit of a content file): parsing them took
+/// 1.8 GB.
+fn dotted_keys() -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 8 * 1024 * 1024 - 64 {
+        text.push_str(&format!("k{i}.a.b.c.d.e.f.g.h.i.j.k.l.m = 1\n"));
+        i += 1;
+    }
+    text
+}
+
+#[cfg(unix)]
+#[test]
+fn a_config_file_over_1_mib_is_refused_before_it_is_parsed() {
+    let keys = dotted_keys();
+    // folio.toml, and the config files mdBook and Hugo are detected by.
+    for (config, page) in
+        [("folio.toml", "docs/a.md"), ("book.toml", "src/a.md"), ("hugo.toml", "content/a.md")]
+    {
+        let tree = Tree::new();
+        tree.file(format!("content/{config}"), &keys).file(format!("content/{page}"), "# A\n");
+        // Under a 1 GiB address-space limit, parsing the file would fail: a refusal proves it
+        // was not parsed.
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                r#"ulimit -v 1048576 && exec "$0" check content --format json --allow orphan-doc </dev/null"#,
+            ])
+            .arg(env!("CARGO_BIN_EXE_folio"))
+            .current_dir(tree.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{config}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+        let diags: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let diags = diags.as_array().unwrap();
+        assert_eq!(diags.len(), 1, "{config}: {diags:?}");
+        assert_eq!(diags[0]["code"], "invalid-config");
+        assert_eq!(diags[0]["path"], format!("content/{config}"));
+        assert_eq!(
+            diags[0]["message"],
+            format!(
+                "`{config}` is {} bytes, more than the 1048576-byte (1 MiB) limit of a config file: \
+                 it is not read, and the defaults apply",
+                keys.len()
+            )
+        );
     }
 }

@@ -13,6 +13,7 @@ mod incremental;
 mod lenient;
 mod links;
 mod live;
+mod live_root;
 mod live_serve;
 mod mapped;
 mod mcp;

@@ -128,12 +128,93 @@ fn a_changed_section_is_the_only_unit_embedded_again_and_the_result_equals_a_cle
 #[test]
 fn the_model_can_be_named_in_folio_toml() {
     let tree = tree();
-    tree.file("content/folio.toml", "[search]\nmodel = \"../tiny\"\n");
+    tiny::write(&tree.join("content/models/tiny"), 1);
+    tree.file("content/folio.toml", "[search]\nmodel = \"models/tiny\"\n");
     let out = build(&tree, "content", "out", &[]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert_eq!(vectors_of(&tree.join("out/catalog.msgpack")).units.len(), 11);
     // `folio check` reads the key without complaint.
     assert_eq!(folio(tree.path(), &["check", "content"]).code, Some(0));
+}
+
+/// A model `folio.toml` names is the tree's: it must be inside the content root, as regular
+/// files of bounded size, or it is refused (before a byte of it is read) with the way to give it
+/// on the command line, where it is the user's choice. Before, it was read wherever it pointed:
+/// outside the root, through a link, from a FIFO (which hung) or a device (read past 3 GB).
+#[cfg(unix)]
+#[test]
+fn a_model_named_by_the_tree_is_held_to_the_trees_rules() {
+    use crate::hardening_content::{folio_bounded, mkfifo};
+    let tree = tree();
+    let refused = |args: &[&str], says: &str| {
+        let out = folio_bounded(tree.path(), args);
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("vocab") && !out.stderr.contains("hidden_size"), "{}", out.stderr);
+    };
+    // Outside the root, named directly or through a link inside it.
+    tree.file("content/folio.toml", "[search]\nmodel = \"../tiny\"\n");
+    let outside = "model `content/../tiny`: `folio.toml` names it as `../tiny` ([search] model), outside the \
+                   content root; a tree's model must be inside it. a model that is not inside the content \
+                   tree as plain files is given on the command line instead: `--model DIR`";
+    for args in [&["build", "content", "--out", "out"][..], &["search", "--content", "content", "install"]] {
+        refused(args, outside);
+    }
+    tree.symlink("../../tiny", "content/models/linked");
+    tree.file("content/folio.toml", "[search]\nmodel = \"models/linked\"\n");
+    refused(&["build", "content", "--out", "out"], "names it as `models/linked` ([search] model), outside");
+    // On the command line the same folder is the user's choice.
+    let out = folio_bounded(tree.path(), &["build", "content", "--out", "out", "--model", "tiny"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // Inside the root: a file that links out, a FIFO, a device, weights over the bound.
+    let model = tree.join("content/models/own");
+    tiny::write(&model, 1);
+    tree.file("content/folio.toml", "[search]\nmodel = \"models/own\"\n");
+    let config = model.join("config.json");
+    let original = std::fs::read(&config).unwrap();
+    std::fs::remove_file(&config).unwrap();
+    std::os::unix::fs::symlink(tree.join("tiny/config.json"), &config).unwrap();
+    refused(&["build", "content", "--out", "out"], "`config.json` leads outside the content root (a link)");
+    std::fs::remove_file(&config).unwrap();
+    mkfifo(&config);
+    refused(&["build", "content", "--out", "out"], "`config.json` is not a regular file");
+    std::fs::remove_file(&config).unwrap();
+    std::fs::write(&config, &original).unwrap();
+    let pooling = model.join("1_Pooling/config.json");
+    std::fs::create_dir_all(pooling.parent().unwrap()).unwrap();
+    mkfifo(&pooling);
+    refused(&["build", "content", "--out", "out"], "`1_Pooling/config.json` is not a regular file");
+    std::fs::remove_file(&pooling).unwrap();
+    let weights = model.join("model.safetensors");
+    std::fs::OpenOptions::new().write(true).open(&weights).unwrap().set_len((1 << 30) + 1).unwrap();
+    refused(
+        &["build", "content", "--out", "out"],
+        "`model.safetensors` is 1073741825 bytes, more than the 1073741824 bytes a file of a model named by \
+         `folio.toml` may hold",
+    );
+    tiny::write(&model, 1);
+    let out = folio_bounded(tree.path(), &["build", "content", "--out", "out"]);
+    assert_eq!(out.code, Some(0), "the tree's own model, inside it: {}", out.stderr);
+}
+
+/// A model given on the command line may be anywhere and of any size, but only regular files
+/// are read: a FIFO or a device is refused at once.
+#[cfg(unix)]
+#[test]
+fn a_model_on_the_command_line_is_read_from_regular_files_only() {
+    use crate::hardening_content::{folio_bounded, mkfifo};
+    let tree = tree();
+    let config = tree.join("tiny/config.json");
+    std::fs::remove_file(&config).unwrap();
+    mkfifo(&config);
+    let out = folio_bounded(tree.path(), &["build", "content", "--out", "out", "--model", "tiny"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("model `tiny`: `config.json` is not a regular file"), "{}", out.stderr);
+    std::fs::remove_file(&config).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &config).unwrap();
+    let out = folio_bounded(tree.path(), &["search", "--content", "content", "--model", "tiny", "install"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("model `tiny`: `config.json` is not a regular file"), "{}", out.stderr);
 }
 
 #[test]
@@ -167,6 +248,30 @@ fn a_missing_or_broken_model_is_refused_with_what_to_do() {
     assert_eq!(broken.code, Some(2));
     assert!(broken.stderr.contains("model `tiny`: cannot read `model.safetensors`"), "{}", broken.stderr);
     assert!(!tree.join("out/catalog.msgpack").exists(), "nothing is written");
+}
+
+#[test]
+fn a_model_whose_weights_do_not_match_its_config_is_refused_in_one_line_even_with_rust_backtrace() {
+    let tree = tree();
+    let config = std::fs::read_to_string(tree.join("tiny/config.json")).unwrap();
+    let mut wider: serde_json::Value = serde_json::from_str(&config).unwrap();
+    wider["intermediate_size"] = 96.into();
+    std::fs::write(tree.join("tiny/config.json"), wider.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_folio"))
+        .args(["build", "content", "--out", "out", "--model", "tiny"])
+        .current_dir(tree.path())
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "the message alone, no backtrace: {stderr}");
+    assert!(
+        stderr.starts_with(
+            "error: model `tiny`: `model.safetensors` does not hold the BERT weights `config.json` describes: "
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

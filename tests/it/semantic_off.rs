@@ -29,6 +29,23 @@ fn a_model_is_refused_by_a_folio_built_without_semantic_search() {
     let out = folio(tree.path(), &["build", "content", "--out", "out"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("this folio was built without semantic search"), "{}", out.stderr);
+    // Nothing of a model is read by a folio that cannot run one: a FIFO or a device there
+    // neither blocks nor is read.
+    #[cfg(unix)]
+    {
+        crate::hardening_content::mkfifo(&tree.join("content/m/config.json"));
+        tree.symlink("/dev/zero", "content/m/model.safetensors");
+        tree.file("content/folio.toml", "[search]\nmodel = \"m\"\n");
+        for args in [&["build", "content", "--out", "out"][..], &["search", "--content", "content", "a"]] {
+            let out = crate::hardening_content::folio_bounded(tree.path(), args);
+            assert_eq!(out.code, Some(2), "{}", out.stderr);
+            assert!(
+                out.stderr.contains("model `content/m`: this folio was built without semantic search"),
+                "{}",
+                out.stderr
+            );
+        }
+    }
     // Checking a tree does not need the model.
     assert_eq!(folio(tree.path(), &["check", "content"]).code, Some(0));
 }

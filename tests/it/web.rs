@@ -20,10 +20,13 @@ struct Running {
 }
 
 async fn start(server: FolioServer) -> Running {
+    start_with(server, folio::web::WebOptions::default()).await
+}
+
+async fn start_with(server: FolioServer, options: folio::web::WebOptions) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let options = folio::web::WebOptions::default();
     tokio::spawn(async move {
         folio::web::serve_web(listener, server, &options, async {
             let _ = stopped.await;
@@ -275,4 +278,144 @@ fn the_binary_prints_its_address_and_follows_the_content_it_browses() {
     });
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Requests waiting for a reload (`/_/version?after=`, one per open page) are held up to a cap
+/// of their own, half the connections at most: on a server of eight connections, eight such
+/// requests leave four held and four answered at once (with `Retry-After`), and a page is
+/// answered beside them. Before the cap, the eight held every connection and a page waited for
+/// them to time out.
+#[tokio::test]
+async fn waiting_version_requests_have_a_cap_of_their_own_and_leave_room_for_pages() {
+    let mut options = folio::web::WebOptions::default();
+    options.limits.max_connections = 8;
+    let web = start_with(fixture_server("basic"), options).await;
+    let addr = web.addr;
+    let version = get(addr, "GET", "/_/version", &[]).await.body;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    for _ in 0..8 {
+        let (tx, path) = (tx.clone(), format!("/_/version?after={version}"));
+        tokio::spawn(async move {
+            let _ = tx.send(get(addr, "GET", &path, &[]).await);
+        });
+    }
+    drop(tx);
+    for _ in 0..4 {
+        let reply = rx.recv().await.expect("four answered at once");
+        assert_eq!((reply.status, reply.body.as_str()), (200, version.as_str()));
+        assert_eq!(reply.header("retry-after"), Some("5"));
+    }
+    let index = get(addr, "GET", "/", &[]).await;
+    assert_eq!(index.status, 200, "a page is answered while four requests are held");
+    assert!(rx.try_recv().is_err(), "the other four are still held");
+    // Shutdown ends the held ones, with the version and no `Retry-After`.
+    drop(web);
+    for _ in 0..4 {
+        let reply = rx.recv().await.expect("answered at shutdown");
+        assert_eq!((reply.body.as_str(), reply.header("retry-after")), (version.as_str(), None));
+    }
+}
+
+#[tokio::test]
+async fn an_email_autolink_is_a_mailto_link() {
+    let tree = crate::support::Tree::new();
+    tree.file("docs/a.md", "# A\n\nWrite to <team@docs.example> or [us](mailto:us@docs.example).\n");
+    let server = FolioServer::from_catalog(compile(&Config::new(tree.path())).catalog.unwrap()).unwrap();
+    let web = start(server).await;
+    let main = main_of(&page(web.addr, "/docs/a.md").await).to_owned();
+    assert!(
+        main.contains(
+            "<a class=\"external\" href=\"mailto:team@docs.example\" rel=\"noreferrer\">team@docs.example</a>"
+        ),
+        "{main}"
+    );
+    assert!(main.contains("href=\"mailto:us@docs.example\""), "{main}");
+    assert!(!main.contains("class=\"broken\""), "{main}");
+}
+
+/// A doc of 120,000 links (4 MB): 20,000 to a page of the catalog, the rest to sites elsewhere.
+fn link_heavy_server() -> FolioServer {
+    use std::fmt::Write as _;
+    let tree = crate::support::Tree::new();
+    let mut big = String::from("# Links\n\n");
+    for i in 0..120_000 {
+        if i % 6 == 0 {
+            let _ = writeln!(big, "[s{i}](small.md#more)");
+        } else {
+            let _ = writeln!(big, "[e{i}](https://e.example/{i})");
+        }
+    }
+    tree.file("docs/links.md", big).file("docs/small.md", "# Small\n\n## More\n\nA small page.\n");
+    let compiled = compile(&Config::new(tree.path()));
+    FolioServer::from_catalog(compiled.catalog.expect("the tree compiles")).unwrap()
+}
+
+/// A page is rendered off the async workers, in time linear in its links: with two renders of a
+/// 120,000-link page in flight on a server of one async worker, a small page asked for after them
+/// is answered before the first byte of either big answer arrives (an answer's head is sent once
+/// its page is rendered: before the fix, the small page waited for the first big one); and the big page is whole (every link drawn, each site listed once).
+#[test]
+fn a_small_page_is_answered_while_a_page_of_120000_links_renders() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let server_runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let web = server_runtime.block_on(async { start(link_heavy_server()).await });
+    let addr = web.addr;
+    let client = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (events, bigs) = client.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut readers = Vec::new();
+        for name in ["big 1", "big 2"] {
+            // Each request is written whole before the next one is sent.
+            let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let head = format!(
+                "GET /docs/links.md HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+                addr.port()
+            );
+            stream.write_all(head.as_bytes()).await.unwrap();
+            // A round trip that needs no page: the server has taken the big request before it
+            // answers this one (connections are accepted in order), so it is on its way.
+            assert_eq!(get(addr, "GET", "/_/style.css", &[]).await.status, 200);
+            let tx = tx.clone();
+            readers.push(tokio::spawn(async move {
+                let mut raw = vec![0u8; 1];
+                stream.read_exact(&mut raw).await.unwrap();
+                let _ = tx.send(format!("{name} begins"));
+                stream.read_to_end(&mut raw).await.unwrap();
+                crate::mcp_http::parse_reply(&raw)
+            }));
+        }
+        let small = get(addr, "GET", "/docs/small.md", &[]).await;
+        assert_eq!(small.status, 200);
+        assert!(main_of(&small.body).contains("<h1 id=\"small\">Small</h1>"));
+        let _ = tx.send("small answered".to_owned());
+        let mut bigs = Vec::new();
+        for reader in readers {
+            bigs.push(reader.await.unwrap());
+        }
+        drop(tx);
+        let mut events = Vec::new();
+        while let Some(event) = rx.recv().await {
+            events.push(event);
+        }
+        (events, bigs)
+    });
+    assert_eq!(events[0], "small answered", "the small page waited for a big one: {events:?}");
+    for big in &bigs {
+        assert_eq!(big.status, 200);
+        let main = main_of(&big.body);
+        assert_eq!(
+            main.matches("<a class=\"external\" href=\"https://e.example/").count(),
+            2 * 100_000,
+            "each drawn in the body and listed once under Links out"
+        );
+        assert_eq!(main.matches("<a href=\"/docs/small.md#more\">s").count(), 20_000);
+        assert!(main.contains(
+            "<a class=\"external\" href=\"https://e.example/119999\" rel=\"noreferrer\">e119999</a>"
+        ));
+        let links_out = &main[main.find("<h2>Links out</h2>").expect("links out")..];
+        assert_eq!(links_out.matches("<li><a href=\"/docs/small.md\">Small</a></li>").count(), 1);
+        assert_eq!(links_out.matches("<li><a class=\"external\" href=\"https://e.example/1\" ").count(), 1);
+    }
+    drop(web);
 }

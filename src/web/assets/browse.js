@@ -35,6 +35,9 @@
       try {
         const response = await fetch("/_/version?after=" + encodeURIComponent(version), { cache: "no-store" });
         if (response.ok && (await response.text()) !== version) { location.reload(); return; }
+        // Answered at once because the server holds as many waiting requests as it will.
+        const later = Number(response.headers.get("Retry-After"));
+        if (later > 0) { setTimeout(watch, later * 1000); return; }
         watch();
       } catch (_) {
         setTimeout(watch, 2000); // the server is restarting: ask again later

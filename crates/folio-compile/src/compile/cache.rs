@@ -190,7 +190,7 @@ impl Cache {
     /// tree changed while it was compiled, so the result may hold two moments of it, an edit's
     /// first file as it was and its second as it is now. One `stat` per file, on all cores.
     /// Call after [`Cache::refill`].
-    pub(crate) fn changed_since_read(&self) -> bool {
+    pub fn changed_since_read(&self) -> bool {
         let files: Vec<&Cached> = self.files.values().collect();
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let changed =

@@ -140,10 +140,19 @@ impl Layout {
         let mut layout = match read {
             Some((found, spec, unread)) => {
                 if let (Some(why), Some(f)) = (&spec.config_error, &found) {
-                    diags.push(
-                        Diagnostic::error("invalid-config", &f.config, 1, 1, why.clone())
-                            .with_help("fix the file, or its site is read with the generator's defaults"),
-                    );
+                    diags.push(match why {
+                        config::ReadError::TooLarge(size) => {
+                            super::source::config_too_large(&f.config, *size)
+                        }
+                        why => Diagnostic::error(
+                            "invalid-config",
+                            &f.config,
+                            1,
+                            1,
+                            format!("`{}` is not read: {why}", f.config),
+                        )
+                        .with_help("fix the file, or its site is read with the generator's defaults"),
+                    });
                 }
                 let mut mounts = vec![Mount { part: Part::Docs, dir: spec.docs.clone() }];
                 mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });

@@ -154,6 +154,11 @@ pub struct SiteKeys {
 /// for whatever could not be read.
 pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     let mut out = Project::default();
+    // Bounded before parsing: a parse costs far more memory than the text.
+    if bytes.len() as u64 > crate::compile::source::MAX_CONFIG_BYTES {
+        diags.push(crate::compile::source::config_too_large(path, bytes.len() as u64));
+        return out;
+    }
     if let Some(d) = validate::utf8(path, bytes) {
         diags.push(d);
         return out;

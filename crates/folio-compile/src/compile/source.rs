@@ -39,6 +39,12 @@ use super::layout::{Layout, Part};
 /// mistake; refusing it keeps memory bounded on hostile trees.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
+/// The most bytes a config file may hold to be parsed: `folio.toml` and the config file a
+/// generator is detected by (`book.toml`, `hugo.toml`, `mkdocs.yml`, ...). Smaller than a
+/// content file's limit, since parsing costs far more than the text does (8 MiB of TOML dotted
+/// keys took 1.8 GB to parse), and a real one is a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// What a found file is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
@@ -97,6 +103,9 @@ pub struct Walk {
 /// are catalog paths (`docs/…`, `skills/…`, `static/…`): see [`Layout`].
 pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
+    // The root path is the one path resolved by name, once per walk: a link given as the root,
+    // or swapped in for it since the last walk (a deploy's `current -> releases/7`), is
+    // followed here. Below it, nothing is opened by name.
     let opened = root.canonicalize().and_then(Root::open);
     let root = match opened {
         Ok(root) => Arc::new(root),
@@ -340,7 +349,7 @@ fn classify(
                     files
                         .iter()
                         .find(|(p, _)| *p == document)
-                        .and_then(|(_, abs)| read_regular(root, abs).ok())
+                        .and_then(|(_, abs)| read_regular(root, abs, MAX_FILE_BYTES).ok())
                         .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
                         .unwrap_or_default()
                 });
@@ -436,6 +445,22 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
     .with_help("split it into smaller files, or keep generated output out of the content tree")
 }
 
+/// The `invalid-config` error of a config file larger than [`MAX_CONFIG_BYTES`], which is not
+/// parsed.
+pub fn config_too_large(path: &str, size: u64) -> Diagnostic {
+    Diagnostic::error(
+        "invalid-config",
+        path,
+        1,
+        1,
+        format!(
+            "`{path}` is {size} bytes, more than the {MAX_CONFIG_BYTES}-byte (1 MiB) limit of a config file: \
+             it is not read, and the defaults apply"
+        ),
+    )
+    .with_help("a config file holds a few kilobytes of settings: remove what was generated into it")
+}
+
 /// Reads a found file's exact bytes. Fails with `unreadable-file`, `not-a-regular-file`, or
 /// `file-too-large` (without reading it, or when it grows past the limit while being read).
 pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
@@ -444,7 +469,7 @@ pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
 
 /// [`read`], with the [`Stamp`] of the file that was opened, taken before a byte was read.
 pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
-    read_regular(&found.root, &found.abs).map_err(|e| match e {
+    read_regular(&found.root, &found.abs, MAX_FILE_BYTES).map_err(|e| match e {
         ReadError::TooLarge(size) => too_large(&found.path, size),
         ReadError::NotRegular(file_type) => not_regular(&found.path, file_type),
         ReadError::Io(e) if is_link_refused(&e) => Diagnostic::error(
@@ -478,12 +503,67 @@ pub fn stamp_now(found: &Found) -> Option<Stamp> {
 /// opened below the root with no link allowed on the way), so a report never shows a byte the
 /// compile would not read (a link out of the root, a device, a huge file).
 pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
-    let resolved = canonical_root.join(path).canonicalize().ok()?;
-    if !resolved.starts_with(canonical_root) {
-        return None;
+    read_inside_bounded(canonical_root, path, MAX_FILE_BYTES).ok()
+}
+
+/// A config file read by [`read_config`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum ConfigFile {
+    /// Its bytes.
+    Read(Vec<u8>),
+    /// Larger than [`MAX_CONFIG_BYTES`] (its size, or how much of it was read): not read.
+    TooLarge(u64),
+    /// Not there, or not what the compile would read (outside the root, not a regular file,
+    /// unreadable).
+    Missing,
+}
+
+/// The config file at `path` (content-relative) under a content root, read as [`read_inside`]
+/// reads a file but bounded by [`MAX_CONFIG_BYTES`]: decided on the opened file's size before a
+/// byte is read, and read no further than one byte past the limit.
+pub fn read_config(canonical_root: &Path, path: &str) -> ConfigFile {
+    match read_inside_bounded(canonical_root, path, MAX_CONFIG_BYTES) {
+        Ok(bytes) => ConfigFile::Read(bytes),
+        Err(InsideError::TooLarge(size)) => ConfigFile::TooLarge(size),
+        Err(_) => ConfigFile::Missing,
     }
-    let root = Root::open(canonical_root.to_owned()).ok()?;
-    read_regular(&root, &resolved).ok().map(|(bytes, _)| bytes)
+}
+
+/// Why [`read_inside_bounded`] read nothing.
+#[derive(Debug)]
+pub enum InsideError {
+    /// Nothing is there.
+    Missing,
+    /// The path resolves outside the root, or a link on it was swapped in while it was opened.
+    Outside,
+    /// Not a regular file (a directory, a FIFO, a device): never read.
+    NotRegular,
+    /// Larger than the limit (its size, or how much of it was read): not read.
+    TooLarge(u64),
+    /// It could not be opened or read.
+    Unreadable(std::io::Error),
+}
+
+/// The file at `path` (content-relative) under a content root, read with the compile's own
+/// rules: it resolves inside `canonical_root`, is opened below the root with no link allowed on
+/// the way, is a regular file, and is at most `limit` bytes (decided on the opened file's size
+/// before a byte is read; the read stops one byte past it).
+pub fn read_inside_bounded(canonical_root: &Path, path: &str, limit: u64) -> Result<Vec<u8>, InsideError> {
+    let resolved = canonical_root.join(path).canonicalize().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => InsideError::Missing,
+        _ => InsideError::Unreadable(e),
+    })?;
+    if !resolved.starts_with(canonical_root) {
+        return Err(InsideError::Outside);
+    }
+    let root = Root::open(canonical_root.to_owned()).map_err(InsideError::Unreadable)?;
+    match read_regular(&root, &resolved, limit) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(ReadError::TooLarge(size)) => Err(InsideError::TooLarge(size)),
+        Err(ReadError::NotRegular(_)) => Err(InsideError::NotRegular),
+        Err(ReadError::Io(e)) if is_link_refused(&e) => Err(InsideError::Outside),
+        Err(ReadError::Io(e)) => Err(InsideError::Unreadable(e)),
+    }
 }
 
 /// True when `path` (content-relative), reported as unreadable, is gone now or opens: the tree
@@ -509,26 +589,26 @@ enum ReadError {
 /// Reads the regular file at the canonical, link-free path `canonical` below `root`: opened
 /// below the root's handle with no link allowed on any component (one swapped in since the walk
 /// is refused as a change), checked on the opened file's own metadata (a regular file, at most
-/// [`MAX_FILE_BYTES`]) before a byte is read, and read only up to one byte past the limit
-/// whatever the file does meanwhile.
+/// `limit` bytes: [`MAX_FILE_BYTES`], or [`MAX_CONFIG_BYTES`] for a config file) before a byte
+/// is read, and read only up to one byte past the limit whatever the file does meanwhile.
 ///
 /// The walk found a regular file here, so the only check before the open is the open's own: a
 /// second look at the path first (a `stat` by name) cost 2% of a large tree's build and closed
 /// no gap, since the file can change between any look and the open. A FIFO swapped in since the
 /// walk opens without blocking and is refused; a device swapped in is opened, then refused.
-fn read_regular(root: &Root, canonical: &Path) -> Result<(Vec<u8>, Stamp), ReadError> {
+fn read_regular(root: &Root, canonical: &Path, limit: u64) -> Result<(Vec<u8>, Stamp), ReadError> {
     let file = open_file(root, canonical).map_err(ReadError::Io)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular(meta.file_type()));
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return Err(ReadError::TooLarge(meta.len()));
     }
     let stamp = Stamp::from_metadata(&meta);
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }
     Ok((bytes, stamp))
@@ -536,7 +616,7 @@ fn read_regular(root: &Root, canonical: &Path) -> Result<(Vec<u8>, Stamp), ReadE
 
 /// Opens `path` for reading; on Unix with `O_NONBLOCK`, so that a FIFO cannot block the open
 /// (the flag changes nothing for a regular file).
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]

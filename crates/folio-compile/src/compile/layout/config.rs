@@ -14,9 +14,7 @@ mod yaml;
 
 use std::path::Path;
 
-/// The largest config file read, in bytes: smaller than a content file (a config is a page of
-/// settings; an 8 MiB TOML file of dotted keys costs a parser gigabytes).
-pub const MAX_CONFIG_BYTES: usize = 1024 * 1024;
+pub use crate::compile::source::MAX_CONFIG_BYTES;
 
 /// The deepest bracket nesting a JavaScript or TOML config may have to be parsed: their
 /// parsers recurse once per level with no bound of their own (a 1 MiB file of `[` overflows the
@@ -193,8 +191,8 @@ pub struct ConfigFile {
 pub enum ReadError {
     /// Missing, not a regular file inside the root, or not UTF-8.
     Unreadable,
-    /// Larger than [`MAX_CONFIG_BYTES`].
-    TooLarge(usize),
+    /// Larger than [`MAX_CONFIG_BYTES`] (its size, or how much of it was read).
+    TooLarge(u64),
     /// Not valid in its format: the parser's message.
     Syntax(String),
 }
@@ -211,17 +209,16 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// The text of the config file `rel` (content-relative), bounded.
+/// The text of the config file `rel` (content-relative), read as the compile reads a file (a
+/// regular file inside the root, through no link that leaves it) and decided on its size before
+/// a byte is read.
 pub fn read_text(root: &Path, rel: &str) -> Result<String, ReadError> {
-    let size = std::fs::metadata(root.join(rel)).map_err(|_| ReadError::Unreadable)?.len();
-    if size > MAX_CONFIG_BYTES as u64 {
-        return Err(ReadError::TooLarge(usize::try_from(size).unwrap_or(usize::MAX)));
+    use crate::compile::source::{ConfigFile, read_config};
+    match read_config(root, rel) {
+        ConfigFile::Read(bytes) => String::from_utf8(bytes).map_err(|_| ReadError::Unreadable),
+        ConfigFile::TooLarge(size) => Err(ReadError::TooLarge(size)),
+        ConfigFile::Missing => Err(ReadError::Unreadable),
     }
-    let bytes = crate::compile::source::read_inside(root, rel).ok_or(ReadError::Unreadable)?;
-    if bytes.len() > MAX_CONFIG_BYTES {
-        return Err(ReadError::TooLarge(bytes.len()));
-    }
-    String::from_utf8(bytes).map_err(|_| ReadError::Unreadable)
 }
 
 /// Reads the config file `rel` (content-relative) by its extension: `.toml`, `.json`,

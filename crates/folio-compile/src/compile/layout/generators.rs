@@ -127,7 +127,7 @@ pub(super) fn read(generator: Generator, project: &Project<'_>) -> Spec {
     if let Err(why) = &project.value
         && *why != ReadError::Unreadable
     {
-        spec.config_error = Some(format!("`{}` is not read: {why}", project.config));
+        spec.config_error = Some(why.clone());
     }
     spec
 }
@@ -236,7 +236,7 @@ pub(super) struct Spec {
     pub(super) unread: Vec<(String, String)>,
     /// Why the config file could not be read at all (the site is then read with the
     /// generator's defaults).
-    pub(super) config_error: Option<String>,
+    pub(super) config_error: Option<ReadError>,
 }
 
 /// `written`, a path relative to the folder `dir` (content-relative), as a content-relative

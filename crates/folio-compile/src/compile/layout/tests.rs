@@ -214,13 +214,13 @@ fn an_empty_result_names_the_folder_the_markdown_is_in() {
 #[test]
 fn a_config_file_too_large_or_broken_is_an_error_and_the_defaults_apply() {
     let tree = Tree::new("config-bounds", &["site/mkdocs.yml", "site/docs/"]);
-    let big = "a: 1\n".repeat(super::config::MAX_CONFIG_BYTES / 5 + 1);
+    let big = "a: 1\n".repeat(super::config::MAX_CONFIG_BYTES as usize / 5 + 1);
     std::fs::write(tree.root().join("site/mkdocs.yml"), big).unwrap();
     let (layout, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
     assert_eq!(layout.docs_dir(), "site/docs");
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!((diags[0].code, diags[0].path.as_str()), ("invalid-config", "site/mkdocs.yml"));
-    assert!(diags[0].message.contains("more than the 1048576-byte limit"), "{}", diags[0].message);
+    assert!(diags[0].message.contains("more than the 1048576-byte (1 MiB) limit"), "{}", diags[0].message);
     std::fs::write(tree.root().join("site/mkdocs.yml"), "nav: [a\n").unwrap();
     let (_, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
     assert!(diags[0].message.starts_with("`site/mkdocs.yml` is not read: it does not parse"), "{diags:?}");

@@ -100,7 +100,7 @@ fn a_self_reference_and_deep_nesting_end() {
     }
     assert!(depth < 200 && v.unknown().is_some(), "{depth}");
     // Nesting as deep as the size limit allows neither overflows the parser's stack nor ours.
-    let n = MAX_CONFIG_BYTES / 2 - 20;
+    let n = MAX_CONFIG_BYTES as usize / 2 - 20;
     let deepest = format!("export default {}{}\n", "[".repeat(n), "]".repeat(n));
     assert!(std::thread::spawn(move || js(&deepest)).join().is_ok());
     let dir = std::env::temp_dir().join(format!("folio-deep-toml-{}", std::process::id()));
@@ -184,7 +184,7 @@ fn mkdocs_yaml_tags_are_read_as_mkdocs_reads_them() {
 fn a_config_over_the_limit_is_refused_before_it_is_parsed() {
     let dir = std::env::temp_dir().join(format!("folio-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("hugo.toml"), "a.b.c = 1\n".repeat(MAX_CONFIG_BYTES / 10 + 1)).unwrap();
+    std::fs::write(dir.join("hugo.toml"), "a.b.c = 1\n".repeat(MAX_CONFIG_BYTES as usize / 10 + 1)).unwrap();
     let root = dir.canonicalize().unwrap();
     let got = read(&root, "hugo.toml");
     std::fs::remove_dir_all(&dir).unwrap();
