@@ -359,6 +359,15 @@ impl Layout {
             (Some(g), None) => out.push_str(&format!(" ({}, as folio.toml says)", g.name())),
             (None, _) => {}
         }
+        // What of the site is not read, and why: never a silent part of the tree.
+        let unread: Vec<String> =
+            self.unread.iter().take(4).map(|(dir, why)| format!("{} ({why})", shown(dir))).collect();
+        if !unread.is_empty() {
+            out.push_str(&format!("; not read: {}", unread.join(", ")));
+            if self.unread.len() > 4 {
+                out.push_str(&format!(" and {} more", self.unread.len() - 4));
+            }
+        }
         out
     }
 }
@@ -443,7 +452,7 @@ fn pick(root: &Path, found: Vec<detect::Found>) -> Option<Picked> {
                 format!("/{}", lang.to_ascii_lowercase()),
                 format!("the `{lang}` translation, built as a site of its own from `{}`", other.config),
             ));
-            unread.push((other_spec.docs, format!("the `{lang}` translation (`{}`)", other.config)));
+            unread.push((other_spec.docs, format!("the `{lang}` translation, `{}`", other.config)));
         } else {
             unread.push((other_spec.docs, format!("another site: {name}, `{}`", other.config)));
         }

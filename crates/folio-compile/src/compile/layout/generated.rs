@@ -71,9 +71,10 @@ impl State {
                 }
             }
         }
+        // One reason per `.gitignore`, not per path: the warning names the first link and counts
+        // the others.
         let real = self.layout.real(&self.root, logical);
-        self.ignored(&real)
-            .map(|file| format!("`{real}` is ignored by git (`{file}`): a file made when the site is built"))
+        self.ignored(&real).map(|file| format!("a path `{file}` ignores: a file made when the site is built"))
     }
 
     /// The `.gitignore` (content-relative) that ignores `real`, if one does: the deepest file

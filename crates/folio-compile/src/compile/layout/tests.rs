@@ -285,7 +285,7 @@ fn of_several_sites_the_one_with_most_pages_is_read_and_the_others_named() {
         [
             ("book/src", "another site: mdBook, `book/book.toml`"),
             ("website/docs", "another site: Docusaurus, `website/docusaurus.config.js`"),
-            ("docs/fr/docs", "the `fr` translation (`docs/fr/mkdocs.yml`)"),
+            ("docs/fr/docs", "the `fr` translation, `docs/fr/mkdocs.yml`"),
         ]
     );
     assert!(layout.site.unverifiable.routes.iter().any(|(r, _)| r == "/fr"));

@@ -165,7 +165,7 @@ impl Preset for Docusaurus {
                         versions[0]
                     ),
                 ));
-                spec.unread.push((dir, "archived versions of the docs (`versions.json`)".to_owned()));
+                spec.unread.push((dir, "archived versions of the docs, `versions.json`".to_owned()));
             }
         }
         // Other docs instances and the blog: sites of their own on the same host.
@@ -226,7 +226,7 @@ impl Preset for Docusaurus {
             }
         }
         if let Some(dir) = project.at("i18n").filter(|d| project.is_dir(d)) {
-            spec.unread.push((dir, "translations (`i18n.locales`)".to_owned()));
+            spec.unread.push((dir, "translations, `i18n.locales`".to_owned()));
         }
         // Client redirects.
         for plugin in config.get("plugins").map_or(&[][..], Value::items) {

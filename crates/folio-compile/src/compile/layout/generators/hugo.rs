@@ -113,7 +113,7 @@ impl Preset for Hugo {
                 .routes
                 .push((format!("/{lang}"), format!("the `{lang}` translation of the site")));
             if let Some(dir) = language_dir(&lang).and_then(|d| project.at(d)) {
-                spec.unread.push((dir, format!("the `{lang}` translation (`languages.{lang}.contentDir`)")));
+                spec.unread.push((dir, format!("the `{lang}` translation, `languages.{lang}.contentDir`")));
             }
         }
         // Taxonomies: lists Hugo makes (`/tags/x/`), unless turned off.

@@ -246,7 +246,7 @@ fn hugo_merges_its_config_folder_and_reads_languages_and_permalinks() {
     assert_eq!(routes(&spec), ["/fr", "/tags", "/categories"]);
     assert_eq!(
         spec.unread,
-        [("site/content/fr".to_owned(), "the `fr` translation (`languages.fr.contentDir`)".to_owned())]
+        [("site/content/fr".to_owned(), "the `fr` translation, `languages.fr.contentDir`".to_owned())]
     );
     assert!(spec.rules.unverifiable.all_routes.unwrap().contains("`permalinks`"));
     // A `config.toml` is Hugo's only with a key only Hugo reads.
