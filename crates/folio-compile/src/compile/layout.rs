@@ -570,6 +570,23 @@ fn busiest_folder(files: &[String]) -> Option<String> {
     }
 }
 
+/// `written`, a path relative to the folder `dir` (content-relative), as a content-relative
+/// path: `..` steps out of `dir` (Docusaurus's `path: '../docs'` from `website/`), never out of
+/// the root.
+pub(crate) fn beside(dir: &str, written: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in written.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// `path` below the folder `dir` (`""` is the root): the rest of the path, or `None` when it is
 /// not inside. The folder itself gives `""`.
 fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {

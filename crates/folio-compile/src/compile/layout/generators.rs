@@ -239,22 +239,7 @@ pub(super) struct Spec {
     pub(super) config_error: Option<ReadError>,
 }
 
-/// `written`, a path relative to the folder `dir` (content-relative), as a content-relative
-/// path: `..` steps out of `dir` (Docusaurus's `path: '../docs'` from `website/`), never out of
-/// the root.
-pub(super) fn beside(dir: &str, written: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in written.split(['/', '\\']) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
-}
+pub(super) use super::beside;
 
 /// The path of a URL or site path, without slashes around it (`https://x.github.io/proj/` →
 /// `proj`, `/docs/` → `docs`, `https://www.mkdocs.org/` → ``); `None` for a value that is not

@@ -56,43 +56,6 @@ pub(super) struct Index<'t> {
     extra_routes: BTreeSet<String>,
 }
 
-/// The key a page is found by its route: its slugged segments (Starlight), or its path without
-/// ordering prefixes.
-pub(super) fn route_key_of(targets: &Targets<'_>, ordering: bool, path: &str) -> String {
-    let grouped;
-    let path = if targets.site.route_groups {
-        grouped = path
-            .split('/')
-            .filter(|s| !(s.starts_with('(') && s.ends_with(')')))
-            .collect::<Vec<_>>()
-            .join("/");
-        grouped.as_str()
-    } else {
-        path
-    };
-    if targets.site.slugged_routes && !ordering {
-        super::site::slug_key(path)
-    } else {
-        super::site::route_key(path)
-    }
-}
-
-/// A site route in one form for comparing: no `#anchor` or `?query`, no trailing `/`, no
-/// `.html`, `.md` or `.mdx`, no trailing `/index`; `/` for the root.
-pub(super) fn normal_route(route: &str) -> String {
-    let route = route.split(['#', '?']).next().unwrap_or("");
-    let route = route.trim_end_matches('/');
-    let route = [".html", ".md", ".mdx"].iter().find_map(|e| route.strip_suffix(e)).unwrap_or(route);
-    let route = route.strip_suffix("/index").unwrap_or(route);
-    if route.is_empty() {
-        "/".to_owned()
-    } else if route.starts_with('/') {
-        route.to_owned()
-    } else {
-        format!("/{route}")
-    }
-}
-
 /// Lookup tables for links that match no file: case twins, directories, did-you-mean.
 struct Misses<'t> {
     /// Every known path by its lowercase form, for `case-mismatch`.
@@ -205,10 +168,10 @@ impl<'t> Index<'t> {
         let mut routes = BTreeMap::new();
         if site.ordering_prefixes || targets.site.slugged_routes || targets.site.route_groups {
             for &path in targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p)) {
-                routes.entry(route_key_of(targets, site.ordering_prefixes, path)).or_insert(path);
+                routes.entry(routes::route_key_of(targets, site.ordering_prefixes, path)).or_insert(path);
             }
         }
-        let extra_routes = targets.site.extra_routes.iter().map(|r| normal_route(r)).collect();
+        let extra_routes = targets.site.extra_routes.iter().map(|r| routes::normal_route(r)).collect();
         Index {
             open_anchors: targets.open_anchors.clone(),
             routes,
@@ -480,50 +443,6 @@ impl<'t> Index<'t> {
             return Outcome::Found(found);
         }
         self.resolve_path_in_full(source, raw, path, absolute)
-    }
-
-    /// The site path `path` with the route of the pages folder (and its aliases) left out, when
-    /// it has them: `/docs/next/intro` → `/intro` for a site whose pages are at `/docs`.
-    fn site_route(&self, path: &str) -> Option<String> {
-        let rules = &self.targets.site;
-        let strip = |path: &str, prefix: &str| -> Option<String> {
-            let prefix = prefix.trim_matches('/');
-            if prefix.is_empty() {
-                return None;
-            }
-            let rest = path.strip_prefix('/')?.strip_prefix(prefix)?;
-            (rest.is_empty() || rest.starts_with('/'))
-                .then(|| if rest.is_empty() { "/".to_owned() } else { rest.to_owned() })
-        };
-        let mut path = path.to_owned();
-        let mut changed = false;
-        for (from, to) in &rules.route_aliases {
-            // The whole site moved into a folder (VitePress's `'en/:rest*': ':rest*'`).
-            let rest =
-                if from.trim_matches('/').is_empty() { Some(path.clone()) } else { strip(&path, from) };
-            if let Some(rest) = rest {
-                path = format!("/{}{}", to.trim_matches('/'), if rest == "/" { "" } else { &rest });
-                changed = true;
-                break;
-            }
-        }
-        if let Some(rest) = strip(&path, &rules.route_base) {
-            path = rest;
-            changed = true;
-        }
-        changed.then_some(path)
-    }
-
-    /// True when the site-absolute link names a route the site serves that no page holds.
-    fn is_extra_route(&self, raw: &RawLink) -> bool {
-        if self.extra_routes.is_empty() && self.targets.site.extra_patterns.is_empty() {
-            return false;
-        }
-        let decoded = percent_decode(raw.path());
-        let path = decoded.split('?').next().unwrap_or("");
-        let path = self.site.without_base(path).filter(|p| !p.is_empty()).unwrap_or(path);
-        self.extra_routes.contains(&normal_route(path))
-            || self.targets.site.extra_patterns.iter().any(|p| super::pattern::matches(p, path))
     }
 
     /// [`Index::resolve_path`] of `path` (the link's path, decoded and without its query).

@@ -94,7 +94,7 @@ impl Loader<'_> {
             return Value::Unknown(format!("a value imported from `{specifier}`"));
         }
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let Some(joined) = join(dir, specifier) else {
+        let Some(joined) = crate::compile::layout::beside(dir, specifier) else {
             return Value::Unknown(format!("a value imported from `{specifier}`, outside the content root"));
         };
         let candidates = std::iter::once(joined.clone())
@@ -126,21 +126,6 @@ fn pick(value: Value, want: &Want) -> Value {
         Want::Default | Want::Namespace => value,
         Want::Named(name) => value.get(name).cloned().unwrap_or(Value::Null),
     }
-}
-
-/// `specifier` relative to the folder `dir`, `/`-separated; `None` above the root.
-fn join(dir: &str, specifier: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in specifier.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// What a name of the module is bound to.
@@ -612,7 +597,7 @@ impl<'a> Eval<'_, 'a, '_> {
                 "require" => return self.loader.import(self.module.rel, &source, &Want::Default),
                 "require.resolve" if source.starts_with('.') => {
                     let dir = self.module.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                    return join(dir, &source)
+                    return crate::compile::layout::beside(dir, &source)
                         .map_or_else(|| Value::Unknown(format!("`{source}`")), Value::Str);
                 }
                 _ => {}
