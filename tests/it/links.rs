@@ -241,3 +241,60 @@ fn the_site_model_resolves_what_each_site_serves_and_still_reports_the_rest() {
         ]
     );
 }
+
+/// `folio check` of `dir` as JSON: every diagnostic as `path:line:col: code: message`.
+#[track_caller]
+fn all_diagnostics(dir: &Path) -> Vec<String> {
+    let out = folio(dir, &["check", ".", "--format", "json", "--allow", "orphan-doc"]);
+    let diags: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("one JSON array");
+    diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{}:{}: {}: {}",
+                d["path"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_miss_is_an_error_only_where_the_site_has_no_such_page() {
+    // A Docusaurus site as its config defines it: docs at /docs/, a blog, an archived version,
+    // the newest version's pages served at /docs/ too, a page written in code, a redirect
+    // pattern, and a file a build step writes (git ignores it).
+    let tree = Tree::new();
+    tree.file(
+        "website/docusaurus.config.js",
+        "module.exports = { baseUrl: '/', presets: [['classic', { docs: { path: '../docs' } }]],\n\
+         plugins: [['@docusaurus/plugin-client-redirects', { redirects: [{ from: '/old', to: '/docs/intro' }] }]] };\n",
+    )
+    .file("website/versions.json", "[\"2.0\", \"1.0\"]")
+    .file("website/versioned_docs/version-2.0/only-newest.md", "# Only in 2.0\n")
+    .file("website/src/pages/help.js", "export default () => null;\n")
+    .file("website/static/_redirects", "/legacy/*  /docs/:splat  301\n")
+    .file(".gitignore", "/docs/api/\n")
+    .file(
+        "docs/intro.md",
+        "# Intro\n\n[a](/docs/only-newest) [b](only-newest.md) [c](/blog/2020/x) [d](/docs/1.0/x)\n\
+         [e](/help) [f](/old) [g](/legacy/a/b) [h](api/index.md) [i](/docs/missing) [j](/showcase)\n",
+    );
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "docs/intro.md:3:5: unverified-link: link `/docs/only-newest` not verified: a page of the newest version `2.0` (`versioned_docs/`), served at the docs' routes",
+            "docs/intro.md:3:28: broken-link: link `only-newest.md` matches no file: no `docs/only-newest.md`",
+            "docs/intro.md:3:48: unverified-link: link `/blog/2020/x` not verified: pages of the blog (`blog/`), which Folio does not read",
+            "docs/intro.md:3:66: unverified-link: link `/docs/1.0/x` not verified: archived version `1.0` of the docs (`versioned_docs/`), which Folio does not read",
+            "docs/intro.md:4:43: unverified-link: link `api/index.md` not verified: a path `.gitignore` ignores: a file made when the site is built",
+            "docs/intro.md:4:61: broken-link: link `/docs/missing` matches no file: no `docs/missing.md`, `docs/missing/index.md` or `docs/missing/_index.md`",
+            "docs/intro.md:4:80: unverified-link: link `/showcase` not verified: outside the docs' routes (`/docs/`): a page of another plugin or of the host, which Folio does not read",
+        ],
+        "{report:#?}"
+    );
+}

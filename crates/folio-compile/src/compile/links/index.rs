@@ -377,7 +377,16 @@ impl<'t> Index<'t> {
                     Outcome::Problem(problem)
                         if problem.code == "broken-link" && source.origin == Origin::Doc =>
                     {
-                        match self.targets.site.unverifiable.why(&self.site, source, raw) {
+                        // The site path as the pages folder serves it (`/docs/x` of a site whose
+                        // pages are at `/docs` names `docs/x`), for asking the disk.
+                        let rerouted = (raw.kind == LinkKind::SiteAbsolute)
+                            .then(|| {
+                                let decoded = percent_decode(raw.path());
+                                self.site_route(decoded.split('?').next().unwrap_or(""))
+                            })
+                            .flatten();
+                        match self.targets.site.unverifiable.why(&self.site, source, raw, rerouted.as_deref())
+                        {
                             Some(why) => Outcome::Unverified(why),
                             None => Outcome::Problem(problem),
                         }

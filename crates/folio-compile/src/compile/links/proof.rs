@@ -105,8 +105,16 @@ impl Unverifiable {
         self.generated.as_ref().is_some_and(|disk| disk.0.exists_beside(source.path, path))
     }
 
-    /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot.
-    pub(super) fn why(&self, site: &Site<'_>, source: &LinkSource<'_>, raw: &RawLink) -> Option<String> {
+    /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot. `rerouted`
+    /// is a site-absolute link's path below the pages' own route, when the site serves its pages
+    /// under one (`/docs/x` → `/x`).
+    pub(super) fn why(
+        &self,
+        site: &Site<'_>,
+        source: &LinkSource<'_>,
+        raw: &RawLink,
+        rerouted: Option<&str>,
+    ) -> Option<String> {
         let decoded = percent_decode(raw.path());
         let path = decoded.split('?').next().unwrap_or("");
         let absolute = raw.kind == LinkKind::SiteAbsolute;
@@ -138,7 +146,7 @@ impl Unverifiable {
                 }
             }
         }
-        let written: Vec<&str> = path.split('/').collect();
+        let written: Vec<&str> = rerouted.unwrap_or(path).split('/').collect();
         let from: Vec<&str> = if absolute {
             vec!["docs"]
         } else {
