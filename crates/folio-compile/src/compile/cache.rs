@@ -189,7 +189,7 @@ impl Cache {
     /// opens now, without following a link, has not the stamp of the one read, or it is gone): the
     /// tree changed while it was compiled, so the result may hold two moments of it, an edit's
     /// first file as it was and its second as it is now. One `stat` per file, on all cores.
-    /// Call after [`Cache::refill`].
+    /// Call after `Cache::refill`.
     pub fn changed_since_read(&self) -> bool {
         let files: Vec<&Cached> = self.files.values().collect();
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
