@@ -239,7 +239,7 @@ impl Layout {
         if layout.generator.is_none() {
             layout.site.base_unknown = true;
         }
-        layout.site.unverifiable.generated = Some(generated::hook(root, &layout));
+        layout.site.unverifiable.disk = Some(generated::hook(root, &layout));
         (layout, diags)
     }
 

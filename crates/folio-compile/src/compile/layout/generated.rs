@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Layout;
-use crate::compile::links::{Disk, Generated};
+use crate::compile::links::{Disk, DiskRef};
 
 /// What the disk tells about the links of a tree laid out as `layout`.
-pub(super) fn hook(root: &Path, layout: &Layout) -> Generated {
-    Generated(Arc::new(State {
+pub(super) fn hook(root: &Path, layout: &Layout) -> DiskRef {
+    DiskRef(Arc::new(State {
         root: root.to_owned(),
         layout: layout.clone(),
         ignores: Mutex::new(BTreeMap::new()),

@@ -6,8 +6,9 @@
 //! *unverified*: one `unverified-link` warning per reason, naming the first link and counting
 //! the others, never an error.
 //!
-//! Pure: decides from the link and the rules the layout read; reads no file (the one question
-//! that needs the disk, "would git ignore this path", is asked through [`Unverifiable::generated`]).
+//! Pure: decides from the link and the rules the layout read; reads no file (the questions
+//! that need the disk, "would git ignore this path", "is the file there", are asked through
+//! [`Unverifiable::disk`]).
 
 use std::collections::BTreeMap;
 
@@ -33,15 +34,15 @@ pub trait Disk: Send + Sync {
 
 /// The [`Disk`] of a compile, compared by identity.
 #[derive(Clone)]
-pub struct Generated(pub std::sync::Arc<dyn Disk>);
+pub struct DiskRef(pub std::sync::Arc<dyn Disk>);
 
-impl PartialEq for Generated {
+impl PartialEq for DiskRef {
     fn eq(&self, other: &Self) -> bool {
         std::sync::Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
-impl Eq for Generated {}
+impl Eq for DiskRef {}
 
 /// Where a missed link cannot be proved broken, and why: filled from the site's config by the
 /// layout. The default verifies everything (Folio's own layout).
@@ -73,8 +74,9 @@ pub struct Unverifiable {
     /// Why any file the tree lacks may be written at build time (a plugin that writes pages
     /// from a script).
     pub any_file: Option<String>,
-    /// Files made at build time.
-    pub generated: Option<Generated>,
+    /// What the disk tells of a miss (files made at build time, repository files outside the
+    /// pages).
+    pub disk: Option<DiskRef>,
 }
 
 impl std::fmt::Debug for Unverifiable {
@@ -88,7 +90,7 @@ impl std::fmt::Debug for Unverifiable {
             .field("any_file", &self.any_file)
             .field("outside_base", &self.outside_base)
             .field("html_files", &self.html_files)
-            .field("generated", &self.generated.is_some())
+            .field("disk", &self.disk.is_some())
             .finish()
     }
 }
@@ -102,7 +104,7 @@ impl Unverifiable {
         }
         let decoded = percent_decode(raw.path());
         let path = decoded.split('?').next().unwrap_or("");
-        self.generated.as_ref().is_some_and(|disk| disk.0.exists_beside(source.path, path))
+        self.disk.as_ref().is_some_and(|disk| disk.0.exists_beside(source.path, path))
     }
 
     /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot. `rerouted`
@@ -167,7 +169,7 @@ impl Unverifiable {
                 }
                 let markdown = [".md", ".mdx"].iter().any(|e| path.trim_end_matches('/').ends_with(e));
                 let route = absolute || !markdown;
-                if let Some(why) = self.generated.as_ref().and_then(|disk| disk.0.generated(&joined, route)) {
+                if let Some(why) = self.disk.as_ref().and_then(|disk| disk.0.generated(&joined, route)) {
                     return Some(why);
                 }
             }

@@ -137,21 +137,18 @@ impl Preset for Hugo {
                     .push((format!("/{plural}"), format!("a list Hugo makes for the `{plural}` taxonomy")));
             }
         }
-        // Permalinks move a section's pages: `posts = '/:year/:month/:slug/'`, or per kind.
-        let permalinks = key("permalinks").map_or(&[][..], Value::entries);
-        for (section, pattern) in permalinks {
-            let sections: Vec<&str> = match pattern {
-                Value::Map(map) => map.entries.iter().map(|(s, _)| s.as_str()).collect(),
-                _ => vec![section.as_str()],
-            };
-            for section in sections {
-                rules.unverifiable.all_routes.get_or_insert_with(|| {
-                    format!(
-                        "`permalinks` in `{}` moves the pages of `{section}` to routes only Hugo works out",
-                        project.config
-                    )
-                });
-            }
+        // Permalinks move a section's pages: `posts = '/:year/:month/:slug/'`, or per kind
+        // (`[permalinks.page] posts = ...`); the first section named is the reason.
+        let first_section = key("permalinks").and_then(|p| p.entries().first()).map(|(section, pattern)| {
+            pattern.entries().first().map_or(section.as_str(), |(inner, _)| inner.as_str())
+        });
+        if let Some(section) = first_section {
+            rules.unverifiable.all_routes.get_or_insert_with(|| {
+                format!(
+                    "`permalinks` in `{}` moves the pages of `{section}` to routes only Hugo works out",
+                    project.config
+                )
+            });
         }
         rules.hook_links = hook_links(project.root, &project.dir);
         if key("uglyURLs").and_then(Value::bool) != Some(true) {

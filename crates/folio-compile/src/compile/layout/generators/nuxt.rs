@@ -2,7 +2,7 @@
 //! (<https://content.nuxt.com/docs/collections/define>, `…/sources`, `…/types#path-generation`)
 //! and Nuxt's configuration reference (<https://nuxt.com/docs/api/nuxt-config>): a
 //! `content.config.*` or `nuxt.config.*` beside `content/`; pages are `content/` (a collection's
-//! `source.cwd` when it names another folder), routed without their ordering prefixes
+//! `source.cwd` naming another folder is not read), routed without their ordering prefixes
 //! (`1.getting-started/2.install.md` is `/getting-started/install`); the app lives at
 //! `app.baseURL`; `public/` is served at `/`; `routeRules` redirects answer old routes; the
 //! app's own `pages/` files are routes of their own.
