@@ -265,7 +265,7 @@ fn all_diagnostics(dir: &Path) -> Vec<String> {
 #[test]
 fn a_miss_is_an_error_only_where_the_site_has_no_such_page() {
     // A Docusaurus site as its config defines it: docs at /docs/, a blog, an archived version,
-    // the newest version's pages served at /docs/ too, a page written in code, a redirect
+    // the newest version's pages served at /docs/ too (a link to one is served, no word), a page written in code, a redirect
     // pattern, and a file a build step writes (git ignores it).
     let tree = Tree::new();
     tree.file(
@@ -287,7 +287,6 @@ fn a_miss_is_an_error_only_where_the_site_has_no_such_page() {
     assert_eq!(
         report,
         [
-            "docs/intro.md:3:5: unverified-link: link `/docs/only-newest` not verified: a page of the newest version `2.0` (`versioned_docs/`), served at the docs' routes",
             "docs/intro.md:3:28: broken-link: link `only-newest.md` matches no file: no `docs/only-newest.md`",
             "docs/intro.md:3:48: unverified-link: link `/blog/2020/x` not verified: pages of the blog (`blog/`), which Folio does not read",
             "docs/intro.md:3:66: unverified-link: link `/docs/1.0/x` not verified: archived version `1.0` of the docs (`versioned_docs/`), which Folio does not read",
@@ -296,5 +295,70 @@ fn a_miss_is_an_error_only_where_the_site_has_no_such_page() {
             "docs/intro.md:4:80: unverified-link: link `/showcase` not verified: outside the docs' routes (`/docs/`): a page of another plugin or of the host, which Folio does not read",
         ],
         "{report:#?}"
+    );
+}
+
+#[test]
+fn a_hugo_site_is_read_with_its_mounts_aliases_and_include_fragments() {
+    // Pages of a mounted folder are served, a relative alias redirects from the page's folder,
+    // an include fragment's relative links are the includer's, an include resolved by the
+    // site's own template is not Folio's to check; a miss of the pages' own is still an error.
+    let tree = Tree::new();
+    tree.file(
+        "site/hugo.yaml",
+        "baseURL: https://x.example/\nmodule:\n  mounts:\n    - { source: content, target: content }\n\
+         \x20   - { source: ../specs, target: content/docs/specs }\n\
+         cascade:\n  - build: { render: never }\n    target: { path: '{,/**}/_includes{,/**}' }\n",
+    )
+    .file("specs/trace.md", "# Trace\n")
+    .file("site/layouts/_shortcodes/include.html", "{{ partial \"find-include.html\" . }}\n")
+    .file("site/content/docs/_includes/part.md", "See [the API](../api/).\n")
+    .file("site/content/blog/2023/new.md", "---\naliases: [old-name]\n---\n# New\n")
+    .file(
+        "site/content/docs/intro.md",
+        "# Intro\n\n[a](/docs/specs/trace/) [b](specs/trace.md) [c](/blog/2023/old-name/) [d](/docs/missing/)\n\n\
+         {{% include \"part.md\" %}}\n",
+    );
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "site/content/docs/_includes/part.md:1:15: unverified-link: link `../api/` not verified: a fragment `cascade` in `site/hugo.yaml` keeps from being rendered (`build.render: never`): its relative links resolve from the page that includes it",
+            "site/content/docs/intro.md:3:75: broken-link: link `/docs/missing/` matches no file: no `site/content/docs/missing.md`, `site/content/docs/missing/index.md` or `site/content/docs/missing/_index.md`",
+            "site/content/docs/intro.md:5:14: unverified-link: link `part.md` not verified: the site's `include` shortcode (`site/layouts/_shortcodes/include.html`) finds the file its own way, which Folio does not run",
+        ],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn import_aliases_app_router_pages_and_static_files_resolve_as_the_site_serves_them() {
+    let tree = Tree::new();
+    tree.file("astro.config.mjs", "export default { integrations: [starlight({ title: 'x' })] };\n")
+        .file(
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"paths\": { \"@assets/*\": [\"src/assets/*\"], } } }\n",
+        )
+        .file("src/assets/logo.svg", "<svg/>\n")
+        .file("src/content/docs/index.md", "# Home\n\n![a](@assets/logo.svg) ![b](@assets/gone.svg)\n");
+    assert_eq!(
+        all_diagnostics(tree.path()),
+        [
+            "src/content/docs/index.md:3:29: broken-link: link `@assets/gone.svg` matches no file: `@assets/*` stands for `src/assets/*` (`compilerOptions.paths` of `tsconfig.json`), and there is no `src/assets/gone.svg`"
+        ]
+    );
+    // Next.js's app router: `guide/page.mdx` is served at `/guide` (no trailing slash), and
+    // `../img/x.png` from `learn/intro.md` at `/learn/intro` is `/img/x.png` of `public/`.
+    let next = Tree::new();
+    next.file("next.config.mjs", "export default {};\n")
+        .file("public/img/x.png", "png")
+        .file("app/page.mdx", "# Home\n\n[g](/guide)\n")
+        .file("app/guide/page.mdx", "# Guide\n\n[s](./setup) [h](../) ![x](../img/x.png) [m](./missing)\n")
+        .file("app/setup/page.mdx", "# Setup\n");
+    assert_eq!(
+        all_diagnostics(next.path()),
+        [
+            "app/guide/page.mdx:3:46: broken-link: link `./missing` matches no file: no `app/guide/missing.mdx`, `app/guide/missing/index.mdx` or `app/guide/missing/_index.mdx`"
+        ]
     );
 }

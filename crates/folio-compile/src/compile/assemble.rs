@@ -505,7 +505,7 @@ fn resolve_links(
     claims.sort_by_key(|(_, p)| p.entry);
     for (doc, p) in claims {
         for alias in &doc.aliases {
-            targets.add_alias(alias, &p.path);
+            targets.add_alias(&super::links::page_alias(alias, &p.path), &p.path);
         }
         // A page's own route, where its frontmatter sets one (Docusaurus and Starlight `slug`,
         // Docusaurus `id`): served there instead of at its file's path.

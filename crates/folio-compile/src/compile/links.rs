@@ -66,7 +66,7 @@ mod pattern;
 mod proof;
 mod site;
 
-pub use proof::{Disk, DiskRef, Unverifiable};
+pub use proof::{Disk, DiskRef, Miss, Unverifiable};
 
 /// Where the site's navigation (the links its config files list) is resolved from: a page at the
 /// root of `docs/` that no tree holds (hidden names are never walked). Its links are not counted
@@ -74,6 +74,7 @@ pub use proof::{Disk, DiskRef, Unverifiable};
 pub const NAVIGATION: &str = "docs/.navigation";
 
 use forms::alias_key;
+pub(crate) use forms::page_alias;
 #[cfg(test)]
 use forms::{is_page, parent};
 use index::Index;

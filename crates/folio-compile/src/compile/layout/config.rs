@@ -242,8 +242,12 @@ pub fn parse(root: &Path, rel: &str, text: &str) -> Result<Value, ReadError> {
             Ok(from_toml(&toml::Value::Table(table)))
         }
         "json" => {
-            let json: serde_json::Value =
-                serde_json::from_str(text).map_err(|e| ReadError::Syntax(e.to_string()))?;
+            // `tsconfig.json` and friends are JSON with comments and trailing commas (what
+            // TypeScript's own config reader takes): a file strict JSON refuses is read again
+            // without them.
+            let json: serde_json::Value = serde_json::from_str(text)
+                .or_else(|e| serde_json::from_str(&without_jsonc(text)).map_err(|_| e))
+                .map_err(|e| ReadError::Syntax(e.to_string()))?;
             Ok(from_json(&json))
         }
         "yml" | "yaml" => yaml::parse(text),
@@ -256,6 +260,53 @@ pub fn parse(root: &Path, rel: &str, text: &str) -> Result<Value, ReadError> {
 pub fn read_export(root: &Path, rel: &str, name: &str) -> Result<Value, ReadError> {
     let text = read_text(root, rel)?;
     Ok(js::evaluate(root, rel, &text, Some(name)))
+}
+
+/// JSON with comments (`//`, `/* */`) and trailing commas as plain JSON: comments become
+/// spaces, a comma before `}` or `]` is dropped; strings are left as they are.
+fn without_jsonc(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(bytes.len());
+                out.extend_from_slice(&bytes[start..i]);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i = (i + 2).min(bytes.len());
+                out.push(b' ');
+            }
+            b',' => {
+                let next =
+                    bytes[i + 1..].iter().position(|b| !b.is_ascii_whitespace()).map(|at| bytes[i + 1 + at]);
+                if !matches!(next, Some(b'}' | b']')) {
+                    out.push(b',');
+                }
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn from_toml(value: &toml::Value) -> Value {

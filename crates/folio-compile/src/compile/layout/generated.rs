@@ -1,11 +1,11 @@
 //! Whether a file the tree lacks would be there when the site is built: a path git ignores
-//! (`/docs/reference/cli.md` in `.gitignore`) is the output of a build step, and a page of the
-//! site's newest archived version (Docusaurus's `versioned_docs/version-3.0/`) is served at the
-//! docs' routes too. The answer is asked only for links that match nothing, and each
+//! (`/docs/reference/cli.md` in `.gitignore`) is the output of a build step, and a page of a
+//! folder the site mounts among its pages (Docusaurus's newest archived version at the docs'
+//! routes, a Hugo module mount) is served. The answer is asked only for links that match nothing, and each
 //! `.gitignore` is read once.
 //!
 //! Reads `.gitignore` files inside the content root (bounded like config files) and looks at
-//! names under the mirror folders; must not read anything else.
+//! names under the mounted folders; must not read anything else.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Layout;
-use crate::compile::links::{Disk, DiskRef};
+use crate::compile::links::{Disk, DiskRef, Miss};
 
 /// What the disk tells about the links of a tree laid out as `layout`.
 pub(super) fn hook(root: &Path, layout: &Layout) -> DiskRef {
@@ -33,7 +33,7 @@ struct State {
 }
 
 impl Disk for State {
-    fn generated(&self, logical: &str, route: bool) -> Option<String> {
+    fn generated(&self, logical: &str, route: bool) -> Option<Miss> {
         self.why(logical, route)
     }
 
@@ -48,33 +48,48 @@ impl Disk for State {
         {
             return false;
         }
-        // Inside the root, by a path with no link that leaves it.
-        self.root.join(&target).canonicalize().is_ok_and(|resolved| resolved.starts_with(&self.root))
+        self.exists(&target)
+    }
+
+    /// Inside the root, by a path with no link that leaves it.
+    fn exists(&self, real: &str) -> bool {
+        self.root.join(real).canonicalize().is_ok_and(|resolved| resolved.starts_with(&self.root))
     }
 }
 
 impl State {
-    fn why(&self, logical: &str, route: bool) -> Option<String> {
-        if let Some(rest) = logical.strip_prefix("docs/").filter(|_| route) {
-            for (dir, what) in &self.layout.site.mirrors {
-                let stem = super::join(dir, rest);
-                let forms = [
-                    stem.clone(),
-                    format!("{stem}.md"),
-                    format!("{stem}.mdx"),
-                    format!("{stem}/index.md"),
-                    format!("{stem}/index.mdx"),
-                    format!("{stem}/README.md"),
-                ];
-                if forms.iter().any(|f| self.root.join(f).is_file()) {
-                    return Some(what.clone());
+    fn why(&self, logical: &str, route: bool) -> Option<Miss> {
+        // A route names a page by any of the forms a generator gives it a file by.
+        let forms = |stem: &str| -> Vec<String> {
+            if !route {
+                return vec![stem.to_owned()];
+            }
+            let stem = stem.trim_end_matches('/');
+            ["", ".md", ".mdx", "/index.md", "/index.mdx", "/_index.md", "/README.md"]
+                .iter()
+                .map(|ext| format!("{stem}{ext}"))
+                .collect()
+        };
+        if let Some(rest) = logical.strip_prefix("docs/") {
+            for mount in self.layout.site.mounts.iter().filter(|m| route || m.files) {
+                let below = if mount.route.is_empty() {
+                    Some(rest)
+                } else {
+                    rest.strip_prefix(mount.route.as_str())
+                        .and_then(|r| if r.is_empty() { Some(r) } else { r.strip_prefix('/') })
+                };
+                let Some(below) = below else { continue };
+                if forms(&super::join(&mount.dir, below)).iter().any(|f| self.root.join(f).is_file()) {
+                    return Some(Miss::Served);
                 }
             }
         }
         // One reason per `.gitignore`, not per path: the warning names the first link and counts
         // the others.
         let real = self.layout.real(&self.root, logical);
-        self.ignored(&real).map(|file| format!("a path `{file}` ignores: a file made when the site is built"))
+        forms(&real).iter().find_map(|form| self.ignored(form)).map(|file| {
+            Miss::Unverified(format!("a path `{file}` ignores: a file made when the site is built"))
+        })
     }
 
     /// The `.gitignore` (content-relative) that ignores `real`, if one does: the deepest file

@@ -69,14 +69,33 @@ pub struct SiteRules {
     /// Site route prefixes read as others (Docusaurus serves the current docs at `/docs/next/`
     /// when it keeps versions): `("/docs/next", "docs")`.
     pub route_aliases: Vec<(String, String)>,
-    /// Folders (content-relative) holding pages served at the same routes as the pages
-    /// folder's, each with what they are (Docusaurus's newest version, `versioned_docs/
-    /// version-3.0/`): a route that misses the pages folder but is a file there is not broken.
-    pub mirrors: Vec<(String, String)>,
+    /// Folders of the repository served among the pages (Docusaurus's newest version at the
+    /// docs' own routes, Hugo's module mounts into `content/`): a route that misses the pages
+    /// folder but names a page of one is served.
+    pub mounts: Vec<Mount>,
     /// Folders named `(group)` are not route segments (Next.js route groups, Fumadocs):
-    /// `(guides)/install.mdx` is `/install`.
+    /// `(guides)/install.mdx` is `/install`; and a `page.mdx` is served at its folder's route
+    /// with no trailing slash (Next.js's app router).
     pub route_groups: bool,
+    /// Import aliases a link may start with, each with the content-relative folder or file it
+    /// stands for (`("@assets/", "src/assets/")` from `tsconfig.json`'s `compilerOptions.paths`
+    /// `"@assets/*": ["src/assets/*"]`): Astro resolves such a link as an import.
+    pub path_aliases: Vec<(String, String)>,
     /// Page routes are each path segment slugified (Starlight: `Guides/1.0 Notes.md` is
     /// `/guides/10-notes/`).
     pub slugged_routes: bool,
+}
+
+/// A folder of the repository whose pages the site serves at a route below the pages folder's
+/// own, Folio not compiling them: a link there is served when the file exists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mount {
+    /// The route below the pages folder's routes, without slashes around it (`""` for the same
+    /// routes, `docs/specs/semconv` for Hugo's `target: content/docs/specs/semconv`).
+    pub route: String,
+    /// The folder (or, for a file mounted as one page, the file), content-relative.
+    pub dir: String,
+    /// A relative link to a file (`x.md`) resolves there too: the folder is part of the same
+    /// content tree (Hugo's union of mounts), not another version of it.
+    pub files: bool,
 }

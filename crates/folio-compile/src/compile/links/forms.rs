@@ -199,3 +199,42 @@ pub(super) use crate::suggest::closest;
 pub(super) fn percent_decode(s: &str) -> Cow<'_, str> {
     percent_encoding::percent_decode_str(s).decode_utf8().unwrap_or(Cow::Borrowed(s))
 }
+
+/// The site path an `aliases` entry redirects from: one without a leading `/` is relative to
+/// the folder of the page's own path, as Hugo reads it (`renderAliases`: the page's link, `..`,
+/// then the alias), so `aliases: [old]` of `docs/blog/2023/new.md` is `/blog/2023/old`.
+pub(crate) fn page_alias(alias: &str, path: &str) -> String {
+    if alias.starts_with('/') || alias.contains("://") {
+        return alias.to_owned();
+    }
+    let rel = path.strip_prefix("docs/").unwrap_or(path);
+    let stem = rel.rsplit_once('.').map_or(rel, |(stem, _)| stem);
+    let page = ["/_index", "/index"].iter().find_map(|s| stem.strip_suffix(s)).unwrap_or(stem);
+    let page = if matches!(page, "_index" | "index") { "" } else { page };
+    let mut parts: Vec<&str> = page.split('/').filter(|s| !s.is_empty()).collect();
+    parts.pop();
+    for part in alias.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::page_alias;
+
+    #[test]
+    fn a_relative_alias_is_read_from_the_folder_of_the_page() {
+        assert_eq!(page_alias("docsy-0.7", "docs/blog/2023/0.7.x.md"), "/blog/2023/docsy-0.7");
+        assert_eq!(page_alias("../readme", "docs/project/about/readme.md"), "/project/readme");
+        assert_eq!(page_alias("old", "docs/guide/_index.md"), "/old");
+        assert_eq!(page_alias("old", "docs/guide/bundle/index.md"), "/guide/old");
+        assert_eq!(page_alias("/abs/x/", "docs/a/b.md"), "/abs/x/");
+    }
+}

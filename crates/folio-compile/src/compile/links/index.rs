@@ -14,7 +14,7 @@ use super::forms::{
     wiki_key,
 };
 use super::site::Site;
-use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
+use super::{Anchors, Chunk, LinkSource, Miss, Origin, Outcome, Problem, Targets};
 use crate::catalog::{Link, LinkKind, mdx};
 use crate::compile::diagnostic::Diagnostic;
 use crate::compile::markdown::RawLink;
@@ -313,6 +313,26 @@ impl<'t> Index<'t> {
         }
     }
 
+    /// A link through an import alias (`@assets/x.svg`, `@assets/*` standing for `src/assets/*`):
+    /// the file it names is on disk, or the link is broken.
+    fn resolve_alias(&self, raw: &RawLink, prefix: &str, dir: &str) -> Outcome<'t> {
+        let Some(disk) = &self.targets.site.unverifiable.disk else { return Outcome::Unchecked };
+        let decoded = percent_decode(raw.path());
+        let rest = decoded.split('?').next().unwrap_or("").strip_prefix(prefix).unwrap_or("");
+        let real = format!("{dir}{rest}");
+        if disk.0.exists(&real) {
+            return Outcome::Unchecked;
+        }
+        Outcome::Problem(Problem {
+            code: "broken-link",
+            message: format!(
+                "link `{}` matches no file: `{prefix}*` stands for `{dir}*` (`compilerOptions.paths` of `tsconfig.json`), and there is no `{real}`",
+                raw.target
+            ),
+            help: None,
+        })
+    }
+
     /// The stored spelling of `path` when a file of the tree has exactly that path.
     fn existing(&self, path: &str) -> Option<&'t str> {
         self.files.get(path).map(|f| f.path)
@@ -331,7 +351,8 @@ impl<'t> Index<'t> {
             LinkKind::Anchor => Outcome::Found(source.path),
             LinkKind::Wiki => self.resolve_wiki(source, raw),
             LinkKind::Relative | LinkKind::SiteAbsolute => {
-                if raw.target.trim_start().starts_with("{{") {
+                // A destination a template writes (`/docs/{{% param latest %}}/x/`).
+                if raw.target.contains("{{") {
                     return Outcome::Unchecked;
                 }
                 if raw.kind == LinkKind::SiteAbsolute && is_plugin_command(&raw.target) {
@@ -344,12 +365,28 @@ impl<'t> Index<'t> {
                 {
                     return Outcome::Unchecked;
                 }
+                if raw.kind == LinkKind::Relative
+                    && let Some((prefix, dir)) = self
+                        .targets
+                        .site
+                        .path_aliases
+                        .iter()
+                        .find(|(p, _)| raw.path().starts_with(p.as_str()))
+                {
+                    return self.resolve_alias(raw, prefix, dir);
+                }
                 match self.resolve_path(source, raw) {
                     // An include of a file outside the folders Folio reads (mdBook's
                     // `{{#include ../../examples/x.rs}}`, a snippet from the repository root)
                     // is the generator's to find.
                     Outcome::Problem(_) if raw.include && self.leaves_the_catalog(source, raw) => {
                         Outcome::Unchecked
+                    }
+                    Outcome::Problem(_)
+                        if raw.include
+                            && let Some(why) = &self.targets.site.unverifiable.includes =>
+                    {
+                        Outcome::Unverified(why.clone())
                     }
                     // `/name` that matches no file but names a skill is a host command.
                     Outcome::Problem(_)
@@ -387,7 +424,8 @@ impl<'t> Index<'t> {
                             .flatten();
                         match self.targets.site.unverifiable.why(&self.site, source, raw, rerouted.as_deref())
                         {
-                            Some(why) => Outcome::Unverified(why),
+                            Some(Miss::Unverified(why)) => Outcome::Unverified(why),
+                            Some(Miss::Served) => Outcome::Unchecked,
                             None => Outcome::Problem(problem),
                         }
                     }

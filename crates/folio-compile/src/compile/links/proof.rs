@@ -25,11 +25,23 @@ pub trait Disk: Send + Sync {
     /// there on the site all the same, and why: a path git ignores is output, not source; and
     /// for a `route` (not a link to a markdown file, which names one file of its own version),
     /// a page of a folder served at the same routes (the newest archived version).
-    fn generated(&self, logical: &str, route: bool) -> Option<String>;
+    fn generated(&self, logical: &str, route: bool) -> Option<Miss>;
     /// Whether the relative link `written` of the file at catalog path `from` names a file or
     /// folder of the repository outside the folders Folio reads (`../../../assets/x.png` from a
     /// Starlight page): the site's build takes it from there.
     fn exists_beside(&self, from: &str, written: &str) -> bool;
+    /// Whether the content-relative `real` names a file or folder inside the root (the target
+    /// of an import alias).
+    fn exists(&self, real: &str) -> bool;
+}
+
+/// What a missed link is, when it is not broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// The site serves it from a folder Folio does not compile (a mounted folder).
+    Served,
+    /// It may be there; why Folio cannot tell.
+    Unverified(String),
 }
 
 /// The [`Disk`] of a compile, compared by identity.
@@ -74,6 +86,13 @@ pub struct Unverifiable {
     /// Why any file the tree lacks may be written at build time (a plugin that writes pages
     /// from a script).
     pub any_file: Option<String>,
+    /// Why an include shortcode (`{{% include "x.md" %}}`) that names no file is not checked: the
+    /// site's own template resolves it in a way Folio does not model.
+    pub includes: Option<String>,
+    /// The pages (catalog paths, sorted) the site does not render but includes into others
+    /// (Hugo's `cascade` with `build.render: never`), and why their relative links are not
+    /// checked: they resolve from the page that includes them.
+    pub fragments: Option<(Vec<String>, String)>,
     /// What the disk tells of a miss (files made at build time, repository files outside the
     /// pages).
     pub disk: Option<DiskRef>,
@@ -90,6 +109,8 @@ impl std::fmt::Debug for Unverifiable {
             .field("any_file", &self.any_file)
             .field("outside_base", &self.outside_base)
             .field("html_files", &self.html_files)
+            .field("includes", &self.includes)
+            .field("fragments", &self.fragments.as_ref().map(|(pages, why)| (pages.len(), why)))
             .field("disk", &self.disk.is_some())
             .finish()
     }
@@ -107,7 +128,8 @@ impl Unverifiable {
         self.disk.as_ref().is_some_and(|disk| disk.0.exists_beside(source.path, path))
     }
 
-    /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot. `rerouted`
+    /// Why the missed link `raw` of `source` cannot be proved broken, if it cannot (or that the
+    /// site serves it from a folder Folio does not compile). `rerouted`
     /// is a site-absolute link's path below the pages' own route, when the site serves its pages
     /// under one (`/docs/x` → `/x`).
     pub(super) fn why(
@@ -116,7 +138,14 @@ impl Unverifiable {
         source: &LinkSource<'_>,
         raw: &RawLink,
         rerouted: Option<&str>,
-    ) -> Option<String> {
+    ) -> Option<Miss> {
+        let unverified = |why: &String| Some(Miss::Unverified(why.clone()));
+        if raw.kind == LinkKind::Relative
+            && let Some((pages, why)) = &self.fragments
+            && pages.binary_search_by(|p| p.as_str().cmp(source.path)).is_ok()
+        {
+            return unverified(why);
+        }
         let decoded = percent_decode(raw.path());
         let path = decoded.split('?').next().unwrap_or("");
         let absolute = raw.kind == LinkKind::SiteAbsolute;
@@ -126,25 +155,25 @@ impl Unverifiable {
             for (prefix, why) in &self.routes {
                 if route == prefix || route.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('/'))
                 {
-                    return Some(why.clone());
+                    return unverified(why);
                 }
             }
             if let Some(why) = &self.all_routes {
-                return Some(why.clone());
+                return unverified(why);
             }
             if let Some(why) = self
                 .outside_base
                 .as_ref()
                 .filter(|_| !site.base.is_empty() && site.without_base(path).is_none())
             {
-                return Some(why.clone());
+                return unverified(why);
             }
             if let Some((owned, why)) = &self.owned {
                 let inside = owned.iter().any(|prefix| {
                     route == prefix || route.strip_prefix(prefix.as_str()).is_some_and(|r| r.starts_with('/'))
                 });
                 if !inside && !names_a_static_file(route) {
-                    return Some(why.clone());
+                    return unverified(why);
                 }
             }
         }
@@ -156,7 +185,7 @@ impl Unverifiable {
         };
         let doc = source.origin == Origin::Doc;
         match join(&from, &written) {
-            None if doc => return self.above_pages.clone(),
+            None if doc => return self.above_pages.as_ref().and_then(unverified),
             None => {}
             Some(joined) => {
                 let joined = to_path(&joined);
@@ -165,26 +194,26 @@ impl Unverifiable {
                     && !(joined == "docs" || joined.starts_with("docs/"))
                     && let Some(why) = &self.above_pages
                 {
-                    return Some(why.clone());
+                    return unverified(why);
                 }
                 let markdown = [".md", ".mdx"].iter().any(|e| path.trim_end_matches('/').ends_with(e));
                 let route = absolute || !markdown;
-                if let Some(why) = self.disk.as_ref().and_then(|disk| disk.0.generated(&joined, route)) {
-                    return Some(why);
+                if let Some(miss) = self.disk.as_ref().and_then(|disk| disk.0.generated(&joined, route)) {
+                    return Some(miss);
                 }
             }
         }
         if let Some(why) = &self.any_file {
-            return Some(why.clone());
+            return unverified(why);
         }
         if !names_a_file(path) {
-            return self.non_files.clone();
+            return self.non_files.as_ref().and_then(unverified);
         }
         if absolute
             && let Some(why) = &self.html_files
             && path.trim_end_matches('/').ends_with(".html")
         {
-            return Some(why.clone());
+            return unverified(why);
         }
         None
     }

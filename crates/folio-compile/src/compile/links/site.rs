@@ -57,6 +57,10 @@ pub(super) struct Site<'t> {
     pub(super) nav_dirs: &'t [String],
     /// Pages are served at folder URLs (see [`SiteRules::directory_urls`](crate::compile::layout::SiteRules)).
     pub(super) directory_urls: bool,
+    /// Pages may be `page.mdx` files served at their folder's route (Next.js's app router).
+    pub(super) page_files: bool,
+    /// The route the pages folder is served at, without slashes (`docs` for Docusaurus).
+    pub(super) route_base: &'t str,
 }
 
 impl<'t> Site<'t> {
@@ -84,6 +88,8 @@ impl<'t> Site<'t> {
             nav_dirs: &rules.nav_dirs,
             locale_suffixes: &targets.locale_suffixes,
             directory_urls: rules.directory_urls,
+            page_files: rules.route_groups,
+            route_base: &rules.route_base,
         }
     }
 
@@ -126,8 +132,29 @@ impl<'t> Site<'t> {
         {
             bases.push(grand.split('/').collect());
         }
+        // An app router page (`docs/guide/page.mdx`) is served at `/guide`, with no trailing
+        // slash: the browser resolves its relative links from the folder's parent.
+        if doc
+            && self.page_files
+            && page_stem(linking_path).ends_with("/page")
+            && let Some(grand) = parent(linking_path).and_then(parent)
+        {
+            bases.push(grand.split('/').collect());
+        }
         if doc && self.routes_from_root {
             bases.push(vec!["docs"]);
+        }
+        // The page's URL folder among the static files: `../images/x.png` from
+        // `docs/learn/intro.md`, served at `/learn/intro`, is `/images/x.png`.
+        if doc
+            && self.assets
+            && let Some(dir) = parent(linking_path)
+            && let Some(below) = dir.strip_prefix("docs").filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            let mut base = vec!["static"];
+            base.extend(self.route_base.split('/').filter(|s| !s.is_empty()));
+            base.extend(below.split('/').filter(|s| !s.is_empty()));
+            bases.push(base);
         }
         // The page's own URL folder (`docs/guide/install/` for `docs/guide/install.md`), where
         // a browser resolves what the generator left as written.

@@ -190,3 +190,23 @@ fn a_config_over_the_limit_is_refused_before_it_is_parsed() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(matches!(got, Err(ReadError::TooLarge(_))), "{got:?}");
 }
+
+#[test]
+fn a_json_config_with_comments_and_trailing_commas_is_read_as_typescript_reads_it() {
+    let dir = std::env::temp_dir().join(format!("folio-jsonc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("tsconfig.json"),
+        "{\n  // aliases\n  \"compilerOptions\": { /* base */ \"baseUrl\": \".\",\n    \"paths\": { \"@assets/*\": [\"src/assets/*\",], },\n    \"x\": \"a // not a comment, /* nor this */\",\n  },\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.json"), "{ \"a\": 1 // open\n").unwrap();
+    let root = dir.canonicalize().unwrap();
+    let v = read(&root, "tsconfig.json").unwrap().value;
+    let broken = read(&root, "broken.json");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(v.at(&["compilerOptions", "paths", "@assets/*"]).unwrap().strings(), ["src/assets/*"]);
+    assert_eq!(v.at(&["compilerOptions", "x"]), Some(&s("a // not a comment, /* nor this */")));
+    // The error a file that is not even JSON with comments gets is strict JSON's, at its place.
+    assert!(matches!(broken, Err(ReadError::Syntax(ref m)) if m.contains("line 1")), "{broken:?}");
+}

@@ -11,6 +11,7 @@
 
 use super::{Preset, Project, Spec, file_route, url_path};
 use crate::compile::layout::config::Value;
+use crate::compile::layout::site::Mount;
 
 pub(super) struct Docusaurus;
 
@@ -158,13 +159,11 @@ impl Preset for Docusaurus {
                     ));
                 }
                 let dir = project.at(&format!("{prefix}versioned_docs")).unwrap_or_default();
-                rules.mirrors.push((
-                    super::super::join(&dir, &format!("version-{}", versions[0])),
-                    format!(
-                        "a page of the newest version `{}` (`{prefix}versioned_docs/`), served at the docs' routes",
-                        versions[0]
-                    ),
-                ));
+                rules.mounts.push(Mount {
+                    route: String::new(),
+                    dir: super::super::join(&dir, &format!("version-{}", versions[0])),
+                    files: false,
+                });
                 spec.unread.push((dir, "archived versions of the docs, `versions.json`".to_owned()));
             }
         }

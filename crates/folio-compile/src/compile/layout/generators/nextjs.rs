@@ -5,7 +5,7 @@
 //! `loader({ baseUrl })`) and Nextra's content-directory convention
 //! (<https://nextra.site/docs/file-conventions/content-directory>): pages are Fumadocs's `dir`
 //! (`content/docs/`), else the first of `content/`, `docs/`, `pages/`, `app/`, `src/pages/`,
-//! `src/app/`; the site lives at `basePath`; `public/` is served at `/`; `redirects()` answers
+//! `src/app/`, `src/content/` that holds markdown; the site lives at `basePath`; `public/` is served at `/`; `redirects()` answers
 //! old routes; the app's own route files are routes of their own; the navigation is made from
 //! the folders (every page is in it).
 
@@ -13,6 +13,9 @@ use super::{Preset, Project, Spec, url_path};
 use crate::compile::layout::config::Value;
 
 pub(super) struct NextJs;
+
+/// Where the pages may be, in the order they are looked for (after Fumadocs's `dir`).
+const PAGE_DIRS: &[&str] = &["content", "docs", "pages", "app", "src/pages", "src/app", "src/content"];
 
 impl Preset for NextJs {
     fn id(&self) -> &'static str {
@@ -28,9 +31,7 @@ impl Preset for NextJs {
     }
 
     fn accepts(&self, root: &std::path::Path, dir: &str, _config: &str) -> bool {
-        ["content", "docs", "pages", "app", "src/pages", "src/app"]
-            .iter()
-            .any(|d| root.join(super::super::join(dir, d)).is_dir())
+        PAGE_DIRS.iter().any(|d| root.join(super::super::join(dir, d)).is_dir())
     }
 
     fn read(&self, project: &Project<'_>) -> Spec {
@@ -45,14 +46,19 @@ impl Preset for NextJs {
                 .unwrap_or(Value::Null);
             docs.get("dir").and_then(Value::str).unwrap_or("content/docs").to_owned()
         });
-        let docs = fumadocs_dir
+        // The first of them that holds markdown: an app whose `pages/` is code reading
+        // `src/content/` (react.dev) has its pages there.
+        let candidates: Vec<String> = fumadocs_dir
             .into_iter()
-            .chain(
-                ["content", "docs", "pages", "app", "src/pages", "src/app"].iter().map(|d| (*d).to_owned()),
-            )
+            .chain(PAGE_DIRS.iter().map(|d| (*d).to_owned()))
             .filter_map(|d| project.at(&d))
-            .find(|d| project.is_dir(d))
-            .unwrap_or_default();
+            .filter(|d| project.is_dir(d))
+            .collect();
+        let has_markdown = |dir: &String| {
+            project.files_below(dir, 5000).iter().any(|f| f.ends_with(".md") || f.ends_with(".mdx"))
+        };
+        let docs =
+            candidates.iter().find(|d| has_markdown(d)).or(candidates.first()).cloned().unwrap_or_default();
         let mut spec = Spec { docs, ..Spec::default() };
         let public = project.at("public").unwrap_or_default();
         if project.is_dir(&public) {
@@ -122,11 +128,18 @@ impl Preset for NextJs {
 /// makes the routes under its fixed prefix, which only running the app tells.
 fn app_routes(project: &Project<'_>, docs: &str, rules: &mut crate::compile::layout::SiteRules) {
     for (dir, app) in [("app", true), ("src/app", true), ("pages", false), ("src/pages", false)] {
-        let Some(dir) = project.at(dir).filter(|d| d != docs && project.is_dir(d)) else { continue };
+        // The pages folder itself is read for its markdown pages; an app folder that is the
+        // pages folder (Nextra's `app/**/page.mdx`) still has route files in code and
+        // parameter folders (`app/docs/[name]/page.tsx`).
+        let Some(dir) = project.at(dir).filter(|d| (app || d != docs) && project.is_dir(d)) else { continue };
+        let pages_folder = dir == docs;
         for file in project.files_below(&dir, 5000) {
             let (folder, name) = file.rsplit_once('/').unwrap_or(("", file.as_str()));
             let stem = name.split('.').next().unwrap_or(name);
             if app && !matches!(stem, "page" | "route") {
+                continue;
+            }
+            if pages_folder && [".md", ".mdx"].iter().any(|e| name.ends_with(e)) {
                 continue;
             }
             if !app && (stem.starts_with('_') || folder.split('/').next() == Some("api")) {

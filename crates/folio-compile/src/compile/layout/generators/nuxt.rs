@@ -39,12 +39,12 @@ impl Preset for NuxtContent {
     }
 
     fn read(&self, project: &Project<'_>) -> Spec {
-        let nuxt_config = ["nuxt.config.ts", "nuxt.config.mts", "nuxt.config.js", "nuxt.config.mjs"]
+        let nuxt_path = ["nuxt.config.ts", "nuxt.config.mts", "nuxt.config.js", "nuxt.config.mjs"]
             .iter()
             .filter_map(|n| project.at(n))
-            .find(|p| project.is_file(p))
-            .and_then(|p| project.read(&p).ok())
-            .map(|f| f.value);
+            .find(|p| project.is_file(p));
+        let nuxt_config = nuxt_path.as_ref().and_then(|p| project.read(p).ok()).map(|f| f.value);
+        let nuxt_file = nuxt_path.as_deref().unwrap_or(&project.config);
         let nuxt = nuxt_config.as_ref().unwrap_or(project.value()).unwrapped();
         let mut spec = Spec { docs: project.at("content").unwrap_or_default(), ..Spec::default() };
         let public = project.at("public").unwrap_or_default();
@@ -58,6 +58,20 @@ impl Preset for NuxtContent {
         // Nuxt Content routes every file without its ordering prefix (`1.guide/` is `/guide`).
         rules.ordering_prefixes = Some(true);
         rules.base = nuxt.at(&["app", "baseURL"]).and_then(url_path).unwrap_or_default();
+        // Route rules built at run time (`...readFileSync('_redirects')…`): any path may redirect.
+        match nuxt.get("routeRules") {
+            Some(Value::Map(map)) if map.partial.is_some() => {
+                rules.unverifiable.all_routes = Some(format!(
+                    "`routeRules` in `{nuxt_file}` is partly {}: any path may redirect",
+                    map.partial.as_deref().unwrap_or_default()
+                ));
+            }
+            Some(other @ (Value::Unknown(_) | Value::Call(..) | Value::Func(_))) => {
+                let what = other.unknown().unwrap_or("a value Folio does not read");
+                rules.unverifiable.all_routes = Some(format!("`routeRules` in `{nuxt_file}` is {what}"));
+            }
+            _ => {}
+        }
         for (route, rule) in nuxt.get("routeRules").map_or(&[][..], Value::entries) {
             if rule.get("redirect").is_some() {
                 rules.extra_routes.push(route.trim_end_matches("/**").to_owned());

@@ -103,6 +103,7 @@ impl Preset for Starlight {
         } else {
             rules.nav_dirs.push(String::new());
         }
+        rules.path_aliases = tsconfig_aliases(project);
         for (from, _) in config.get("redirects").map_or(&[][..], Value::entries) {
             rules.extra_routes.push(from.clone());
         }
@@ -129,6 +130,33 @@ impl Preset for Starlight {
         }
         spec
     }
+}
+
+/// The import aliases of the project's `tsconfig.json` (`compilerOptions.paths`, relative to
+/// `baseUrl`, else to the file's folder), which Astro applies to the images and links of its
+/// pages: `"@assets/*": ["src/assets/*"]` is `("@assets/", "<project>/src/assets/")`. Only the
+/// first target of a pattern, as TypeScript tries them in order; `extends` is not followed (an
+/// alias from a package's base config is not seen, and such links stay unchecked as before).
+fn tsconfig_aliases(project: &Project<'_>) -> Vec<(String, String)> {
+    let Some(rel) = project.at("tsconfig.json") else { return Vec::new() };
+    let Ok(file) = project.read(&rel) else { return Vec::new() };
+    let options = file.value.get("compilerOptions");
+    let base = options.and_then(|o| o.get("baseUrl")).and_then(Value::str).unwrap_or(".");
+    let Some(base) = project.at(base) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (pattern, targets) in options.and_then(|o| o.get("paths")).map_or(&[][..], Value::entries) {
+        let Some(target) = targets.items().first().and_then(Value::str) else { continue };
+        let (Some(prefix), Some(dir)) = (pattern.strip_suffix('*'), target.strip_suffix('*')) else {
+            continue;
+        };
+        if prefix.is_empty() || prefix.contains('*') || dir.contains('*') {
+            continue;
+        }
+        let Some(dir) = super::beside(&base, dir.trim_start_matches("./")) else { continue };
+        let dir = if dir.is_empty() || target.ends_with("/*") { format!("{dir}/") } else { dir };
+        out.push((prefix.to_owned(), dir.trim_start_matches('/').to_owned()));
+    }
+    out
 }
 
 /// The options given to `starlight(…)` in the config's `integrations`.

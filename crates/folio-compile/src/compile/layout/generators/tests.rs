@@ -73,7 +73,7 @@ fn docusaurus_reads_its_plugins_versions_translations_and_pages() {
     assert_eq!(spec.assets, ["website/static"]);
     assert_eq!(spec.rules.route_base, "guide");
     assert_eq!(spec.rules.route_aliases, [("/guide/next".to_owned(), "guide".to_owned())]);
-    assert_eq!(spec.rules.mirrors[0].0, "website/versioned_docs/version-3.0");
+    assert_eq!(spec.rules.mounts[0].dir, "website/versioned_docs/version-3.0");
     assert_eq!(routes(&spec), ["/guide/2.0", "/community", "/news", "/ja"]);
     assert_eq!(spec.rules.extra_routes, ["/help", "/", "/old", "/older"]);
     assert_eq!(spec.rules.nav_links, ["intro"]);
@@ -252,6 +252,86 @@ fn hugo_merges_its_config_folder_and_reads_languages_and_permalinks() {
     // A `config.toml` is Hugo's only with a key only Hugo reads.
     let other = Tree::new("not-hugo", &[("config.toml", "[tool]\nx = 1\n"), ("content/", "")]);
     assert!(!Generator::Hugo.preset().accepts(&other.0, "", "config.toml"));
+}
+
+#[test]
+fn hugo_reads_module_mounts_by_language_fragments_and_written_redirects() {
+    let tree = Tree::new(
+        "hugo-mounts",
+        &[
+            (
+                "site/hugo.yaml",
+                "baseURL: https://x.example/\nlanguages:\n  en: {}\n  fr: {}\n\
+                 module:\n  mounts:\n\
+                 \x20   - { source: content/fr, target: content, sites: { matrix: { languages: [fr] } } }\n\
+                 \x20   - { source: content/en, target: content, sites: &both { matrix: { languages: [en, fr] } } }\n\
+                 \x20   - { source: ../README.md, target: content/project/README.md, sites: *both }\n\
+                 \x20   - { source: ../specs/docs, target: content/docs/specs }\n\
+                 \x20   - { source: ../gone, target: content/docs/gone }\n\
+                 cascade:\n  - build: { render: never }\n    target: { path: '{,/**}/_includes{,/**}' }\n\
+                 outputFormats:\n  REDIRECTS: { baseName: _redirects, mediaType: text/netlify }\n",
+            ),
+            ("README.md", "# Readme\n"),
+            ("specs/docs/a.md", "# A\n"),
+            ("site/content/en/docs/_includes/part.md", "x\n"),
+            ("site/content/en/docs/page.md", "x\n"),
+            ("site/content/fr/", ""),
+        ],
+    );
+    let spec = tree.read(Generator::Hugo, "site", "site/hugo.yaml");
+    // The first mount of the default language's pages, not the first mount.
+    assert_eq!(spec.docs, "site/content/en");
+    let mounts: Vec<(&str, &str, bool)> =
+        spec.rules.mounts.iter().map(|m| (m.route.as_str(), m.dir.as_str(), m.files)).collect();
+    assert_eq!(mounts, [("project/README.md", "README.md", true), ("docs/specs", "specs/docs", true)]);
+    assert!(spec.rules.extra_routes.contains(&"/project/README".to_owned()));
+    assert_eq!(routes(&spec), ["/docs/gone", "/fr", "/tags", "/categories"]);
+    assert_eq!(
+        spec.unread,
+        [("site/content/fr".to_owned(), "the `fr` translation, a module mount".to_owned())]
+    );
+    let (pages, why) = spec.rules.unverifiable.fragments.clone().unwrap();
+    assert_eq!(pages, ["docs/docs/_includes/part.md"]);
+    assert!(why.contains("`build.render: never`"), "{why}");
+    assert!(spec.rules.unverifiable.all_routes.unwrap().contains("`_redirects`"));
+    // No mounts and no `contentDir` per language, but a folder per language: `content/en/` is
+    // read, and no site path is proved missing.
+    let by_folder = Tree::new(
+        "hugo-by-folder",
+        &[
+            ("hugo.toml", "baseURL = '/'\n[languages.en]\n[languages.ja]\n"),
+            ("content/en/", ""),
+            ("content/ja/", ""),
+        ],
+    );
+    let spec = by_folder.read(Generator::Hugo, "", "hugo.toml");
+    assert_eq!(spec.docs, "content/en");
+    assert_eq!(
+        spec.unread,
+        [("content/ja".to_owned(), "the `ja` translation, a folder of `content/`".to_owned())]
+    );
+    assert!(
+        spec.rules.unverifiable.all_routes.unwrap().contains("no `contentDir` or module mount maps them")
+    );
+}
+
+#[test]
+fn starlight_reads_import_aliases_from_tsconfig() {
+    let tree = Tree::new(
+        "starlight-alias",
+        &[
+            ("site/astro.config.mjs", "export default { integrations: [starlight({ title: 'x' })] };\n"),
+            (
+                "site/tsconfig.json",
+                "{\n  // aliases\n  \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": {\n    \"@assets/*\": [\"src/assets/*\"],\n    \"~/*\": [\"./src/*\",],\n  } },\n}\n",
+            ),
+        ],
+    );
+    let spec = tree.read(Generator::Starlight, "site", "site/astro.config.mjs");
+    assert_eq!(
+        spec.rules.path_aliases,
+        [("@assets/".to_owned(), "site/src/assets/".to_owned()), ("~/".to_owned(), "site/src/".to_owned())]
+    );
 }
 
 #[test]
