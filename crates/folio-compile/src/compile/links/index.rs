@@ -323,6 +323,12 @@ impl<'t> Index<'t> {
         if disk.0.exists(&real) {
             return Outcome::Unchecked;
         }
+        // The alias's whole folder is missing: a git submodule, or a folder a build step writes.
+        if !disk.0.exists(dir.trim_end_matches('/')) {
+            return Outcome::Unverified(format!(
+                "`{prefix}*` stands for `{dir}*` (`compilerOptions.paths` of `tsconfig.json`), which is not in this checkout (a git submodule, or a folder a build step writes?)"
+            ));
+        }
         Outcome::Problem(Problem {
             code: "broken-link",
             message: format!(
