@@ -1,5 +1,10 @@
 //! `search`: the compile-time index queried with filters, deterministic ranking, snippets with
-//! the matched terms marked, and cursors (ARCHITECTURE.md, "Search").
+//! the matched terms marked, and cursors (ARCHITECTURE.md, "Search"). Skills are ranked for
+//! routing: the field weights of skills' entries, a SKILL.md above its own files, one skill's
+//! hits after its best scored down.
+//!
+//! Must not: score text itself (the index's scorer does, with the weights chosen here), or
+//! order hits by anything but score and URI.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -340,8 +345,8 @@ fn demote_same_skill(query: &Query, hits: &mut [(u32, f32)]) {
     }
 }
 
-/// Puts a skill's SKILL.md just above its own reference files when it scores nearly as well as
-/// the best of them: the skill is what a person asking for it means, its files are details of
+/// Puts a skill's SKILL.md just above its own reference files when it scores at least
+/// [`SIMILAR`] times the best of them: the skill is what a person asking for it means, its files are details of
 /// it. Scores only rise, and only to just above that file's, so nothing else moves.
 fn lift_skill_documents(query: &Query, hits: &mut [(u32, f32)]) {
     let mut best_file: std::collections::BTreeMap<u32, f32> = std::collections::BTreeMap::new();
