@@ -1,5 +1,10 @@
 //! `search`: the compile-time index queried with filters, deterministic ranking, snippets with
-//! the matched terms marked, and cursors (ARCHITECTURE.md, "Search").
+//! the matched terms marked, and cursors (ARCHITECTURE.md, "Search"). Skills are ranked for
+//! routing: the field weights of skills' entries, a SKILL.md above its own files, one skill's
+//! hits after its best scored down.
+//!
+//! Must not: score text itself (the index's scorer does, with the weights chosen here), or
+//! order hits by anything but score and URI.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -14,7 +19,7 @@ use super::semantic::{
 use super::snippet::{mark, snippet};
 use super::translations::{Translation, Translations};
 use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
-use crate::catalog::search::{QueryWord, query_words, word_terms, written_body_of};
+use crate::catalog::search::{FIELD_WEIGHTS, FIELDS, QueryWord, query_words, word_terms, written_body_of};
 use crate::catalog::{Section, mdx, uri};
 
 /// Longest accepted query, in characters.
@@ -163,7 +168,11 @@ fn ranked(
 ) -> Vec<(u32, f32)> {
     let catalog = &query.catalog;
     let semantic = mode == Mode::Semantic && sims.is_some();
-    let scored = if semantic { Vec::new() } else { catalog.search.score(words) };
+    let scored = if semantic {
+        Vec::new()
+    } else {
+        catalog.search.score_with(words, &|entry| field_weights(query.owner(entry as usize)))
+    };
     // The entries that can have a heading naming the query (every word is in their headings).
     let mut headed: Vec<u32> = scored.iter().filter(|s| s.headed).map(|s| s.entry).collect();
     headed.sort_unstable();
@@ -196,6 +205,7 @@ fn ranked(
     };
     let mut hits = translations.collapse(catalog, doc_of, hits, preferred);
     lift_skill_documents(query, &mut hits);
+    demote_same_skill(query, &mut hits);
     // Best first; equal scores by URI (entries are sorted by URI, so by entry index), which makes
     // the order total and identical on every machine.
     let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -279,11 +289,64 @@ pub(super) fn keyword_weight(words: usize) -> f32 {
 }
 
 /// How much weaker than the best of its own files a skill's SKILL.md may score and still be put
-/// above them: a hit of similar strength.
-const SIMILAR: f32 = 0.67;
+/// above them: a file must answer twice as well as its skill's SKILL.md to rank above it. Chosen
+/// on the tuning part of the skill-routing evaluation (tests/fixtures/skill-routing): 0.67, the
+/// value before, left a skill third under two of its own reference files; 0.4 did no better.
+const SIMILAR: f32 = 0.5;
 
-/// Puts a skill's SKILL.md just above its own reference files when it scores nearly as well as
-/// the best of them: the skill is what a person asking for it means, its files are details of
+/// The BM25F field weights of a skill's SKILL.md: its description (what the skill does and when
+/// to use it, the text an agent chooses a skill by) counts as much as a title, and its body half
+/// as much as a page's, so a long SKILL.md that mentions a task in passing does not outrank the
+/// skill whose description names it. On the routing evaluation's tuning part, top 1 went from
+/// 0.754 to 0.825 with the description alone (a weight of 25 did no better than 15), and to
+/// 0.895 (top 3 0.904 to 0.974) with the bodies halved, [`SIMILAR`] and [`SAME_SKILL`].
+const SKILL_WEIGHTS: [f32; FIELDS] = [15.0, 15.0, 6.0, 8.0, 0.5];
+/// A skill's other markdown files (references, examples): a page's weights, the body halved like
+/// SKILL.md's, so a long reference file does not outweigh its skill.
+const SKILL_FILE_WEIGHTS: [f32; FIELDS] = [15.0, 4.0, 6.0, 8.0, 0.5];
+
+/// The BM25F field weights of an entry, by what owns it.
+fn field_weights(owner: Option<Owner>) -> &'static [f32; FIELDS] {
+    match owner {
+        Some(Owner::Skill(_, None)) => &SKILL_WEIGHTS,
+        Some(Owner::Skill(_, Some(_))) => &SKILL_FILE_WEIGHTS,
+        _ => &FIELD_WEIGHTS,
+    }
+}
+
+/// Score factor of each of a skill's hits after its best one.
+const SAME_SKILL: f32 = 0.5;
+
+/// Halves the score of every hit of a skill but its best (SKILL.md or a file): a page lists
+/// different skills before a second file of the same one, unless that file scores more than
+/// twice as well as the others. Run after [`lift_skill_documents`], over every hit, so each page
+/// of a paginated search sees the same order.
+fn demote_same_skill(query: &Query, hits: &mut [(u32, f32)]) {
+    // (skill, its best hit's index), by skill.
+    let mut best: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for (i, &(entry, score)) in hits.iter().enumerate() {
+        if let Some(Owner::Skill(skill, _)) = query.owner(entry as usize) {
+            let b = best.entry(skill).or_insert(i);
+            let (held, held_score) = hits[*b];
+            if score > held_score || (score == held_score && entry < held) {
+                *b = i;
+            }
+        }
+    }
+    if best.is_empty() {
+        return;
+    }
+    for (i, (entry, score)) in hits.iter_mut().enumerate() {
+        if let Some(Owner::Skill(skill, _)) = query.owner(*entry as usize)
+            && best.get(&skill) != Some(&i)
+        {
+            *score *= SAME_SKILL;
+        }
+    }
+}
+
+/// Puts a skill's SKILL.md just above its own reference files when it scores at least
+/// [`SIMILAR`] times the best of them: the skill is what a person asking for it means, its files are details of
 /// it. Scores only rise, and only to just above that file's, so nothing else moves.
 fn lift_skill_documents(query: &Query, hits: &mut [(u32, f32)]) {
     let mut best_file: std::collections::BTreeMap<u32, f32> = std::collections::BTreeMap::new();

@@ -31,6 +31,7 @@ mod semantic;
 #[cfg(not(feature = "semantic"))]
 mod semantic_off;
 mod skill_files;
+mod skill_routing;
 mod skills_spec;
 mod support;
 #[cfg(target_os = "linux")]

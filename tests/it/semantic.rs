@@ -7,6 +7,7 @@
 //! evaluation needs the real model: it is `#[ignore]`d here and run by `.ci/run`, which fetches
 //! the model (pinned by hash) and names it in `FOLIO_TEST_MODEL`.
 
+mod routing;
 mod tiny;
 
 use std::path::{Path, PathBuf};
@@ -383,7 +384,7 @@ fn the_query_layer_embeds_a_query_once_and_gives_semantic_hits_their_closest_sec
 }
 
 /// The real model, when `FOLIO_TEST_MODEL` names it.
-fn real_model() -> PathBuf {
+pub(crate) fn real_model() -> PathBuf {
     let dir = std::env::var_os("FOLIO_TEST_MODEL").map(PathBuf::from).expect(
         "FOLIO_TEST_MODEL must name the all-MiniLM-L6-v2 model directory (packaging/fetch-model.sh gets it)",
     );
@@ -402,26 +403,29 @@ const SAMPLE_EVERY: usize = 256;
 /// what the encoder does with a text (its window, its pooling) moves it by far more.
 const SAMPLE_COSINE: f32 = 0.999;
 
-#[test]
-#[ignore = "needs the all-MiniLM-L6-v2 model: FOLIO_TEST_MODEL=DIR (.ci/run fetches it)"]
-fn hybrid_search_lifts_the_paraphrased_questions_and_keeps_the_keyword_floors() {
-    use crate::search_eval::{KEYWORDS, PARAPHRASES, astro_catalog, evaluate, fixture_path};
+/// Gives `catalog` its vectors with `encoder`, from the committed cache at `path`: the cache must
+/// have been made by this model and hold every unit of the catalog as it compiles now, and one
+/// unit in [`SAMPLE_EVERY`], embedded again, must agree with it (cosine at least
+/// [`SAMPLE_COSINE`]). With `FOLIO_EVAL_WRITE=1` the cache is written instead (what is missing
+/// is embedded). `how_to_rewrite` ends every refusal.
+pub(crate) fn cached_vectors(
+    catalog: &mut folio::catalog::Catalog,
+    encoder: &Arc<Encoder>,
+    path: &Path,
+    how_to_rewrite: &str,
+) {
     use folio::catalog::vectors::Quantized;
-    let encoder = Arc::new(Encoder::load(&real_model()).unwrap());
-    let mut catalog = astro_catalog();
-    let path = fixture_path(EVAL_VECTORS);
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let rewrite = std::env::var_os("FOLIO_EVAL_WRITE").is_some();
-    let how_to_rewrite = "rewrite it with FOLIO_EVAL_WRITE=1 FOLIO_TEST_MODEL=DIR cargo test --features semantic \
-                          --test it hybrid_search_lifts -- --ignored (about 25 minutes on 2 cores)";
     let mut cache = folio::semantic::Cache::new(encoder.id());
-    match std::fs::read(&path) {
+    match std::fs::read(path) {
         Ok(bytes) => {
             let committed: Vectors = rmp_serde::from_slice(&bytes).unwrap_or_else(|e| {
                 panic!("{}: not a msgpack Vectors ({e}); {how_to_rewrite}", path.display())
             });
             assert!(
                 rewrite || committed.model.hash == encoder.id().hash,
-                "{EVAL_VECTORS} was made by model {} ({}), not the one in FOLIO_TEST_MODEL ({}): {how_to_rewrite}",
+                "{name} was made by model {} ({}), not the one in FOLIO_TEST_MODEL ({}): {how_to_rewrite}",
                 committed.model.name,
                 committed.model.short_hash(),
                 encoder.id().short_hash()
@@ -432,17 +436,18 @@ fn hybrid_search_lifts_the_paraphrased_questions_and_keeps_the_keyword_floors() 
     }
     let entries = &catalog.entries;
     let text_of = |e: u32| entries[e as usize].text();
-    let units = folio::semantic::units(&catalog, &text_of);
+    let units = folio::semantic::units(catalog, &text_of);
     let missing = units.iter().filter(|u| !cache.holds(&u.text)).count();
     assert!(
         rewrite || missing == 0,
-        "{missing} of the corpus's {} units are not in {EVAL_VECTORS} (the corpus or what a unit holds \
+        "{missing} of the catalog's {} units are not in {name} (the content or what a unit holds \
          changed): {how_to_rewrite}",
         units.len()
     );
-    let embedded = folio::semantic::embed(&catalog, &text_of, &encoder, &cache, &|_, _| ()).unwrap();
+    let embedded = folio::semantic::embed(catalog, &text_of, encoder, &cache, &|_, _| ()).unwrap();
     if rewrite && (embedded.embedded > 0 || cache.len() != units.len()) {
-        std::fs::write(&path, rmp_serde::to_vec(&embedded.vectors).unwrap()).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, rmp_serde::to_vec(&embedded.vectors).unwrap()).unwrap();
         eprintln!("wrote {} ({} units, {} embedded now)", path.display(), units.len(), embedded.embedded);
     }
 
@@ -466,11 +471,22 @@ fn hybrid_search_lifts_the_paraphrased_questions_and_keeps_the_keyword_floors() 
         least = least.min(cosine);
     }
     eprintln!(
-        "{EVAL_VECTORS}: {} units; {} re-embedded, {identical} byte-identical, least cosine {least:.5}",
+        "{name}: {} units; {} re-embedded, {identical} byte-identical, least cosine {least:.5}",
         units.len(),
         sample.len()
     );
     catalog.vectors = Some(vectors);
+}
+
+#[test]
+#[ignore = "needs the all-MiniLM-L6-v2 model: FOLIO_TEST_MODEL=DIR (.ci/run fetches it)"]
+fn hybrid_search_lifts_the_paraphrased_questions_and_keeps_the_keyword_floors() {
+    use crate::search_eval::{KEYWORDS, PARAPHRASES, astro_catalog, evaluate, fixture_path};
+    let encoder = Arc::new(Encoder::load(&real_model()).unwrap());
+    let mut catalog = astro_catalog();
+    let how_to_rewrite = "rewrite it with FOLIO_EVAL_WRITE=1 FOLIO_TEST_MODEL=DIR cargo test --features semantic \
+                          --test it hybrid_search_lifts -- --ignored (about 25 minutes on 2 cores)";
+    cached_vectors(&mut catalog, &encoder, &fixture_path(EVAL_VECTORS), how_to_rewrite);
     let mut query = Query::from_catalog(catalog);
     query.attach_encoder(encoder).unwrap();
 

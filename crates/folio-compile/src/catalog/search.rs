@@ -77,6 +77,8 @@ pub const FIELD_NAMES: [&str; FIELDS] = ["title", "description", "keywords", "he
 /// Astro set (`tests/fixtures/search-eval`): reference pages name their API in headings
 /// (overall MRR@10 +0.003 there, +0.016 on Hugo; 6 and 10 did no better, 12 worse).
 pub const FIELD_WEIGHTS: [f32; FIELDS] = [15.0, 4.0, 6.0, 8.0, 1.0];
+/// The field weights of a document, by its entry (see [`SearchIndex::score_with`]).
+pub type Weights<'w> = dyn Fn(u32) -> &'w [f32; FIELDS] + 'w;
 /// BM25F length normalisation of each field (0: none, 1: full). The body's went from 0.75 to
 /// 0.5 on the Astro set: short pages (a translated error page naming an API) outranked the long
 /// reference page that defines it (MRR@10 +0.009, API-name recall@5 0.870 -> 0.935; 0.3 lost
@@ -345,7 +347,7 @@ impl View<'_> {
 
     /// Each document's best BM25F score for `term` over its [`View::expansions`], by ordinal,
     /// and whether that match is in its headings.
-    fn term_scores(&self, term: &str, expand: bool) -> Vec<(usize, f32, bool)> {
+    fn term_scores(&self, term: &str, expand: bool, weights: &Weights<'_>) -> Vec<(usize, f32, bool)> {
         let expansions = self.expansions(term, expand);
         let n = self.n_docs as f32;
         // One expansion (the usual case) yields each document once, in order: no sort.
@@ -355,11 +357,12 @@ impl View<'_> {
             let df = self.df(i) as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             self.postings(i, |ordinal, tfs| {
+                let field_weights = weights(self.doc_entry(ordinal));
                 let mut tf = 0f32;
                 for f in 0..FIELDS {
                     if tfs[f] > 0 {
                         let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * self.doc_len(ordinal, f) / self.avg[f];
-                        tf += FIELD_WEIGHTS[f] * tfs[f] as f32 / norm;
+                        tf += field_weights[f] * tfs[f] as f32 / norm;
                     }
                 }
                 best.push((ordinal, weight * idf * tf / (K1 + tf), tfs[HEADINGS] > 0));
@@ -375,8 +378,8 @@ impl View<'_> {
     /// Each document's score and coordination credit for one query word, by ordinal: the whole
     /// form's score plus [`PART_WEIGHT`] times its parts'; credit 1 for the whole form, else the
     /// share of the parts matched; and whether the whole form or a part is in its headings.
-    fn word_scores(&self, word: &QueryWord) -> Vec<(usize, f32, f32, bool)> {
-        let whole = self.term_scores(&word.term, true);
+    fn word_scores(&self, word: &QueryWord, weights: &Weights<'_>) -> Vec<(usize, f32, f32, bool)> {
+        let whole = self.term_scores(&word.term, true, weights);
         if word.parts.is_empty() {
             return whole.into_iter().map(|(ordinal, s, headed)| (ordinal, s, 1.0, headed)).collect();
         }
@@ -384,7 +387,7 @@ impl View<'_> {
         let mut all: Vec<(usize, usize, f32, bool)> =
             whole.into_iter().map(|(o, s, h)| (o, 0, s, h)).collect();
         for (k, part) in word.parts.iter().enumerate() {
-            all.extend(self.term_scores(part, false).into_iter().map(|(o, s, h)| (o, k + 1, s, h)));
+            all.extend(self.term_scores(part, false, weights).into_iter().map(|(o, s, h)| (o, k + 1, s, h)));
         }
         all.sort_by_key(|a| (a.0, a.1));
         let share = 1.0 / word.parts.len() as f32;
@@ -434,6 +437,12 @@ impl SearchIndex {
     /// document matches (coordination; a word matched only by some of its parts counts that
     /// share of them).
     pub fn score(&self, words: &[QueryWord]) -> Vec<Scored> {
+        self.score_with(words, &|_| &FIELD_WEIGHTS)
+    }
+
+    /// [`SearchIndex::score`] with each document's field weights chosen by its entry (an index
+    /// into `Catalog::entries`): the query layer weighs a skill's description above a page's.
+    pub fn score_with(&self, words: &[QueryWord], weights: &Weights<'_>) -> Vec<Scored> {
         let Some(view) = View::new(&self.data) else { return Vec::new() };
         let mut scores = vec![0f32; view.n_docs];
         let mut credit = vec![0f32; view.n_docs];
@@ -441,7 +450,7 @@ impl SearchIndex {
         let mut headed = vec![0u32; view.n_docs];
         let mut touched: Vec<usize> = Vec::new();
         for word in words {
-            for (ordinal, s, c, h) in view.word_scores(word) {
+            for (ordinal, s, c, h) in view.word_scores(word, weights) {
                 if matched[ordinal] == 0 {
                     touched.push(ordinal);
                 }
