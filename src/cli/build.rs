@@ -138,11 +138,12 @@ fn found_line(compilation: &Compilation) -> String {
     let (checked, unverified) = compilation.links;
     let unverified = if unverified > 0 { format!(" ({unverified} not verified)") } else { String::new() };
     format!(
-        "{}, {}, {}{unverified}: {}\n",
+        "{}, {}, {}{unverified}: {}{}\n",
         super::count(docs, "doc", "docs"),
         super::count(skills, "skill", "skills"),
         super::count(checked, "link checked", "links checked"),
-        compilation.layout.describe()
+        compilation.layout.describe(),
+        compilation.left_out.describe()
     )
 }
 

@@ -362,3 +362,53 @@ fn import_aliases_app_router_pages_and_static_files_resolve_as_the_site_serves_t
         ]
     );
 }
+
+#[test]
+fn every_markdown_file_is_read_named_or_counted_and_a_left_out_skill_fails_the_run() {
+    let tree = Tree::new();
+    tree.file("docs/index.md", "# Home\n")
+        .file(
+            "skills/kept/SKILL.md",
+            "---\nname: kept\ndescription: Use when a skill is read.\n---\n# Kept\n",
+        )
+        .file("README.md", "# Repo\n")
+        .file("packages/a/README.md", "# A\n")
+        .file("packages/b/CHANGELOG.md", "# B\n")
+        .file(
+            "plugins/review/skills/pr/SKILL.md",
+            "---\nname: pr\ndescription: Use when reviewing.\n---\n# PR\n",
+        )
+        .file(
+            "plugins/review/skills/lint/SKILL.md",
+            "---\nname: lint\ndescription: Use when linting.\n---\n# L\n",
+        )
+        .file("tests/fixtures/sample/SKILL.md", "---\nname: sample\ndescription: A sample.\n---\n")
+        .file("build/out.md", "# Output\n")
+        .file(".gitignore", "/build/\n");
+    let out = folio(tree.path(), &["check", "."]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "plugins/review/skills/lint/SKILL.md:1:1: error[skill-left-out]: `plugins/review/skills/lint/SKILL.md` and 1 more is not served: no skills folder Folio reads holds it"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("help: read its folder with `--skills plugins/review/skills`"),
+        "{}",
+        out.stdout
+    );
+    // Git's ignored build output is not the tree; the sample skill is counted, not an error.
+    assert!(
+        out.stdout.trim_end().ends_with(
+            "1 doc, 1 skill, 0 links checked: docs from docs/, skills from skills/; left out: 6 markdown files outside the folders read (packages/ 2, plugins/ 2, the root 1, tests/ 1)"
+        ),
+        "{}",
+        out.stdout
+    );
+    // Reading them serves them: nothing is left out then but what is not a skill.
+    let out = folio(tree.path(), &["check", ".", "--skills", "skills", "--skills", "plugins/review/skills"]);
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    assert!(!out.stdout.contains("skill-left-out"), "{}", out.stdout);
+}

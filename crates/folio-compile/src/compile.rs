@@ -127,6 +127,9 @@ pub struct Compilation {
     pub layout: layout::Layout,
     /// How many docs and skills were found (also when there is no catalog).
     pub found: (usize, usize),
+    /// The markdown files of the tree outside the folders read (not worked out for an
+    /// incremental compile, which follows a tree already accounted for).
+    pub left_out: layout::LeftOut,
     /// How many links to files, routes and anchors of the tree were checked, and how many of
     /// those matched nothing but could not be proved broken (`unverified-link`).
     pub links: (usize, usize),
@@ -197,6 +200,7 @@ impl Mode<'_> {
 
 fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compilation {
     let started = std::time::SystemTime::now();
+    let incremental = cache.is_some();
     let assemble = mode.assembles();
     let (layout, mut diagnostics) = config.resolve_layout();
     let layout = &layout;
@@ -308,6 +312,11 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         diagnostics.push(layout.nothing_found(&config.root));
     }
     layout.translate(&config.root, &mut diagnostics);
+    // Every markdown file accounted for: a `SKILL.md` no skills folder holds is never left out
+    // in silence.
+    let left_out =
+        if incremental { layout::LeftOut::default() } else { layout::left_out(&config.root, layout) };
+    diagnostics.extend(left_out.diagnostics());
     let unsettled = changed
         || diagnostics
             .iter()
@@ -322,6 +331,7 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
         levels: built.levels,
         layout: layout.clone(),
         found,
+        left_out,
         links: built.links,
         unsettled,
     }

@@ -13,6 +13,7 @@
 //! Reads only `folio.toml`, the names in the root and one level below it, and the small config
 //! files it detects; must not read content (that is `source`).
 
+mod accounting;
 pub mod config;
 mod detect;
 mod generated;
@@ -21,6 +22,7 @@ mod site;
 
 use std::path::Path;
 
+pub use accounting::{LeftOut, left_out};
 pub use generators::Generator;
 pub use site::SiteRules;
 

@@ -109,6 +109,7 @@ pub const CODES: &[Code] = &[
     code("not-a-regular-file", Class::Entry),
     code("orphan-doc", Class::Link),
     code("path-escape", Class::Unsound),
+    code("skill-left-out", Class::Link),
     code("skill-md-too-long", Class::Entry),
     code("skill-too-large", Class::Entry),
     code("skill-too-many-files", Class::Entry),

@@ -1,0 +1,153 @@
+//! Every markdown file of the tree accounted for: a walk of the content root that finds the
+//! markdown files (`.md`, `.mdx`, `.markdown`) outside the folders the layout reads, so a run
+//! never leaves part of a tree out in silence. Files in a folder the layout already names as not
+//! read (a translation, an archived version, another site) are counted under that folder's
+//! reason; the others are grouped by the top folder that holds them. A `SKILL.md` left out this
+//! way is a `skill-left-out` error, unless it sits in a folder of tests, fixtures, examples or
+//! templates (sample skills, counted only).
+//!
+//! Reads folder listings and `.gitignore` files (a path git ignores is build output, not the
+//! tree); reads no file's content, and does not go into `.git/` or `node_modules/`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Layout, strip_dir};
+use crate::compile::diagnostic::Diagnostic;
+
+/// Entries walked at most: a tree larger than this is accounted for in part, and says so.
+const MAX_ENTRIES: usize = 500_000;
+
+/// Folders whose `SKILL.md` files are samples, not skills a host would load.
+const SAMPLES: &[&str] = &[
+    "test",
+    "tests",
+    "__tests__",
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "examples",
+    "example",
+    "templates",
+    "template",
+];
+
+/// The markdown files a compile did not read, by where they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// How many markdown files, by folder (content-relative, `""` for the root's own files),
+    /// most first, then by name.
+    pub folders: Vec<(String, usize)>,
+    /// The `SKILL.md` files a host would load that no skills folder read holds
+    /// (content-relative, sorted).
+    pub skills: Vec<String>,
+    /// The walk stopped at [`MAX_ENTRIES`] entries.
+    pub partial: bool,
+}
+
+impl LeftOut {
+    /// How many markdown files were left out.
+    pub fn total(&self) -> usize {
+        self.folders.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The summary's clause: `; left out: 12 markdown files outside the folders read (tests/ 8,
+    /// README.md 1, packages/ 3)`; empty when nothing was.
+    pub fn describe(&self) -> String {
+        let total = self.total();
+        if total == 0 {
+            return String::new();
+        }
+        let shown: Vec<String> = self
+            .folders
+            .iter()
+            .take(4)
+            .map(|(dir, n)| if dir.is_empty() { format!("the root {n}") } else { format!("{dir}/ {n}") })
+            .collect();
+        let more = if self.folders.len() > 4 {
+            format!(" and {} more folders", self.folders.len() - 4)
+        } else {
+            String::new()
+        };
+        let files = if total == 1 { "markdown file" } else { "markdown files" };
+        let partial = if self.partial { ", at least" } else { "" };
+        format!("; left out{partial}: {total} {files} outside the folders read ({}{more})", shown.join(", "))
+    }
+
+    /// One `skill-left-out` error, at the first such `SKILL.md`, naming how many.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let Some(first) = self.skills.first() else { return Vec::new() };
+        let others = match self.skills.len() - 1 {
+            0 => String::new(),
+            1 => " and 1 more".to_owned(),
+            n => format!(" and {n} more"),
+        };
+        let dir = first.rsplit_once('/').map_or("", |(d, _)| d);
+        let parent = dir.rsplit_once('/').map_or(".", |(p, _)| p);
+        vec![
+            Diagnostic::error(
+                "skill-left-out",
+                first,
+                1,
+                1,
+                format!("`{first}`{others} is not served: no skills folder Folio reads holds it"),
+            )
+            .with_help(format!(
+                "read its folder with `--skills {parent}` or `[skills] dirs = [\"{parent}\"]` in folio.toml, or \
+                 set `skill-left-out = \"warn\"` under [lints] if these skills are not meant to be served"
+            )),
+        ]
+    }
+}
+
+/// The markdown files under `root` that `layout` does not read.
+pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut skills = Vec::new();
+    let mut partial = false;
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .parents(false)
+        .require_git(false)
+        .ignore(false)
+        .follow_links(false)
+        .sort_by_file_name(std::cmp::Ord::cmp)
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | "node_modules")))
+        .build();
+    for (seen, entry) in walker.enumerate() {
+        if seen >= MAX_ENTRIES {
+            partial = true;
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else { continue };
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        let ext = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+        if !matches!(ext.as_str(), "md" | "mdx" | "markdown") {
+            continue;
+        }
+        if layout.logical(&rel).is_some() {
+            continue;
+        }
+        let unread = layout.unread.iter().find(|(dir, _)| strip_dir(&rel, dir).is_some());
+        let folder = match unread {
+            Some((dir, _)) => dir.clone(),
+            None => rel.split_once('/').map_or("", |(top, _)| top).to_owned(),
+        };
+        *counts.entry(folder).or_default() += 1;
+        if name == "SKILL.md" && unread.is_none() && !rel.split('/').any(|s| SAMPLES.contains(&s)) {
+            skills.push(rel);
+        }
+    }
+    let mut folders: Vec<(String, usize)> = counts.into_iter().collect();
+    folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    skills.sort();
+    LeftOut { folders, skills, partial }
+}
