@@ -412,3 +412,28 @@ fn every_markdown_file_is_read_named_or_counted_and_a_left_out_skill_fails_the_r
     assert_eq!(out.code, Some(0), "{}", out.stdout);
     assert!(!out.stdout.contains("skill-left-out"), "{}", out.stdout);
 }
+
+#[test]
+fn the_no_content_hint_names_the_folder_of_many_content_roots_not_one_of_them() {
+    let tree = Tree::new();
+    for plugin in ["alpha", "beta", "gamma"] {
+        tree.file(
+            format!("plugins/{plugin}/skills/x/SKILL.md"),
+            "---\nname: x\ndescription: Use when testing.\n---\n# X\n",
+        );
+    }
+    let out = folio(tree.path(), &["check", "."]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stdout.contains(
+            "help: 3 folders of `plugins/` are each laid out as a content root (`<folder>/docs/` or `<folder>/skills/`): name each with `--docs` and `--skills` (repeatable), or point Folio at one"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("help: read their folders with `--skills DIR` for each of the 3 folders that hold them (`plugins/alpha/skills`, …)"),
+        "{}",
+        out.stdout
+    );
+}

@@ -400,6 +400,13 @@ impl Layout {
                 "`{dir}/` is laid out as a content root (it holds `{dir}/docs/` or `{dir}/skills/`): point Folio \
                  at it, or name its folders with `--docs` and `--skills`"
             ),
+            Some(Found::Roots(parent, n)) => {
+                let shown = if parent.is_empty() { ".".to_owned() } else { format!("{parent}/") };
+                format!(
+                    "{n} folders of `{shown}` are each laid out as a content root (`<folder>/docs/` or \
+                     `<folder>/skills/`): name each with `--docs` and `--skills` (repeatable), or point Folio at one"
+                )
+            }
             Some(Found::Skills(dir)) => format!(
                 "`{dir}/` holds skill folders (`<name>/SKILL.md`): run with `--skills {dir}` or set \
                  `[skills] dirs = [\"{dir}\"]` in folio.toml"
@@ -514,6 +521,8 @@ fn visible_entries(root: &Path, rel: &str) -> Vec<(String, bool)> {
 enum Found {
     /// A folder laid out as a content root: it holds `docs/` pages or `skills/<name>/SKILL.md`.
     Root(String),
+    /// Several such folders side by side in one folder (`plugins/<name>/skills/`), and how many.
+    Roots(String, usize),
     /// A folder of skill folders (`<dir>/<name>/SKILL.md`).
     Skills(String),
     /// The folder most pages are in.
@@ -538,6 +547,16 @@ fn where_content_is(files: &[String]) -> Option<Found> {
             (!dir.is_empty()).then(|| dir.to_owned())
         })
         .collect();
+    // One of many content roots (a plugin per folder) is not where the content is: name them
+    // all by the folder that holds them.
+    let distinct: std::collections::BTreeSet<&String> = roots.iter().collect();
+    if distinct.len() > 1 {
+        let parents: std::collections::BTreeSet<&str> =
+            distinct.iter().map(|d| d.rsplit_once('/').map_or("", |(p, _)| p)).collect();
+        if let [parent] = parents.into_iter().collect::<Vec<_>>()[..] {
+            return Some(Found::Roots(parent.to_owned(), distinct.len()));
+        }
+    }
     if let Some(root) = most(roots) {
         return Some(Found::Root(root));
     }

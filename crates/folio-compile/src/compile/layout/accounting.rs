@@ -82,8 +82,27 @@ impl LeftOut {
             1 => " and 1 more".to_owned(),
             n => format!(" and {n} more"),
         };
-        let dir = first.rsplit_once('/').map_or("", |(d, _)| d);
-        let parent = dir.rsplit_once('/').map_or(".", |(p, _)| p);
+        // The folders of skill folders that hold them: `plugins/review/skills` for
+        // `plugins/review/skills/pr/SKILL.md`.
+        let parents: std::collections::BTreeSet<&str> = self
+            .skills
+            .iter()
+            .map(|s| {
+                let dir = s.rsplit_once('/').map_or("", |(d, _)| d);
+                dir.rsplit_once('/').map_or(".", |(p, _)| p)
+            })
+            .collect();
+        let parent = parents.first().copied().unwrap_or(".");
+        let read = if parents.len() > 1 {
+            format!(
+                "read their folders with `--skills DIR` for each of the {} folders that hold them (`{parent}`, …)",
+                parents.len()
+            )
+        } else {
+            format!(
+                "read its folder with `--skills {parent}` or `[skills] dirs = [\"{parent}\"]` in folio.toml"
+            )
+        };
         vec![
             Diagnostic::error(
                 "skill-left-out",
@@ -93,8 +112,7 @@ impl LeftOut {
                 format!("`{first}`{others} is not served: no skills folder Folio reads holds it"),
             )
             .with_help(format!(
-                "read its folder with `--skills {parent}` or `[skills] dirs = [\"{parent}\"]` in folio.toml, or \
-                 set `skill-left-out = \"warn\"` under [lints] if these skills are not meant to be served"
+                "{read}, or set `skill-left-out = \"warn\"` under [lints] if these skills are not meant to be served"
             )),
         ]
     }
