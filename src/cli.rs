@@ -4,6 +4,7 @@
 mod build;
 pub(crate) mod bundle;
 mod lookup;
+mod progress;
 mod reload;
 mod render;
 mod semantic;

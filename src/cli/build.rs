@@ -39,7 +39,10 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     // With a model, the markdown the encoder reads is kept until the compile ends (the bodies
     // are otherwise streamed out as they are read).
     let mut markdown: BTreeMap<String, bytes::Bytes> = BTreeMap::new();
+    // A large tree takes seconds: a counter of the files read, at a terminal.
+    let progress = super::progress::Progress::counter("compiling", "files read");
     let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
+        progress.inc(1);
         if model.is_some() && compile::is_markdown(path) {
             markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
         }
@@ -52,6 +55,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             writer = None;
         }
     });
+    progress.finish();
     // Diagnostics of a build go to stderr, like a compiler's; stdout stays free for scripts.
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();

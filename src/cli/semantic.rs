@@ -122,18 +122,19 @@ mod enabled {
         let Some(active) = ACTIVE.get() else { return Ok(None) };
         let started = Instant::now();
         let mut cache = active.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // At a terminal, a line that counts the units embedded so far (a large tree takes minutes).
-        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        // At a terminal, a bar with the units embedded so far and the time left (a large tree
+        // takes minutes); elsewhere, only the line below once it is done.
+        let bar: OnceLock<crate::cli::progress::Progress> = OnceLock::new();
         let progress = |done: usize, total: usize| {
-            if terminal && (done.is_multiple_of(10) || done == total) {
-                eprint!("\rfolio: embedding {done}/{total} units…");
-                if done == total {
-                    eprintln!();
-                }
-            }
+            bar.get_or_init(|| crate::cli::progress::Progress::bar("embedding", total as u64, "units"))
+                .set(done as u64);
         };
         let done = folio::semantic::embed(catalog, text_of, &active.encoder, &cache, &progress)
-            .map_err(|e| anyhow!("{e}"))?;
+            .map_err(|e| anyhow!("{e}"));
+        if let Some(bar) = bar.into_inner() {
+            bar.finish();
+        }
+        let done = done?;
         // What the next build or reload can reuse: this catalog's vectors (older texts are gone).
         let mut next = Cache::new(active.encoder.id());
         next.add_vectors(&done.vectors);

@@ -509,3 +509,23 @@ fn a_watched_tree_re_embeds_only_the_section_a_save_changed_and_searches_by_mean
     assert_eq!(hits.len(), 4, "{result}");
     assert!(hits.iter().all(|h| h["distance"].is_number()), "{result}");
 }
+
+/// Without a terminal, `folio build --model` draws no progress bar: stderr holds one line that
+/// the model was loaded, one that the units were embedded, and the build's own line; stdout
+/// nothing.
+#[test]
+fn embedding_off_a_terminal_prints_one_summary_line() {
+    let tree = tree();
+    let built = build(&tree, "content", "out", &["--model", "tiny"]);
+    assert_eq!(built.code, Some(0), "{}", built.stderr);
+    assert_eq!(built.stdout, "");
+    assert!(!built.stderr.contains('\r') && !built.stderr.contains('\u{1b}'), "{:?}", built.stderr);
+    let lines: Vec<&str> = built.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    assert!(lines[0].starts_with("folio: model `tiny` ("), "{lines:#?}");
+    assert!(
+        lines[1].starts_with("folio: embedded ")
+            && lines[1].contains(" units with `tiny` (0 from the cache) in ")
+    );
+    assert!(lines[2].starts_with("wrote out/catalog.msgpack (2 docs, 1 skill, "), "{lines:#?}");
+}
