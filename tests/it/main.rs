@@ -17,6 +17,7 @@ mod links;
 mod live;
 mod live_root;
 mod live_serve;
+mod llms;
 mod mapped;
 mod mcp;
 mod mcp_http;
