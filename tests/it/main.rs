@@ -8,6 +8,7 @@ mod cli_golden;
 mod compile;
 mod embedding;
 mod forged_catalog;
+mod guide_shell;
 mod hardening_content;
 mod incremental;
 mod install_lines;

@@ -510,6 +510,26 @@ fn a_watched_tree_re_embeds_only_the_section_a_save_changed_and_searches_by_mean
     assert!(hits.iter().all(|h| h["distance"].is_number()), "{result}");
 }
 
+/// The semantic search guide's blocks marked `<!-- folio-shell: semantic -->` run as written
+/// (`guide_shell.rs` runs the others), with a tiny model where they name
+/// `models/all-MiniLM-L6-v2`. Their non-terminal output is the one summary line of each step.
+#[test]
+fn guide_blocks_run() {
+    let guide = crate::support::repo().join("content/docs/guides/semantic-search.md");
+    let project = crate::guide_shell::project();
+    tiny::write(&project.join("models/all-MiniLM-L6-v2"), 7);
+    let mut ran = 0;
+    for block in crate::guide_shell::blocks(&guide) {
+        if block.note.as_deref() == Some("semantic") {
+            for command in &block.commands {
+                crate::guide_shell::run(&project, project.path(), &block.at, command);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 3, "the guide's semantic blocks were not found ({ran} commands)");
+}
+
 /// Without a terminal, `folio build --model` draws no progress bar: stderr holds one line that
 /// the model was loaded, one that the units were embedded, and the build's own line; stdout
 /// nothing.
