@@ -1,4 +1,5 @@
-//! Semantic search in the binary: which model a command uses (`--model DIR`, the user's choice;
+//! Semantic search in the binary: which model a command uses (`--model DIR` or `--model NAME`,
+//! the user's choice, a name fetched by `cli/fetch.rs`;
 //! else `[search] model` in the content tree's `folio.toml`, held to the tree's rules by
 //! `folio::semantic::ModelSource`), loading it once per process, embedding a compiled
 //! catalog with it, and attaching it to every catalog the process opens.
@@ -85,7 +86,8 @@ mod enabled {
     pub(crate) fn configure(model: &Requested, previous: Option<&Path>) -> anyhow::Result<()> {
         let started = Instant::now();
         let source = match model {
-            Requested::Flag(_) => ModelSource::User(model.shown().to_path_buf()),
+            // A folder, or a model name downloaded into the cache on first use.
+            Requested::Flag(_) => ModelSource::User(crate::cli::fetch::resolve(model.shown())?),
             Requested::Tree { root, dir, shown } => {
                 ModelSource::Tree { root: root.clone(), dir: dir.clone(), shown: shown.clone() }
             }
@@ -166,9 +168,10 @@ mod enabled {
 
     pub(crate) fn configure(model: &Requested, _previous: Option<&Path>) -> anyhow::Result<()> {
         bail!(
-            "model `{}`: this folio was built without semantic search; build it with the `semantic` feature \
-             (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio show \
-             docs/guides/semantic-search.md`)",
+            "model `{}`: this folio was built without semantic search; install a published folio (the \
+             `folio-mcp-server` packages and the release archives carry it), or build it with the `semantic` \
+             feature (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio \
+             show docs/guides/semantic-search.md`)",
             model.shown().display()
         )
     }
