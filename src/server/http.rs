@@ -5,8 +5,8 @@
 //! JSON-RPC (`rpc_errors`), the listen-stream budget (`listen`) and an accept loop of our own
 //! (the connection budget of `budget`, hyper's header read timeout, a shutdown deadline).
 //!
-//! Nothing here prints to stdout or knows what the catalog holds; answers come from rmcp and
-//! [`FolioServer`].
+//! Nothing here prints to stdout or knows what the catalog holds; answers come from rmcp,
+//! [`FolioServer`] and `crate::llms`.
 
 mod budget;
 pub(crate) mod guard;
