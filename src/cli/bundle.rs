@@ -303,7 +303,7 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             let config = super::config(&args.content, &args.lints, &args.layout)?;
-            let progress = super::progress::Progress::counter("bundling: compiling", "steps");
+            let progress = super::progress::Progress::spinner("bundling: compiling");
             let compilation = folio::compile::compile(&config);
             progress.finish();
             let Some(catalog) = compilation.catalog else {
@@ -320,7 +320,7 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
             (folio::catalog::codec::encode(&catalog).msgpack.into(), described(&catalog))
         }
     };
-    let progress = super::progress::Progress::counter("bundling: writing the executable", "steps");
+    let progress = super::progress::Progress::spinner("bundling: writing the executable");
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
     let mut program = strip::stripped(program);

@@ -60,6 +60,19 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A spinner for a step of unknown length (`bundling: compiling ⠋ (3s)`).
+    pub(crate) fn spinner(what: &str) -> Progress {
+        if !drawn() {
+            return Progress { bar: None };
+        }
+        let style = ProgressStyle::with_template("{prefix} {spinner} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        let bar = ProgressBar::with_draw_target(None, target()).with_style(style);
+        bar.set_prefix(format!("folio: {what}"));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Progress { bar: Some(bar) }
+    }
+
     /// `n` more done.
     pub(crate) fn inc(&self, n: u64) {
         if let Some(bar) = &self.bar {
