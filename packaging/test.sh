@@ -25,6 +25,11 @@ printf '# A\n\nClean.\n' > "$work/good/content/docs/a.md"
 
 # The action's install step, against an archive of this build.
 packaging/archive.sh "$folio" x86_64-unknown-linux-gnu "$work/releases/v$version" >/dev/null
+listing="$(tar -tzf "$work/releases/v$version/folio-$version-x86_64-unknown-linux-gnu.tar.gz")"
+for f in folio README.md LICENSE THIRD-PARTY-LICENSES.md; do
+  grep -qx "folio-$version-x86_64-unknown-linux-gnu/$f" <<<"$listing" || { echo "$listing"; echo "the archive lacks $f"; exit 1; }
+done
+ok "archive: the binary, README.md, LICENSE and THIRD-PARTY-LICENSES.md"
 install_env=(RUNNER_OS=Linux RUNNER_ARCH=X64 RUNNER_TEMP="$work/runner" GITHUB_PATH="$work/github_path"
   FOLIO_VERSION="$version" FOLIO_DOWNLOAD_URL="file://$work/releases")
 env "${install_env[@]}" bash action/install.sh > "$work/install.out"
@@ -77,19 +82,30 @@ if ! command -v maturin >/dev/null 2>&1; then
 fi
 maturin build --release --locked --quiet -o "$work/wheels" >/dev/null 2>&1 || maturin build --release --locked -o "$work/wheels"
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$work"/wheels/folio-*.whl
+# Installed by its name, from the built wheel only.
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index --find-links "$work/wheels" folio-mcp-server
+wheel_files="$(python3 -m zipfile -l "$work"/wheels/folio_mcp_server-*.whl)"
+for f in LICENSE THIRD-PARTY-LICENSES.md; do
+  grep -qE "dist-info/(licenses/)?$f " <<<"$wheel_files" || { echo "$wheel_files"; echo "the wheel lacks $f"; exit 1; }
+done
 "$work/venv/bin/folio" --version | grep -q "^folio $version"
 python3 packaging/stdio_session.py "$work/venv/bin/folio" serve
-ok "wheel: installed into a fresh virtual environment, the folio command serves an MCP session"
+ok "wheel: folio-mcp-server, with LICENSE and THIRD-PARTY-LICENSES.md, installed by name into a fresh virtual environment; the folio command serves an MCP session"
 
-# The npm packages (a launcher and the package holding this platform's binary, as esbuild and
-# Biome ship), packed with `npm pack` from the binary the wheel was built from, installed into an
-# empty project without the network: `npx folio` answers an MCP session over stdio.
+# The npm packages (the launcher `folio-mcp-server` and the package holding this platform's
+# binary, as esbuild and Biome ship), packed with `npm pack` from the binary the wheel was built
+# from, installed into an empty project without the network: `npx folio` answers an MCP session
+# over stdio.
 release_bin="${CARGO_TARGET_DIR:-$PWD/target}/release/folio"
 packaging/npm/pack.sh "$release_bin" linux-x64 "$work/npm" >/dev/null
 mkdir -p "$work/npm-project"
 (cd "$work/npm-project" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent \
-  "$work/npm/folio-linux-x64-$version.tgz" "$work/npm/folio-$version.tgz")
+  "$work/npm/folio-mcp-server-linux-x64-$version.tgz" "$work/npm/folio-mcp-server-$version.tgz")
+for pkg in folio-mcp-server folio-mcp-server-linux-x64; do
+  for f in LICENSE THIRD-PARTY-LICENSES.md; do
+    [ -s "$work/npm-project/node_modules/$pkg/$f" ] || { echo "the npm package $pkg lacks $f"; exit 1; }
+  done
+done
 (cd "$work/npm-project" && npx --offline folio --version) | grep -q "^folio $version"
 (cd "$work/npm-project" && python3 "$repo/packaging/stdio_session.py" npx --offline folio serve)
-ok "npm: the packed launcher and platform package install offline, and npx folio serves an MCP session"
+ok "npm: folio-mcp-server and folio-mcp-server-linux-x64, with their licences, install offline, and npx folio serves an MCP session"

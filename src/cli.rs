@@ -3,7 +3,10 @@
 
 mod build;
 pub(crate) mod bundle;
+#[cfg(feature = "semantic")]
+mod fetch;
 mod lookup;
+mod progress;
 mod reload;
 mod render;
 mod semantic;
@@ -77,10 +80,11 @@ pub(crate) struct BuildArgs {
     pub(crate) lints: LintArgs,
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
-    /// Embed every section with the sentence encoder in this directory and store the vectors
-    /// for semantic search (overrides `[search] model` in folio.toml; needs the `semantic`
-    /// feature).
-    #[arg(long, value_name = "DIR")]
+    /// Embed every section with the sentence encoder in this directory, or the model of this
+    /// name (all-MiniLM-L6-v2, or a hub id ORG/NAME: downloaded into the cache on first use),
+    /// and store the vectors for semantic search (overrides `[search] model` in folio.toml;
+    /// needs the `semantic` feature).
+    #[arg(long, value_name = "DIR|NAME")]
     pub(crate) model: Option<PathBuf>,
 }
 
@@ -198,9 +202,10 @@ pub(crate) struct SourceArgs {
     pub(crate) lints: LintArgs,
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
-    /// Search with the sentence encoder in this directory: the model the catalog's vectors
-    /// were built with (`--content` is embedded with it; overrides `[search] model`).
-    #[arg(long, value_name = "DIR")]
+    /// Search with the sentence encoder in this directory, or the model of this name: the
+    /// model the catalog's vectors were built with (`--content` is embedded with it; overrides
+    /// `[search] model`).
+    #[arg(long, value_name = "DIR|NAME")]
     pub(crate) model: Option<PathBuf>,
 }
 

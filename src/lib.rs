@@ -41,6 +41,7 @@ pub use folio_compile::{catalog, compile};
 #[cfg(feature = "manual")]
 pub mod embedded;
 pub mod error;
+pub mod llms;
 pub mod query;
 #[cfg(feature = "semantic")]
 pub mod semantic;

@@ -12,7 +12,8 @@
 //! page load only this server's stylesheet, script and images.
 //!
 //! Pages work with JavaScript off; `assets/browse.js` only adds search as you type and a reload
-//! when the catalog changes. Nothing is fetched from elsewhere.
+//! when the catalog changes. Nothing is fetched from elsewhere. `/llms.txt` and `/llms-full.txt`
+//! answer the catalog in the llmstxt.org format (`crate::llms`), linking to the `/raw` addresses.
 //!
 //! This module owns the routes and the answers' headers; the pages are its children's. It must
 //! not write to the catalog, read the content tree, or print.
@@ -307,6 +308,15 @@ fn render(state: &WebState, path: &str, query: &str) -> Response {
         }
         let (title, body) = search_page::page(&view, &asked);
         return page(state, &view, &snapshot, StatusCode::OK, &title, &asked.q, &body);
+    }
+    // The catalog in the llmstxt.org format; its links are the `/raw` addresses below.
+    let llms = match path {
+        "/llms.txt" => Some(crate::llms::llms_txt(view.catalog)),
+        "/llms-full.txt" => Some(crate::llms::llms_full_txt(view.catalog)),
+        _ => None,
+    };
+    if let Some(text) = llms {
+        return respond(StatusCode::OK, "text/plain; charset=utf-8", Body::from(text), RAW_POLICY);
     }
     if let Some(rest) = path.strip_prefix("/raw") {
         return raw(&view, rest);

@@ -1,5 +1,6 @@
 //! `folio build` and `folio check`: run the compiler on a content tree, print its diagnostics in
-//! the chosen format, and (for `build`) write `catalog.msgpack` and `manifest.json`.
+//! the chosen format, and (for `build`) write `catalog.msgpack`, `manifest.json`, `llms.txt`
+//! and `llms-full.txt` (`folio::llms`).
 //!
 //! Exit codes: 0 clean, 1 content errors (or warnings with `--deny-warnings` / `[check]
 //! deny_warnings`), 2 usage or IO failure (returned as `Err` and printed by `main`).
@@ -39,7 +40,10 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     // With a model, the markdown the encoder reads is kept until the compile ends (the bodies
     // are otherwise streamed out as they are read).
     let mut markdown: BTreeMap<String, bytes::Bytes> = BTreeMap::new();
+    // A large tree takes seconds: a counter of the files read, at a terminal.
+    let progress = super::progress::Progress::counter("compiling", "files read");
     let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
+        progress.inc(1);
         if model.is_some() && compile::is_markdown(path) {
             markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
         }
@@ -52,6 +56,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             writer = None;
         }
     });
+    progress.finish();
     // Diagnostics of a build go to stderr, like a compiler's; stdout stays free for scripts.
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -84,8 +89,15 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     // names a catalog not yet in place.
     let text = codec::manifest(&catalog, &catalog_hash);
     let staged_manifest = stage(&manifest, |out| out.write_all(text.as_bytes()))?;
+    let llms = folio::llms::llms_txt(&catalog);
+    let staged_llms = stage(&args.out.join("llms.txt"), |out| out.write_all(llms.as_bytes()))?;
     let written = staged.commit()?;
     staged_manifest.commit()?;
+    staged_llms.commit()?;
+    // The bodies went to the catalog file as they were read: llms-full.txt reads them back from it.
+    let query = folio::query::Query::open_file(&msgpack)?;
+    let llms_full = folio::llms::llms_full_txt(query.catalog());
+    stage(&args.out.join("llms-full.txt"), |out| out.write_all(llms_full.as_bytes()))?.commit()?;
     eprintln!(
         "wrote {} ({}, {}, {}, {}, catalog hash {})",
         msgpack.display(),

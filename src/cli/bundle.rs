@@ -34,6 +34,9 @@
 //! project's server, not a compiler. `--help` and `--version` carry the project's name and
 //! version (`[catalog] name`, `version`).
 //!
+//! The program a bundle carries is this executable stripped of what only a debugger reads
+//! ([`strip`]): a bundle from `cargo build --release` is as small as one from the `dist` profile.
+//!
 //! Writing a bundle must not open a path this process did not create: the executable is written
 //! to a temporary file created with `O_EXCL` in the output folder and renamed over `--out`.
 
@@ -47,6 +50,8 @@ use anyhow::{Context as _, anyhow, bail};
 use super::BundleArgs;
 use super::terminal::printable;
 use folio::query::Query;
+
+mod strip;
 
 /// Marks the start of the appended catalog.
 const HEADER: &[u8; 16] = b"\0folio-bundle-1\0";
@@ -298,7 +303,9 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             let config = super::config(&args.content, &args.lints, &args.layout)?;
+            let progress = super::progress::Progress::spinner("bundling: compiling");
             let compilation = folio::compile::compile(&config);
+            progress.finish();
             let Some(catalog) = compilation.catalog else {
                 let text = super::build::render(
                     super::Format::Human,
@@ -313,8 +320,10 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
             (folio::catalog::codec::encode(&catalog).msgpack.into(), described(&catalog))
         }
     };
+    let progress = super::progress::Progress::spinner("bundling: writing the executable");
     let exe = std::env::current_exe().context("cannot find this executable")?;
-    let mut program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let program = std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?;
+    let mut program = strip::stripped(program);
     mark(&mut program)?;
     let out = &args.out;
     let trailer = [
@@ -326,6 +335,7 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
     .concat();
     write_executable(out, &[&program, HEADER, &catalog, &trailer])
         .map_err(|e| anyhow!("cannot write {}: {e}", out.display()))?;
+    progress.finish();
     eprintln!(
         "wrote {} ({what}; run `{} serve` to serve it, `{} --help` for more)",
         out.display(),
@@ -339,11 +349,11 @@ pub(crate) fn bundle(args: &BundleArgs) -> anyhow::Result<ExitCode> {
 fn described(catalog: &folio::catalog::Catalog) -> String {
     let settings = &catalog.settings;
     format!(
-        "{}{}, {} docs, {} skills",
+        "{}{}, {}, {}",
         printable(&settings.name),
         settings.version.as_deref().map(|v| format!(" {}", printable(v))).unwrap_or_default(),
-        catalog.docs.len(),
-        catalog.skills.len()
+        super::count(catalog.docs.len(), "doc", "docs"),
+        super::count(catalog.skills.len(), "skill", "skills")
     )
 }
 

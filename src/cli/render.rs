@@ -27,7 +27,14 @@ pub(crate) const MAX_SOURCE_CHARS: usize = 100;
 /// content-relative path, so locations are clickable from where the command ran.
 fn display_path(prefix: &str, path: &str) -> String {
     let prefix = prefix.trim_end_matches('/');
-    if prefix.is_empty() || prefix == "." { path.to_owned() } else { format!("{prefix}/{path}") }
+    if prefix.is_empty() || prefix == "." {
+        path.to_owned()
+    } else if path == "." {
+        // A diagnostic about the whole tree names the content root itself (`docs`, not `docs/.`).
+        prefix.to_owned()
+    } else {
+        format!("{prefix}/{path}")
+    }
 }
 
 /// The diagnostics to render, in order, each followed by the summaries of the groups that

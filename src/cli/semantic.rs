@@ -1,4 +1,5 @@
-//! Semantic search in the binary: which model a command uses (`--model DIR`, the user's choice;
+//! Semantic search in the binary: which model a command uses (`--model DIR` or `--model NAME`,
+//! the user's choice, a name fetched by `cli/fetch.rs`;
 //! else `[search] model` in the content tree's `folio.toml`, held to the tree's rules by
 //! `folio::semantic::ModelSource`), loading it once per process, embedding a compiled
 //! catalog with it, and attaching it to every catalog the process opens.
@@ -85,7 +86,8 @@ mod enabled {
     pub(crate) fn configure(model: &Requested, previous: Option<&Path>) -> anyhow::Result<()> {
         let started = Instant::now();
         let source = match model {
-            Requested::Flag(_) => ModelSource::User(model.shown().to_path_buf()),
+            // A folder, or a model name downloaded into the cache on first use.
+            Requested::Flag(_) => ModelSource::User(crate::cli::fetch::resolve(model.shown())?),
             Requested::Tree { root, dir, shown } => {
                 ModelSource::Tree { root: root.clone(), dir: dir.clone(), shown: shown.clone() }
             }
@@ -122,18 +124,19 @@ mod enabled {
         let Some(active) = ACTIVE.get() else { return Ok(None) };
         let started = Instant::now();
         let mut cache = active.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // At a terminal, a line that counts the units embedded so far (a large tree takes minutes).
-        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        // At a terminal, a bar with the units embedded so far and the time left (a large tree
+        // takes minutes); elsewhere, only the line below once it is done.
+        let bar: OnceLock<crate::cli::progress::Progress> = OnceLock::new();
         let progress = |done: usize, total: usize| {
-            if terminal && (done.is_multiple_of(10) || done == total) {
-                eprint!("\rfolio: embedding {done}/{total} units…");
-                if done == total {
-                    eprintln!();
-                }
-            }
+            bar.get_or_init(|| crate::cli::progress::Progress::bar("embedding", total as u64, "units"))
+                .set(done as u64);
         };
         let done = folio::semantic::embed(catalog, text_of, &active.encoder, &cache, &progress)
-            .map_err(|e| anyhow!("{e}"))?;
+            .map_err(|e| anyhow!("{e}"));
+        if let Some(bar) = bar.into_inner() {
+            bar.finish();
+        }
+        let done = done?;
         // What the next build or reload can reuse: this catalog's vectors (older texts are gone).
         let mut next = Cache::new(active.encoder.id());
         next.add_vectors(&done.vectors);
@@ -165,9 +168,10 @@ mod enabled {
 
     pub(crate) fn configure(model: &Requested, _previous: Option<&Path>) -> anyhow::Result<()> {
         bail!(
-            "model `{}`: this folio was built without semantic search; build it with the `semantic` feature \
-             (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio show \
-             docs/guides/semantic-search.md`)",
+            "model `{}`: this folio was built without semantic search; install a published folio (the \
+             `folio-mcp-server` packages and the release archives carry it), or build it with the `semantic` \
+             feature (`cargo install --locked --path . --features semantic` in a checkout of Folio; see `folio \
+             show docs/guides/semantic-search.md`)",
             model.shown().display()
         )
     }

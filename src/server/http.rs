@@ -1,11 +1,12 @@
-//! The Streamable HTTP transport: `/mcp` on axum (stateless, JSON responses) and `GET /healthz`,
+//! The Streamable HTTP transport: `/mcp` on axum (stateless, JSON responses), `GET /healthz`,
+//! and `GET /llms.txt` and `/llms-full.txt` (the catalog in the llmstxt.org format, `crate::llms`),
 //! with the rules every request passes first (`guard`: Host and Origin allow-lists, bearer
 //! token; `limits`: rate, body size and time), JSON-RPC answers for bodies that are not
 //! JSON-RPC (`rpc_errors`), the listen-stream budget (`listen`) and an accept loop of our own
 //! (the connection budget of `budget`, hyper's header read timeout, a shutdown deadline).
 //!
-//! Nothing here prints to stdout or knows what the catalog holds; answers come from rmcp and
-//! [`FolioServer`].
+//! Nothing here prints to stdout or knows what the catalog holds; answers come from rmcp,
+//! [`FolioServer`] and `crate::llms`.
 
 mod budget;
 pub(crate) mod guard;
@@ -32,6 +33,9 @@ use super::transport::ServeError;
 /// with 413 before it is parsed (before it is read, when `Content-Length` says so).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// The content type of `/llms.txt` and `/llms-full.txt`: markdown, read as text.
+const LLMS_TYPE: &str = "text/plain; charset=utf-8";
+
 /// Options of the Streamable HTTP transport. [`Default`] is what `folio serve --http` runs with;
 /// the `with_` methods change one each. (It will gain fields: build it from [`Default`], not with
 /// a struct literal.)
@@ -47,7 +51,7 @@ pub struct HttpOptions {
     pub allow_origins: Vec<String>,
     /// `Host` values accepted besides `localhost`, `127.0.0.1` and `::1`.
     pub allow_hosts: Vec<String>,
-    /// When set, every `/mcp` and `/healthz` request needs `Authorization: Bearer <token>`
+    /// When set, every `/mcp`, `/healthz`, `/llms.txt` and `/llms-full.txt` request needs `Authorization: Bearer <token>`
     /// (401 otherwise).
     pub bearer_token: Option<String>,
 }
@@ -100,6 +104,7 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         .with_max_request_body_bytes(MAX_BODY_BYTES);
     let token = config.cancellation_token.clone();
     let health_server = server.clone();
+    let (llms_server, llms_full_server) = (server.clone(), server.clone());
     let factory = move || Ok(server.clone());
     let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
     let listen =
@@ -116,15 +121,33 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
         .layer(middleware::from_fn(rpc_errors::explain_bad_bodies))
         .layer(middleware::from_fn(budget::mark_working))
         .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
-    let mut health_router = Router::new().route(
-        "/healthz",
-        // Built per probe: a reload changes the counts.
-        get(move || {
-            std::future::ready(([(header::CONTENT_TYPE, "application/json")], health_body(&health_server)))
-        }),
-    );
+    // Built per request: a reload changes the counts and the catalog.
+    let mut health_router = Router::new()
+        .route(
+            "/healthz",
+            get(move || {
+                std::future::ready((
+                    [(header::CONTENT_TYPE, "application/json")],
+                    health_body(&health_server),
+                ))
+            }),
+        )
+        .route(
+            "/llms.txt",
+            get(move || {
+                let text = crate::llms::llms_txt(llms_server.state().query().catalog());
+                std::future::ready(([(header::CONTENT_TYPE, LLMS_TYPE)], text))
+            }),
+        )
+        .route(
+            "/llms-full.txt",
+            get(move || {
+                let text = crate::llms::llms_full_txt(llms_full_server.state().query().catalog());
+                std::future::ready(([(header::CONTENT_TYPE, LLMS_TYPE)], text))
+            }),
+        );
     if let Some(token) = options.bearer_token.clone() {
-        // Health answers need the token too: they name the server and what it serves. A load
+        // Health and llms.txt answers need the token too: they name the server and what it serves. A load
         // balancer that probes it can send the header, or probe the TCP port instead.
         let token = Arc::new(token);
         mcp_router =

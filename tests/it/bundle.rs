@@ -51,7 +51,7 @@ fn bundle_of_basic(tree: &Tree) -> PathBuf {
     let made = folio(tree.path(), &["bundle", content.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(made.code, Some(0), "{}", made.stderr);
     assert!(
-        made.stderr.starts_with(&format!("wrote {} (basic, 3 docs, 1 skills", out.display())),
+        made.stderr.starts_with(&format!("wrote {} (basic, 3 docs, 1 skill;", out.display())),
         "{}",
         made.stderr
     );
@@ -67,6 +67,16 @@ fn request(id: u32, method: &str, mut params: Value) -> String {
 fn a_bundle_serves_its_catalog_as_its_project_and_nothing_else() {
     let tree = Tree::new();
     let bundle = bundle_of_basic(&tree);
+    // The program it carries is folio without its debug info and symbol table (this debug
+    // build's are most of its size).
+    #[cfg(target_os = "linux")]
+    {
+        let exe = std::fs::metadata(env!("CARGO_BIN_EXE_folio")).unwrap().len();
+        let size = std::fs::metadata(&bundle).unwrap().len();
+        assert!(size < exe / 2, "a bundle of {size} bytes from a folio of {exe}");
+        let bytes = std::fs::read(&bundle).unwrap();
+        assert!(memchr::memmem::find(&bytes, b".debug_info\0").is_none(), "the bundle carries debug info");
+    }
     let (code, version, _) = run(&bundle, &["--version"], "");
     assert_eq!(code, Some(0));
     assert!(
@@ -159,7 +169,7 @@ fn a_bundles_name_and_version_reach_the_terminal_escaped() {
     let made = folio(tree.path(), &["bundle", "content", "--out", "dist/evil"]);
     assert_eq!(made.code, Some(0), "{}", made.stderr);
     assert!(
-        made.stderr.contains("(evil\\u{1b}[2J\\u{1b}]0;owned\\u{7} 1.0\\r\\u{202e}, 1 docs, 0 skills;"),
+        made.stderr.contains("(evil\\u{1b}[2J\\u{1b}]0;owned\\u{7} 1.0\\r\\u{202e}, 1 doc, 0 skills;"),
         "{}",
         made.stderr
     );
@@ -180,7 +190,11 @@ fn a_bundles_name_and_version_reach_the_terminal_escaped() {
 fn a_bundle_cut_inside_its_program_is_refused() {
     let tree = Tree::new();
     let bundle = bundle_of_basic(&tree);
-    let program = std::fs::metadata(env!("CARGO_BIN_EXE_folio")).unwrap().len();
+    // The bundle's program: folio, stripped (its length is in the trailer's second field).
+    let bytes = std::fs::read(&bundle).unwrap();
+    let trailer = &bytes[bytes.len() - 64..];
+    let program = u64::from_le_bytes(trailer[24..32].try_into().unwrap());
+    drop(bytes);
     std::fs::OpenOptions::new().write(true).open(&bundle).unwrap().set_len(program - 100).unwrap();
     for args in [&["--version"][..], &["serve"]] {
         let (code, stdout, stderr) = run(&bundle, args, "");

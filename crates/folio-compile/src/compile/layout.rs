@@ -389,10 +389,14 @@ impl Layout {
                 format!("found no docs and no skills (read {}); the tree holds no markdown", self.describe())
             }
             Some(example) => format!(
-                "found no docs and no skills (read {}), but the tree holds {}{} markdown files elsewhere, such as `{example}`",
+                "found no docs and no skills (read {}), but the tree holds {}{} elsewhere, such as `{example}`",
                 self.describe(),
                 if found.len() >= MARKDOWN_SCAN { "at least " } else { "" },
-                found.len()
+                if found.len() == 1 {
+                    "1 markdown file".to_owned()
+                } else {
+                    format!("{} markdown files", found.len())
+                }
             ),
         };
         let help = match where_content_is(&found) {
