@@ -388,11 +388,16 @@ impl<'t> Index<'t> {
                     Outcome::Problem(_) if raw.include && self.leaves_the_catalog(source, raw) => {
                         Outcome::Unchecked
                     }
+                    // An include the site's own template resolves, unless a mounted folder
+                    // serves the file (Hugo's `readfile` of a mounted `README.md`).
                     Outcome::Problem(_)
                         if raw.include
                             && let Some(why) = &self.targets.site.unverifiable.includes =>
                     {
-                        Outcome::Unverified(why.clone())
+                        match self.targets.site.unverifiable.why(&self.site, source, raw, None) {
+                            Some(Miss::Served) => Outcome::Unchecked,
+                            _ => Outcome::Unverified(why.clone()),
+                        }
                     }
                     // `/name` that matches no file but names a skill is a host command.
                     Outcome::Problem(_)

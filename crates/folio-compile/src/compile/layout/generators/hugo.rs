@@ -425,7 +425,7 @@ fn include_reason(project: &Project<'_>) -> Option<String> {
                 })
             }
             None if name == "include" => {
-                Some("the `include` shortcode is a theme's, which Folio does not read".to_owned())
+                Some("the site's include shortcodes (`include`, `readfile`) are a theme's, which Folio does not read".to_owned())
             }
             None => None,
         };
