@@ -3,7 +3,8 @@
 //!
 //! The rules a generator may turn on:
 //! - **Section pages**: `x/_index.md` is the page of the section `x/`, and the pages of a section
-//!   are listed on it (Hugo). A section's pages are reached without a link.
+//!   are listed on it (Hugo). A section's pages are reached without a link, those of folders
+//!   below it without an `_index.md` of their own too.
 //! - **Case-insensitive routes**: page links match files ignoring case (Hugo serves lowercase
 //!   URLs and `GetPage` ignores case).
 //! - **Routes from the root**: a relative page link that fails against the page's directory is
@@ -229,9 +230,23 @@ impl<'t> Site<'t> {
         if path.starts_with("docs/") && self.nav_dirs.iter().any(listed) {
             return true;
         }
-        // A page bundle `x/index.md` is a page of the section above it.
-        let section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
-        ["_index.md", "_index.mdx"].iter().any(|index| exists(&format!("{section}/{index}")))
+        // A page bundle `x/index.md` is a page of the section above it. In Hugo a folder
+        // without `_index.md` is no section: its pages belong to the nearest one above, and
+        // every folder right under the pages folder is a section of its own.
+        let mut section = if stem == "index" { parent(dir).unwrap_or("") } else { dir };
+        loop {
+            if ["_index.md", "_index.mdx"].iter().any(|index| exists(&format!("{section}/{index}"))) {
+                return true;
+            }
+            if !self.case_insensitive_routes {
+                return false;
+            }
+            match parent(section) {
+                Some("docs") => return true,
+                Some(up) if up.starts_with("docs/") => section = up,
+                _ => return false,
+            }
+        }
     }
 }
 
@@ -337,5 +352,11 @@ mod tests {
         let sections = |p: &str| p == "docs/guides/_index.md";
         assert!(plain.reached_without_link("docs/guides/x.md", sections));
         assert!(plain.reached_without_link("docs/guides/bundle/index.md", sections));
+        // A folder without `_index.md` belongs to the section above it, in Hugo only; a folder
+        // right under the pages folder is a section of its own there.
+        assert!(!plain.reached_without_link("docs/guides/2023/x.md", sections));
+        assert!(hugo.reached_without_link("docs/guides/2023/x.md", sections));
+        assert!(hugo.reached_without_link("docs/blog/2023/x.md", none));
+        assert!(!hugo.reached_without_link("docs/x.md", none));
     }
 }
