@@ -123,6 +123,12 @@ pub(super) trait Preset: Sync {
 /// The site of `project` as `generator` builds it and its host serves it (redirect files).
 pub(super) fn read(generator: Generator, project: &Project<'_>) -> Spec {
     let mut spec = generator.preset().read(project);
+    // A config Folio could not read at all (it does not parse): the site was read with the
+    // generator's defaults, so no site path can be proved missing.
+    if let Value::Unknown(why) = project.value().unwrapped() {
+        spec.rules.unverifiable.all_routes = Some(format!("the config could not be read: {why}"));
+        spec.rules.nav_dirs = vec![String::new()];
+    }
     host::read(project, &mut spec);
     if let Err(why) = &project.value
         && *why != ReadError::Unreadable

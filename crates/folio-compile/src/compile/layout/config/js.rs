@@ -76,6 +76,21 @@ impl Loader<'_> {
         if parsed.panicked {
             return Value::Unknown(format!("`{rel}`, which does not parse as {}", language(rel)));
         }
+        // A file the parser recovered from is not the file the generator runs: none of it is
+        // taken as known.
+        if let Some(error) =
+            parsed.diagnostics.iter().find(|d| d.severity == oxc_diagnostics::Severity::Error)
+        {
+            let line = error
+                .labels
+                .first()
+                .map(|label| text.get(..label.offset() as usize).unwrap_or(text).matches('\n').count() + 1);
+            let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            return Value::Unknown(format!(
+                "`{rel}`, which does not parse as {}{at}: {error}",
+                language(rel)
+            ));
+        }
         let module = Module::new(rel, text, &parsed.program.body);
         let mut eval = Eval {
             module: &module,

@@ -210,3 +210,24 @@ fn a_json_config_with_comments_and_trailing_commas_is_read_as_typescript_reads_i
     // The error a file that is not even JSON with comments gets is strict JSON's, at its place.
     assert!(matches!(broken, Err(ReadError::Syntax(ref m)) if m.contains("line 1")), "{broken:?}");
 }
+
+#[test]
+fn a_config_that_does_not_parse_is_unknown_as_a_whole_not_read_in_part() {
+    let dir = std::env::temp_dir().join(format!("folio-js-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.config.ts"), "export default {\n  base: '/x/',\n};\nreturn 1;\n").unwrap();
+    std::fs::write(dir.join("b.config.js"), "module.exports = { baseUrl: '/', presets: [[ 'classic' ]\n")
+        .unwrap();
+    let root = dir.canonicalize().unwrap();
+    let a = read(&root, "a.config.ts").unwrap().value;
+    let b = read(&root, "b.config.js").unwrap().value;
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The parser recovers from the first, and would give `base`: none of it is taken. The
+    // second it cannot recover from.
+    let why = a.unknown().unwrap();
+    assert!(
+        why.starts_with("`a.config.ts`, which does not parse as TypeScript at line 4: A 'return' statement"),
+        "{why}"
+    );
+    assert!(b.unknown().unwrap().starts_with("`b.config.js`, which does not parse as JavaScript"), "{b:?}");
+}

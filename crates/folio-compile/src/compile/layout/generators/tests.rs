@@ -409,3 +409,19 @@ fn host_redirect_files_answer_routes() {
     assert_eq!(spec.rules.extra_routes, ["/moved", "/a"]);
     assert_eq!(spec.rules.extra_patterns, ["/legacy/*"]);
 }
+
+#[test]
+fn a_config_that_does_not_parse_leaves_every_route_unverified() {
+    let tree = Tree::new(
+        "unparsed",
+        &[("docusaurus.config.js", "module.exports = { baseUrl: '/x/' };\nreturn 1;\n"), ("docs/", "")],
+    );
+    let spec = tree.read(Generator::Docusaurus, "", "docusaurus.config.js");
+    let why = spec.rules.unverifiable.all_routes.unwrap();
+    assert!(
+        why.starts_with("the config could not be read: `docusaurus.config.js`, which does not parse as JavaScript at line 2"),
+        "{why}"
+    );
+    // Nothing of it is taken, not even the `baseUrl` before the error.
+    assert_eq!(spec.rules.base, "");
+}
