@@ -9,6 +9,7 @@ mod compile;
 mod embedding;
 mod forged_catalog;
 mod hardening_content;
+mod hosts;
 mod incremental;
 mod lenient;
 mod links;

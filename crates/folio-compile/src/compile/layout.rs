@@ -17,6 +17,7 @@ pub mod config;
 mod detect;
 mod generated;
 mod generators;
+pub mod hosts;
 mod site;
 
 use std::path::Path;
@@ -56,6 +57,63 @@ pub struct Mount {
     pub part: Part,
     /// Its path relative to the content root, `/`-separated; empty for the root itself.
     pub dir: String,
+    /// The path below the part's catalog folder its files are mounted at: empty, or a host's
+    /// scope (a Claude Code plugin's skills are `skills/<plugin>/…`).
+    pub at: String,
+}
+
+impl Mount {
+    /// A folder read as `part`, at the part's own catalog folder.
+    pub fn new(part: Part, dir: impl Into<String>) -> Mount {
+        Mount { part, dir: dir.into(), at: String::new() }
+    }
+
+    /// The catalog path its files are under: `skills`, or `skills/<plugin>`.
+    pub fn logical(&self) -> String {
+        join(self.part.logical(), &self.at)
+    }
+}
+
+/// A plugin's folder, for resolving `${CLAUDE_PLUGIN_ROOT}` in its skills' links without the
+/// layout at hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginRoot {
+    /// The plugin's folder, content-relative.
+    pub real: String,
+    /// The folders read (content-relative), each with its catalog path.
+    pub mounts: Vec<(String, String)>,
+}
+
+impl PluginRoot {
+    /// The link from the file at catalog path `from` to `${CLAUDE_PLUGIN_ROOT}/rest`: relative
+    /// in catalog terms when a folder read holds the target, else relative on disk (a script or
+    /// template of the plugin, checked there).
+    pub fn link(&self, from: &str, rest: &str) -> Option<String> {
+        let target = beside(&self.real, rest)?;
+        let (dir, logical) =
+            self.mounts.iter().filter(|(_, l)| strip_dir(from, l).is_some()).max_by_key(|(_, l)| l.len())?;
+        let from_real = join(dir, strip_dir(from, logical).unwrap_or(""));
+        let mount = self
+            .mounts
+            .iter()
+            .filter(|(dir, _)| strip_dir(&target, dir).is_some())
+            .max_by_key(|(dir, _)| dir.len());
+        Some(match mount {
+            Some((dir, logical)) => relative(from, &join(logical, strip_dir(&target, dir).unwrap_or(""))),
+            None => relative(&from_real, &target),
+        })
+    }
+}
+
+/// The relative link from the file `from` to the path `to` (both from one root).
+fn relative(from: &str, to: &str) -> String {
+    let from_dir: Vec<&str> = from.split('/').collect();
+    let from_dir = &from_dir[..from_dir.len().saturating_sub(1)];
+    let to_parts: Vec<&str> = to.split('/').filter(|p| !p.is_empty()).collect();
+    let shared = from_dir.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
+    let mut out = "../".repeat(from_dir.len() - shared);
+    out.push_str(&to_parts[shared..].join("/"));
+    out
 }
 
 /// What the command line asks for, which wins over `folio.toml` and detection.
@@ -82,20 +140,25 @@ pub struct Layout {
     /// Folders of the site (content-relative) whose pages are not read, each with why: archived
     /// versions, a blog, translations, other sites of the repository.
     pub unread: Vec<(String, String)>,
+    /// The agent hosts' layouts of skills read (Claude Code plugins, `.claude/skills/`…), found
+    /// from their markers when neither the command line nor `folio.toml` names skills folders.
+    pub hosts: Vec<hosts::Found>,
+    /// Skill folders (content-relative) not read because an earlier host folder holds a skill
+    /// of the same path (`.agents/skills/x` beside `.claude/skills/x`): each with the one read.
+    pub shadowed: Vec<(String, String)>,
 }
 
 impl Default for Layout {
     /// Folio's own layout: `docs/` and `skills/`.
     fn default() -> Self {
         Layout {
-            mounts: vec![
-                Mount { part: Part::Docs, dir: "docs".to_owned() },
-                Mount { part: Part::Skills, dir: "skills".to_owned() },
-            ],
+            mounts: vec![Mount::new(Part::Docs, "docs"), Mount::new(Part::Skills, "skills")],
             generator: None,
             detected_from: None,
             site: SiteRules::default(),
             unread: Vec::new(),
+            hosts: Vec::new(),
+            shadowed: Vec::new(),
         }
     }
 }
@@ -154,9 +217,9 @@ impl Layout {
                         .with_help("fix the file, or its site is read with the generator's defaults"),
                     });
                 }
-                let mut mounts = vec![Mount { part: Part::Docs, dir: spec.docs.clone() }];
-                mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
-                mounts.extend(spec.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
+                let mut mounts = vec![Mount::new(Part::Docs, spec.docs.clone())];
+                mounts.push(Mount::new(Part::Skills, "skills"));
+                mounts.extend(spec.assets.iter().map(|dir| Mount::new(Part::Assets, dir.clone())));
                 let found: Option<detect::Found> = found;
                 Layout {
                     mounts,
@@ -164,6 +227,8 @@ impl Layout {
                     detected_from: found.map(|f| f.config),
                     site: spec.rules,
                     unread: spec.unread.into_iter().chain(unread).collect(),
+                    hosts: Vec::new(),
+                    shadowed: Vec::new(),
                 }
             }
             None => Layout { generator, ..Layout::default() },
@@ -198,7 +263,7 @@ impl Layout {
         };
         if let Some(dir) = docs {
             layout.mounts.retain(|m| m.part != Part::Docs);
-            layout.mounts.insert(0, Mount { part: Part::Docs, dir });
+            layout.mounts.insert(0, Mount::new(Part::Docs, dir));
         }
         let skills: Option<Vec<String>> = if requested.skills.is_empty() {
             keys.skills.as_ref().map(|(dirs, line, column)| {
@@ -207,15 +272,19 @@ impl Layout {
         } else {
             Some(requested.skills.iter().filter_map(|d| folder(d, "--skills", None)).collect())
         };
+        let named_skills = skills.is_some();
         if let Some(dirs) = skills {
             layout.mounts.retain(|m| m.part != Part::Skills);
-            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Skills, dir }));
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount::new(Part::Skills, dir)));
         }
         if let Some((dirs, line, column)) = &keys.assets {
             let dirs: Vec<String> =
                 dirs.iter().filter_map(|d| folder(d, "[docs] static", Some((*line, *column)))).collect();
             layout.mounts.retain(|m| m.part != Part::Assets);
-            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Assets, dir }));
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount::new(Part::Assets, dir)));
+        }
+        if !named_skills {
+            layout.read_hosts(root, &mut diags);
         }
         layout.mounts.sort_by_key(|m| m.part);
         layout.mounts.dedup();
@@ -268,7 +337,7 @@ impl Layout {
     /// True when every folder is where the catalog puts it (`docs/` is `docs/`, skills are in
     /// `skills/`), so paths need no translation.
     fn is_identity(&self) -> bool {
-        self.mounts.iter().all(|m| m.dir == m.part.logical())
+        self.mounts.iter().all(|m| m.dir == m.part.logical() && m.at.is_empty())
     }
 
     /// The real path (content-relative) of the catalog path `logical`: `docs/intro.md` →
@@ -279,10 +348,13 @@ impl Layout {
             return logical.to_owned();
         }
         let mut first = None;
-        for mount in &self.mounts {
-            let Some(rest) = strip_dir(logical, mount.part.logical()) else { continue };
+        // The deepest catalog folder first: `skills/<plugin>` before `skills`.
+        let mut mounts: Vec<(&Mount, String)> = self.mounts.iter().map(|m| (m, m.logical())).collect();
+        mounts.sort_by_key(|(_, at)| std::cmp::Reverse(at.len()));
+        for (mount, at) in &mounts {
+            let Some(rest) = strip_dir(logical, at) else { continue };
             let real = join(&mount.dir, rest);
-            if self.mounts.iter().filter(|m| m.part == mount.part).count() == 1
+            if self.mounts.iter().filter(|m| m.part == mount.part && m.at == mount.at).count() == 1
                 || std::fs::symlink_metadata(root.join(&real)).is_ok()
             {
                 return real;
@@ -303,7 +375,7 @@ impl Layout {
             .iter()
             .filter(|m| m.part != Part::Assets && strip_dir(real, &m.dir).is_some())
             .max_by_key(|m| m.dir.len())?;
-        Some(join(mount.part.logical(), strip_dir(real, &mount.dir).unwrap_or("")))
+        Some(join(&mount.logical(), strip_dir(real, &mount.dir).unwrap_or("")))
     }
 
     /// Rewrites diagnostics from catalog paths to real ones: the path, and the paths named in
@@ -312,7 +384,7 @@ impl Layout {
         if self.is_identity() {
             return;
         }
-        let renames: Vec<(String, String)> = self
+        let mut renames: Vec<(String, String)> = self
             .mounts
             .iter()
             .filter(|m| m.part == Part::Docs && m.dir != "docs")
@@ -320,6 +392,11 @@ impl Layout {
                 ("`docs/".to_owned(), if m.dir.is_empty() { "`".to_owned() } else { format!("`{}/", m.dir) })
             })
             .collect();
+        // A plugin's skills (`skills/<plugin>/…`), deepest first.
+        let mut scoped: Vec<&Mount> =
+            self.mounts.iter().filter(|m| m.part == Part::Skills && !m.at.is_empty()).collect();
+        scoped.sort_by_key(|m| std::cmp::Reverse(m.at.len()));
+        renames.extend(scoped.into_iter().map(|m| (format!("`{}/", m.logical()), format!("`{}/", m.dir))));
         for d in diagnostics {
             d.path = self.real(root, &d.path);
             // Its reasons name the repository's own files (`docs/nuxt.config.ts`), already real.
@@ -344,8 +421,12 @@ impl Layout {
     pub fn describe(&self) -> String {
         let shown = |dir: &str| if dir.is_empty() { ".".to_owned() } else { format!("{dir}/") };
         let mut out = format!("docs from {}", shown(self.docs_dir()));
-        let skills: Vec<String> =
-            self.mounts.iter().filter(|m| m.part == Part::Skills).map(|m| shown(&m.dir)).collect();
+        let skills: Vec<String> = self
+            .mounts
+            .iter()
+            .filter(|m| m.part == Part::Skills && m.at.is_empty())
+            .map(|m| shown(&m.dir))
+            .collect();
         if !skills.is_empty() {
             out.push_str(&format!(", skills from {}", skills.join(", ")));
         }
@@ -372,7 +453,89 @@ impl Layout {
                 out.push_str(&format!(" and {} more", self.unread.len() - 4));
             }
         }
+        out.push_str(&hosts::describe(self));
         out
+    }
+
+    /// Reads the skills folders of the agent hosts whose markers are at the root, in place of
+    /// Folio's own `skills/` where a host reads that folder. A marker file that cannot be read
+    /// is an `invalid-config` error (the rest of the tree is still read).
+    fn read_hosts(&mut self, root: &Path, diags: &mut Vec<Diagnostic>) {
+        self.hosts = hosts::find(root);
+        for found in &self.hosts {
+            if let Some(why) = &found.read.error {
+                diags.push(
+                    Diagnostic::error(
+                        "invalid-config",
+                        found.marker,
+                        1,
+                        1,
+                        format!("`{}` is not read: {why}", found.marker),
+                    )
+                    .with_help(format!(
+                        "fix the file as {} documents it; its skills are not read meanwhile",
+                        found.host.name()
+                    )),
+                );
+            }
+        }
+        let mounts: Vec<Mount> = self.hosts.iter().flat_map(|f| f.read.mounts.iter().cloned()).collect();
+        if mounts.is_empty() {
+            return;
+        }
+        // A host that reads `skills/` (a plugin at the root) reads it in place of Folio's own,
+        // and a `skills/` that is not there is not named.
+        self.mounts.retain(|m| {
+            m.part != Part::Skills
+                || !(mounts.iter().any(|h| strip_dir(&h.dir, &m.dir).is_some())
+                    || (m.dir == "skills" && !root.join("skills").is_dir()))
+        });
+        let mut seen: Vec<(String, String)> = Vec::new();
+        if self.mounts.iter().any(|m| m.part == Part::Skills && m.at.is_empty() && m.dir == "skills") {
+            seen.extend(
+                hosts::skill_folders(root, "skills").into_iter().map(|n| (n.clone(), join("skills", &n))),
+            );
+        }
+        for mount in mounts {
+            if self.mounts.contains(&mount) {
+                continue;
+            }
+            // Unscoped folders share one namespace: a skill in two of them is read from the first.
+            if mount.at.is_empty() {
+                for name in hosts::skill_folders(root, &mount.dir) {
+                    let real = join(&mount.dir, &name);
+                    match seen.iter().find(|(n, _)| *n == name) {
+                        Some((_, kept)) => self.shadowed.push((real, kept.clone())),
+                        None => seen.push((name, real)),
+                    }
+                }
+            }
+            self.mounts.push(mount);
+        }
+    }
+
+    /// What `${CLAUDE_PLUGIN_ROOT}` stands for in the file at the catalog path `path`: its
+    /// plugin's folder, when a plugin's skills folder holds it.
+    pub fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
+        let scope = self.scope_of(path)?;
+        let real = self.hosts.iter().flat_map(|f| &f.read.roots).find(|(name, _)| name == scope)?.1.clone();
+        let mounts = self
+            .mounts
+            .iter()
+            .filter(|m| m.part != Part::Assets)
+            .map(|m| (m.dir.clone(), m.logical()))
+            .collect();
+        Some(PluginRoot { real, mounts })
+    }
+
+    /// The scope a host gives the skill in the catalog folder `skill_dir` (`skills/<plugin>/x`):
+    /// the plugin's name, when a scoped folder holds it.
+    pub fn scope_of(&self, skill_dir: &str) -> Option<&str> {
+        self.mounts
+            .iter()
+            .filter(|m| m.part == Part::Skills && !m.at.is_empty())
+            .find(|m| strip_dir(skill_dir, &m.logical()).is_some())
+            .map(|m| m.at.split('/').next().unwrap_or(&m.at))
     }
 }
 
