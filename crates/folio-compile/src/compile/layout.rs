@@ -85,14 +85,25 @@ pub struct PluginRoot {
 }
 
 impl PluginRoot {
+    /// The relative link `written` of the file at catalog path `from`, when it lands inside the
+    /// plugin (which is installed whole, so such a link resolves where the host installs it,
+    /// even out of its skill): rewritten as [`PluginRoot::link`] writes it.
+    pub fn rebase(&self, from: &str, written: &str) -> Option<String> {
+        let from_real = self.real_of(from)?;
+        let from_dir = from_real.rsplit_once('/').map_or("", |(d, _)| d);
+        let target = beside(from_dir, written)?;
+        self.to(from, &from_real, &strip_dir(&target, &self.real)?.to_owned())
+    }
+
     /// The link from the file at catalog path `from` to `${CLAUDE_PLUGIN_ROOT}/rest`: relative
     /// in catalog terms when a folder read holds the target, else relative on disk (a script or
     /// template of the plugin, checked there).
     pub fn link(&self, from: &str, rest: &str) -> Option<String> {
+        self.to(from, &self.real_of(from)?, rest)
+    }
+
+    fn to(&self, from: &str, from_real: &str, rest: &str) -> Option<String> {
         let target = beside(&self.real, rest)?;
-        let (dir, logical) =
-            self.mounts.iter().filter(|(_, l)| strip_dir(from, l).is_some()).max_by_key(|(_, l)| l.len())?;
-        let from_real = join(dir, strip_dir(from, logical).unwrap_or(""));
         let mount = self
             .mounts
             .iter()
@@ -100,8 +111,15 @@ impl PluginRoot {
             .max_by_key(|(dir, _)| dir.len());
         Some(match mount {
             Some((dir, logical)) => relative(from, &join(logical, strip_dir(&target, dir).unwrap_or(""))),
-            None => relative(&from_real, &target),
+            None => relative(from_real, &target),
         })
+    }
+
+    /// The real path of the file at catalog path `from`.
+    fn real_of(&self, from: &str) -> Option<String> {
+        let (dir, logical) =
+            self.mounts.iter().filter(|(_, l)| strip_dir(from, l).is_some()).max_by_key(|(_, l)| l.len())?;
+        Some(join(dir, strip_dir(from, logical).unwrap_or("")))
     }
 }
 
@@ -498,6 +516,18 @@ impl Layout {
         }
         for mount in mounts {
             if self.mounts.contains(&mount) {
+                continue;
+            }
+            // A host folder that is a link to a folder already read (`.agents/skills ->
+            // ../skills`) is the same skills: read once, from the first.
+            let canonical = |dir: &str| root.join(dir).canonicalize().ok();
+            if let Some(kept) = self
+                .mounts
+                .iter()
+                .filter(|m| m.part == Part::Skills)
+                .find(|m| canonical(&m.dir).is_some() && canonical(&m.dir) == canonical(&mount.dir))
+            {
+                self.shadowed.push((mount.dir.clone(), kept.dir.clone()));
                 continue;
             }
             // Unscoped folders share one namespace: a skill in two of them is read from the first.

@@ -349,6 +349,14 @@ fn skill_root_placeholders(
         {
             *link = link.retarget(target);
             link.plugin_root = true;
+        } else if let Some(plugin) = plugin
+            && link.kind == crate::catalog::LinkKind::Relative
+            && !link.path().is_empty()
+            && let Some(target) = plugin.rebase(path, link.path())
+        {
+            let anchor = link.anchor().map(|a| format!("#{a}")).unwrap_or_default();
+            *link = link.retarget(format!("{target}{anchor}"));
+            link.plugin_root = true;
         }
     }
 }
