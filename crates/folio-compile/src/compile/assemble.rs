@@ -14,7 +14,7 @@ mod records;
 use std::collections::BTreeMap;
 
 use super::diagnostic::Diagnostic;
-use super::frontmatter::{Located, SkillMeta};
+use super::frontmatter::SkillMeta;
 use super::links::{self, LinkSource, Origin, Targets};
 use super::markdown::Markdown;
 use super::source::Kind;
@@ -344,18 +344,13 @@ fn check_skills(
         validate::skill(&shape, diags);
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
             match layout.scope_of(dir) {
-                Some(scope) => scoped.push((document.as_str(), scoped_name(scope, name))),
+                Some(scope) => scoped.push((document.as_str(), validate::scoped_name(scope, name))),
                 None => names.push((document.as_str(), name)),
             }
         }
     }
     names.extend(scoped.iter().map(|(document, name)| (*document, name)));
     validate::skill_names(&names, diags);
-}
-
-/// `<scope>:<name>`: a skill's name where its host scopes it, with the frontmatter's position.
-fn scoped_name(scope: &str, name: &Located<String>) -> Located<String> {
-    Located { value: format!("{scope}:{}", name.value), ..name.clone() }
 }
 
 /// Sorts the entries (and their search terms) by URI, and returns each old position's new one.

@@ -14,6 +14,8 @@
 //!   Copilot, <https://docs.github.com/en/copilot/concepts/agents/about-agent-skills>) and
 //!   `.codex/skills/` (Codex's earlier project folder).
 //!
+//! Owns the host presets, how their folders join the layout ([`Layout::scope_of`], the skill
+//! folders read once of two) and what `${CLAUDE_PLUGIN_ROOT}` stands for ([`PluginRoot`]).
 //! Reads the marker files (as JSON data, bounded like every config file) and folder names; must
 //! not read content (that is `source`), and must not decide what a skill's name is (that is the
 //! frontmatter's) beyond the scope a host puts in front of it.
@@ -22,7 +24,8 @@ mod claude;
 
 use std::path::Path;
 
-use super::{Mount, Part, join};
+use super::super::diagnostic::Diagnostic;
+use super::{Layout, Mount, Part, beside, join, strip_dir};
 
 /// An agent host's layout of skills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -222,5 +225,158 @@ pub(super) fn describe(layout: &super::Layout) -> String {
             ));
         }
     }
+    out
+}
+
+impl Layout {
+    /// Reads the skills folders of the agent hosts whose markers are at the root, in place of
+    /// Folio's own `skills/` where a host reads that folder. A marker file that cannot be read
+    /// is an `invalid-config` error (the rest of the tree is still read).
+    pub(super) fn read_hosts(&mut self, root: &Path, diags: &mut Vec<Diagnostic>) {
+        self.hosts = find(root);
+        for found in &self.hosts {
+            if let Some(why) = &found.read.error {
+                diags.push(
+                    Diagnostic::error(
+                        "invalid-config",
+                        found.marker,
+                        1,
+                        1,
+                        format!("`{}` is not read: {why}", found.marker),
+                    )
+                    .with_help(format!(
+                        "fix the file as {} documents it; its skills are not read meanwhile",
+                        found.host.name()
+                    )),
+                );
+            }
+        }
+        let mounts: Vec<Mount> = self.hosts.iter().flat_map(|f| f.read.mounts.iter().cloned()).collect();
+        if mounts.is_empty() {
+            return;
+        }
+        // A host that reads `skills/` (a plugin at the root) reads it in place of Folio's own,
+        // and a `skills/` that is not there is not named.
+        self.mounts.retain(|m| {
+            m.part != Part::Skills
+                || !(mounts.iter().any(|h| strip_dir(&h.dir, &m.dir).is_some())
+                    || (m.dir == "skills" && !root.join("skills").is_dir()))
+        });
+        let mut seen: Vec<(String, String)> = Vec::new();
+        if self.mounts.iter().any(|m| m.part == Part::Skills && m.at.is_empty() && m.dir == "skills") {
+            seen.extend(skill_folders(root, "skills").into_iter().map(|n| (n.clone(), join("skills", &n))));
+        }
+        for mount in mounts {
+            if self.mounts.contains(&mount) {
+                continue;
+            }
+            // A host folder that is a link to a folder already read (`.agents/skills ->
+            // ../skills`) is the same skills: read once, from the first.
+            let canonical = |dir: &str| root.join(dir).canonicalize().ok();
+            if let Some(kept) = self
+                .mounts
+                .iter()
+                .filter(|m| m.part == Part::Skills)
+                .find(|m| canonical(&m.dir).is_some() && canonical(&m.dir) == canonical(&mount.dir))
+            {
+                self.shadowed.push((mount.dir.clone(), kept.dir.clone()));
+                continue;
+            }
+            // Unscoped folders share one namespace: a skill in two of them is read from the first.
+            if mount.at.is_empty() {
+                for name in skill_folders(root, &mount.dir) {
+                    let real = join(&mount.dir, &name);
+                    match seen.iter().find(|(n, _)| *n == name) {
+                        Some((_, kept)) => self.shadowed.push((real, kept.clone())),
+                        None => seen.push((name, real)),
+                    }
+                }
+            }
+            self.mounts.push(mount);
+        }
+    }
+
+    /// What `${CLAUDE_PLUGIN_ROOT}` stands for in the file at the catalog path `path`: its
+    /// plugin's folder, when a plugin's skills folder holds it.
+    pub fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
+        let scope = self.scope_of(path)?;
+        let real = self.hosts.iter().flat_map(|f| &f.read.roots).find(|(name, _)| name == scope)?.1.clone();
+        let mounts = self
+            .mounts
+            .iter()
+            .filter(|m| m.part != Part::Assets)
+            .map(|m| (m.dir.clone(), m.logical()))
+            .collect();
+        Some(PluginRoot { real, mounts })
+    }
+
+    /// The scope a host gives the skill in the catalog folder `skill_dir` (`skills/<plugin>/x`):
+    /// the plugin's name, when a scoped folder holds it.
+    pub fn scope_of(&self, skill_dir: &str) -> Option<&str> {
+        self.mounts
+            .iter()
+            .filter(|m| m.part == Part::Skills && !m.at.is_empty())
+            .find(|m| strip_dir(skill_dir, &m.logical()).is_some())
+            .map(|m| m.at.split('/').next().unwrap_or(&m.at))
+    }
+}
+
+/// A plugin's folder, for resolving `${CLAUDE_PLUGIN_ROOT}` in its skills' links without the
+/// layout at hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginRoot {
+    /// The plugin's folder, content-relative.
+    pub real: String,
+    /// The folders read (content-relative), each with its catalog path.
+    pub mounts: Vec<(String, String)>,
+}
+
+impl PluginRoot {
+    /// The relative link `written` of the file at catalog path `from`, when it lands inside the
+    /// plugin (which is installed whole, so such a link resolves where the host installs it,
+    /// even out of its skill): rewritten as [`PluginRoot::link`] writes it.
+    pub fn rebase(&self, from: &str, written: &str) -> Option<String> {
+        let from_real = self.real_of(from)?;
+        let from_dir = from_real.rsplit_once('/').map_or("", |(d, _)| d);
+        let target = beside(from_dir, written)?;
+        self.to(from, &from_real, strip_dir(&target, &self.real)?)
+    }
+
+    /// The link from the file at catalog path `from` to `${CLAUDE_PLUGIN_ROOT}/rest`: relative
+    /// in catalog terms when a folder read holds the target, else relative on disk (a script or
+    /// template of the plugin, checked there).
+    pub fn link(&self, from: &str, rest: &str) -> Option<String> {
+        self.to(from, &self.real_of(from)?, rest)
+    }
+
+    fn to(&self, from: &str, from_real: &str, rest: &str) -> Option<String> {
+        let target = beside(&self.real, rest)?;
+        let mount = self
+            .mounts
+            .iter()
+            .filter(|(dir, _)| strip_dir(&target, dir).is_some())
+            .max_by_key(|(dir, _)| dir.len());
+        Some(match mount {
+            Some((dir, logical)) => relative(from, &join(logical, strip_dir(&target, dir).unwrap_or(""))),
+            None => relative(from_real, &target),
+        })
+    }
+
+    /// The real path of the file at catalog path `from`.
+    fn real_of(&self, from: &str) -> Option<String> {
+        let (dir, logical) =
+            self.mounts.iter().filter(|(_, l)| strip_dir(from, l).is_some()).max_by_key(|(_, l)| l.len())?;
+        Some(join(dir, strip_dir(from, logical).unwrap_or("")))
+    }
+}
+
+/// The relative link from the file `from` to the path `to` (both from one root).
+fn relative(from: &str, to: &str) -> String {
+    let from_dir: Vec<&str> = from.split('/').collect();
+    let from_dir = &from_dir[..from_dir.len().saturating_sub(1)];
+    let to_parts: Vec<&str> = to.split('/').filter(|p| !p.is_empty()).collect();
+    let shared = from_dir.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
+    let mut out = "../".repeat(from_dir.len() - shared);
+    out.push_str(&to_parts[shared..].join("/"));
     out
 }
