@@ -47,8 +47,9 @@ fn open(source: &SourceArgs, by_meaning: bool) -> anyhow::Result<Result<Query, E
             eprintln!("error: `{}` has errors; fix them or browse a built catalog", root.display());
             return Ok(Err(ExitCode::from(1)));
         };
-        for entry in &lenient.left_out {
-            eprintln!("note: left out `{}`: {}", entry.path, entry.reasons.join("; "));
+        // One line per reason, not one per entry (`folio check` reports each error).
+        for line in super::reload::left_out_summary(&lenient.left_out) {
+            eprintln!("note: left out {line}");
         }
         return Ok(Ok(super::semantic::query_of_compiled(catalog)?));
     }

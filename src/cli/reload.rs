@@ -171,12 +171,50 @@ pub(crate) fn compile_content(
     }
 }
 
-/// One line per entry a lenient compile of `root` left out, as a reload reports them.
+/// What a lenient compile of `root` left out, as a reload reports it: the
+/// [`left_out_summary`] lines, after one naming the tree.
 pub(crate) fn left_out_lines(root: &Path, left_out: &[LeftOut]) -> Vec<String> {
-    left_out
-        .iter()
-        .map(|entry| {
-            format!("folio: {}: left out {} ({})", root.display(), entry.path, entry.reasons.join("; "))
+    if left_out.is_empty() {
+        return Vec::new();
+    }
+    let n = left_out.len();
+    let mut lines = vec![format!(
+        "folio: {}: left out {n} {} with errors of {} own:",
+        root.display(),
+        if n == 1 { "entry" } else { "entries" },
+        if n == 1 { "its" } else { "their" }
+    )];
+    lines.extend(left_out_summary(left_out).into_iter().map(|line| format!("  {line}")));
+    lines
+}
+
+/// One line per reason entries were left out (a diagnostic code), not one per entry: a
+/// collection with hundreds of skills that break one rule is one line. Each says how many
+/// entries, names the first three, and quotes the first error; `folio check` reports each.
+pub(crate) fn left_out_summary(left_out: &[LeftOut]) -> Vec<String> {
+    let mut by_code: std::collections::BTreeMap<&str, (Vec<&str>, &str)> = std::collections::BTreeMap::new();
+    for entry in left_out {
+        for reason in &entry.reasons {
+            let code = reason.split(": ").nth(1).unwrap_or("error");
+            let (paths, _) = by_code.entry(code).or_insert_with(|| (Vec::new(), reason.as_str()));
+            if paths.last() != Some(&entry.path.as_str()) {
+                paths.push(&entry.path);
+            }
+        }
+    }
+    let mut codes: Vec<(&str, (Vec<&str>, &str))> = by_code.into_iter().collect();
+    codes.sort_by(|a, b| b.1.0.len().cmp(&a.1.0.len()).then(a.0.cmp(b.0)));
+    codes
+        .into_iter()
+        .map(|(code, (paths, first))| {
+            let n = paths.len();
+            let named = paths.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+            let more = if n > 3 { format!(" and {} more", n - 3) } else { String::new() };
+            let first = first.replacen(&format!(" {code}:"), "", 1);
+            format!(
+                "{code}, {n} {}: {named}{more} (first: {first})",
+                if n == 1 { "entry" } else { "entries" }
+            )
         })
         .collect()
 }

@@ -164,23 +164,20 @@ pub(crate) fn open(
     Ok(Ok((server, Vec::new())))
 }
 
-/// Names, once, every entry `serve --content` left out and the errors that left it out.
+/// Says, once, what `serve --content` left out: one line per reason, not one per entry.
 fn report_left_out(root: &std::path::Path, left_out: &[folio::catalog::LeftOut]) {
     if left_out.is_empty() {
         return;
     }
     let mut text = format!(
-        "folio: {}: left out {} {} with errors of {} own (serving the rest; --strict refuses instead):\n",
+        "folio: {}: left out {} {} with errors of {} own (serving the rest; --strict refuses instead; `folio check` reports each error):\n",
         root.display(),
         left_out.len(),
         if left_out.len() == 1 { "entry" } else { "entries" },
         if left_out.len() == 1 { "its" } else { "their" },
     );
-    for entry in left_out {
-        text.push_str(&format!("  {}\n", entry.path));
-        for reason in &entry.reasons {
-            text.push_str(&format!("    {reason}\n"));
-        }
+    for line in super::reload::left_out_summary(left_out) {
+        text.push_str(&format!("  {line}\n"));
     }
     eprint!("{text}");
 }

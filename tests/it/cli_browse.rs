@@ -183,7 +183,8 @@ fn content_errors_and_bad_catalogs_are_reported() {
     let out = run(&tree, &["list", "--content", "content", "--kind", "skill"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
-        out.stderr.contains("note: left out `skills/pdf`: skills/pdf/SKILL.md:2:7: name-mismatch"),
+        out.stderr
+            .contains("note: left out name-mismatch, 1 entry: skills/pdf (first: skills/pdf/SKILL.md:2:7: "),
         "{}",
         out.stderr
     );

@@ -185,6 +185,7 @@ fn read_found(tree: &Tree, path: &str) -> Result<Vec<u8>, String> {
         abs: canonical.join(path),
         kind: folio::compile::source::Kind::Doc,
         root: std::sync::Arc::new(root),
+        plugin: None,
     };
     folio::compile::source::read(&found).map_err(|d| format!("{} {}", d.code, d.message))
 }

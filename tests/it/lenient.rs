@@ -1,7 +1,7 @@
 //! Issue 30, finding 2, and the escaping link of finding 1 under lenient serving: an unsound error
 //! that leaving one entry out removes (a duplicate skill name explained by a copy whose `name` is
-//! not its folder's; a symlink out of the root) leaves that entry out and serves the rest; one that
-//! no left-out entry explains still refuses the tree.
+//! not its folder's; a symlink out of the root) leaves that entry out and serves the rest; a
+//! duplicate name no left-out entry explains leaves out the later skill (issue 45).
 
 use crate::support::Tree;
 
@@ -67,12 +67,20 @@ fn a_copied_skill_is_left_out_and_the_original_served_whichever_sorts_first() {
 }
 
 #[test]
-fn two_skills_that_both_match_their_folders_still_refuse_the_tree() {
-    // Nothing of either skill's own explains the clash: which one is meant is the author's call.
+fn two_skills_that_both_match_their_folders_serve_the_first_and_leave_out_the_other() {
+    // Nothing of either skill's own explains the clash: the first by path is served, and the
+    // one the duplicate is reported on is left out (one entry never refuses the whole tree).
     let tree = Tree::new();
     skill(&tree, "pdf", "pdf");
     skill(&tree, "tools/pdf", "pdf");
-    assert_eq!(served(&tree), None);
+    skill(&tree, "review", "review");
+    assert_eq!(
+        served(&tree),
+        Some((
+            vec!["pdf".to_owned(), "review".to_owned()],
+            vec![("skills/tools/pdf".to_owned(), vec!["duplicate-skill-name".to_owned()])]
+        ))
+    );
 }
 
 #[cfg(unix)]

@@ -10,6 +10,7 @@ mod embedding;
 mod forged_catalog;
 mod guide_shell;
 mod hardening_content;
+mod hosts;
 mod incremental;
 mod install_lines;
 mod lenient;

@@ -72,9 +72,9 @@ fn anthropic_skills_serve_every_valid_skill_and_name_the_one_left_out() {
     assert!(!names.contains(&"claude-api"), "{names:?}");
     assert_eq!(
         stderr,
-        "folio: agent-skills: left out 1 entry with errors of its own (serving the rest; --strict refuses instead):\n  \
-         skills/claude-api\n    skills/claude-api/SKILL.md:4:3: description-too-long: `description` has 1068 \
-         characters, more than 1024\n"
+        "folio: agent-skills: left out 1 entry with errors of its own (serving the rest; --strict refuses instead; \
+         `folio check` reports each error):\n  description-too-long, 1 entry: skills/claude-api (first: \
+         skills/claude-api/SKILL.md:4:3: `description` has 1068 characters, more than 1024)\n"
     );
     let about = answers[1]["result"]["contents"][0]["text"].as_str().unwrap();
     assert!(

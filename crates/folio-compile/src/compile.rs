@@ -291,15 +291,8 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     let files = places.into_iter().map(move |(worker, i)| {
         results[worker as usize][i as usize].1.take().expect("each result is taken once")
     });
-    let built = assemble::build(
-        files,
-        n_docs,
-        dicts,
-        &walk.unserved,
-        assemble,
-        (config, &layout.site),
-        &mut diagnostics,
-    );
+    let built =
+        assemble::build(files, n_docs, dicts, &walk.unserved, assemble, (config, layout), &mut diagnostics);
     let found = (n_docs, n_skills);
     let mut layout = layout.clone();
     if let Some(base) = built.inferred_base.clone() {

@@ -59,9 +59,10 @@ pub fn build(
     dicts: Vec<super::index::TermDict>,
     unserved: &[String],
     assemble: bool,
-    (config, site): (&Config, &super::layout::SiteRules),
+    (config, layout): (&Config, &super::layout::Layout),
     diags: &mut Vec<Diagnostic>,
 ) -> Built {
+    let site = &layout.site;
     let Gathered { settings, framed, mut entries, mut bodies, mut small, mut out_docs, pending, skills } =
         gather(files, n_docs, diags);
 
@@ -69,7 +70,7 @@ pub fn build(
     uris.sort();
     validate::unique_uris(&uris, diags);
     drop(uris);
-    check_skills(&skills, diags);
+    check_skills(&skills, layout, diags);
     // Every per-file and per-skill problem is known: the project's levels apply from here, so
     // an error it lowers does not stop the catalog.
     let levels = lints::Levels::new(settings.lints.iter().chain(&config.lints));
@@ -114,7 +115,7 @@ pub fn build(
         for (doc, p) in out_docs.iter_mut().zip(&pending) {
             doc.entry = rank[p.entry];
         }
-        out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank);
+        out_skills = skill_records_of(&mut skill_list, &mut skill_records, &rank, layout);
     }
 
     let mut ignore = settings.ignore_links.clone();
@@ -321,9 +322,15 @@ fn gather(
     Gathered { settings: parsed_settings, framed, entries, bodies, small, out_docs, pending, skills }
 }
 
-/// Runs the per-skill rules (limits, mentioned files) and the unique-name rule.
-fn check_skills(skills: &BTreeMap<String, SkillParts>, diags: &mut Vec<Diagnostic>) {
+/// Runs the per-skill rules (limits, mentioned files) and the unique-name rule, which holds
+/// within a host's scope (two Claude Code plugins may each ship `access`).
+fn check_skills(
+    skills: &BTreeMap<String, SkillParts>,
+    layout: &super::layout::Layout,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut names = Vec::new();
+    let mut scoped = Vec::new();
     for (dir, parts) in skills {
         let Some((document, _)) = &parts.document else { continue };
         let mut files: Vec<(&str, u64)> = parts.files.iter().map(|f| (f.rel.as_str(), f.size)).collect();
@@ -336,9 +343,13 @@ fn check_skills(skills: &BTreeMap<String, SkillParts>, diags: &mut Vec<Diagnosti
         let shape = validate::SkillShape { document, dir, files, document_lines: parts.document_lines };
         validate::skill(&shape, diags);
         if let Some(name) = parts.meta.as_ref().and_then(|m| m.name.as_ref()) {
-            names.push((document.as_str(), name));
+            match layout.scope_of(dir) {
+                Some(scope) => scoped.push((document.as_str(), validate::scoped_name(scope, name))),
+                None => names.push((document.as_str(), name)),
+            }
         }
     }
+    names.extend(scoped.iter().map(|(document, name)| (*document, name)));
     validate::skill_names(&names, diags);
 }
 
@@ -368,6 +379,7 @@ fn skill_records_of(
     skill_list: &mut [(String, SkillParts)],
     records: &mut [Option<usize>],
     rank: &[u32],
+    layout: &super::layout::Layout,
 ) -> Vec<Skill> {
     let mut out_skills = Vec::new();
     for ((dir, parts), record) in skill_list.iter_mut().zip(records.iter_mut()) {
@@ -389,7 +401,11 @@ fn skill_records_of(
         let title = parts.markdown.title.take();
         let sections = std::mem::take(&mut parts.markdown.sections);
         *record = Some(out_skills.len());
-        out_skills.push(skill_record(dir, *meta, title, sections, document, skill_files));
+        let mut skill = skill_record(dir, *meta, title, sections, document, skill_files);
+        if let Some(scope) = layout.scope_of(dir) {
+            skill.name = format!("{scope}:{}", skill.name);
+        }
+        out_skills.push(skill);
     }
     // Records are sorted by skill path. Directory order is that order, except where a hidden
     // collection folder is left out of the path (`skills/.system/a` is skill `a`).
@@ -448,6 +464,10 @@ fn skill_names<'a>(skills: SkillsView<'a>) -> std::collections::BTreeSet<&'a str
     let mut names = std::collections::BTreeSet::new();
     for ((dir, parts), record) in skills.list.iter().zip(skills.records) {
         names.insert(dir.rsplit('/').next().unwrap_or(dir));
+        // A scoped skill (`plugin:access`) is named either way.
+        if let Some(scoped) = record.and_then(|i| skills.out[i].name.split_once(':')) {
+            names.insert(scoped.1);
+        }
         let name = match record {
             Some(i) => Some(skills.out[*i].name.as_str()),
             None => parts.meta.as_ref().and_then(|m| m.name.as_ref()).map(|n| n.value.as_str()),

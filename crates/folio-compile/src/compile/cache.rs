@@ -215,7 +215,8 @@ const CHANGED_PARALLEL_MIN: usize = 1024;
 
 /// True when two finds are the same file in the same role.
 fn same_file(a: &Found, b: &Found) -> bool {
-    a.kind == b.kind && a.abs == b.abs
+    // A plugin's root changes how `${CLAUDE_PLUGIN_ROOT}` links of the same bytes resolve.
+    a.kind == b.kind && a.abs == b.abs && a.plugin == b.plugin
 }
 
 #[cfg(test)]

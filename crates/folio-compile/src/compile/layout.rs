@@ -2,8 +2,9 @@
 //! which folders hold skills (`skills/`), and which folders a site serves at `/` (static assets).
 //! Decided once per compile, before the walk, from (first to last) the command line
 //! (`--docs`, `--skills`), `folio.toml` (`[docs] dir`, `static`, `generator`, `[skills] dirs`),
-//! the config file of a site generator found in the root or one folder below it (`detect`), and
-//! Folio's own layout (`docs/`, `skills/`).
+//! the config file of a site generator found in the root or one folder below it (`detect`), the
+//! markers of the agent hosts' skill layouts at the root (`hosts`: Claude Code plugins,
+//! `.claude/skills/`, `.agents/skills/`…), and Folio's own layout (`docs/`, `skills/`).
 //!
 //! The catalog has one namespace whatever the layout: a page is `docs/…` and a skill file
 //! `skills/…`, wherever the folder sits in the repository (an mdBook's `guide/src/intro.md` is
@@ -18,12 +19,14 @@ pub mod config;
 mod detect;
 mod generated;
 mod generators;
+pub mod hosts;
 mod site;
 
 use std::path::Path;
 
 pub use accounting::{LeftOut, left_out};
 pub use generators::Generator;
+pub use hosts::PluginRoot;
 pub use site::SiteRules;
 
 use super::diagnostic::Diagnostic;
@@ -58,6 +61,21 @@ pub struct Mount {
     pub part: Part,
     /// Its path relative to the content root, `/`-separated; empty for the root itself.
     pub dir: String,
+    /// The path below the part's catalog folder its files are mounted at: empty, or a host's
+    /// scope (a Claude Code plugin's skills are `skills/<plugin>/…`).
+    pub at: String,
+}
+
+impl Mount {
+    /// A folder read as `part`, at the part's own catalog folder.
+    pub fn new(part: Part, dir: impl Into<String>) -> Mount {
+        Mount { part, dir: dir.into(), at: String::new() }
+    }
+
+    /// The catalog path its files are under: `skills`, or `skills/<plugin>`.
+    pub fn logical(&self) -> String {
+        join(self.part.logical(), &self.at)
+    }
 }
 
 /// What the command line asks for, which wins over `folio.toml` and detection.
@@ -84,20 +102,25 @@ pub struct Layout {
     /// Folders of the site (content-relative) whose pages are not read, each with why: archived
     /// versions, a blog, translations, other sites of the repository.
     pub unread: Vec<(String, String)>,
+    /// The agent hosts' layouts of skills read (Claude Code plugins, `.claude/skills/`…), found
+    /// from their markers when neither the command line nor `folio.toml` names skills folders.
+    pub hosts: Vec<hosts::Found>,
+    /// Skill folders (content-relative) not read because an earlier host folder holds a skill
+    /// of the same path (`.agents/skills/x` beside `.claude/skills/x`): each with the one read.
+    pub shadowed: Vec<(String, String)>,
 }
 
 impl Default for Layout {
     /// Folio's own layout: `docs/` and `skills/`.
     fn default() -> Self {
         Layout {
-            mounts: vec![
-                Mount { part: Part::Docs, dir: "docs".to_owned() },
-                Mount { part: Part::Skills, dir: "skills".to_owned() },
-            ],
+            mounts: vec![Mount::new(Part::Docs, "docs"), Mount::new(Part::Skills, "skills")],
             generator: None,
             detected_from: None,
             site: SiteRules::default(),
             unread: Vec::new(),
+            hosts: Vec::new(),
+            shadowed: Vec::new(),
         }
     }
 }
@@ -156,9 +179,9 @@ impl Layout {
                         .with_help("fix the file, or its site is read with the generator's defaults"),
                     });
                 }
-                let mut mounts = vec![Mount { part: Part::Docs, dir: spec.docs.clone() }];
-                mounts.push(Mount { part: Part::Skills, dir: "skills".to_owned() });
-                mounts.extend(spec.assets.iter().map(|dir| Mount { part: Part::Assets, dir: dir.clone() }));
+                let mut mounts = vec![Mount::new(Part::Docs, spec.docs.clone())];
+                mounts.push(Mount::new(Part::Skills, "skills"));
+                mounts.extend(spec.assets.iter().map(|dir| Mount::new(Part::Assets, dir.clone())));
                 let found: Option<detect::Found> = found;
                 Layout {
                     mounts,
@@ -166,6 +189,8 @@ impl Layout {
                     detected_from: found.map(|f| f.config),
                     site: spec.rules,
                     unread: spec.unread.into_iter().chain(unread).collect(),
+                    hosts: Vec::new(),
+                    shadowed: Vec::new(),
                 }
             }
             None => Layout { generator, ..Layout::default() },
@@ -200,7 +225,7 @@ impl Layout {
         };
         if let Some(dir) = docs {
             layout.mounts.retain(|m| m.part != Part::Docs);
-            layout.mounts.insert(0, Mount { part: Part::Docs, dir });
+            layout.mounts.insert(0, Mount::new(Part::Docs, dir));
         }
         let skills: Option<Vec<String>> = if requested.skills.is_empty() {
             keys.skills.as_ref().map(|(dirs, line, column)| {
@@ -209,15 +234,19 @@ impl Layout {
         } else {
             Some(requested.skills.iter().filter_map(|d| folder(d, "--skills", None)).collect())
         };
+        let named_skills = skills.is_some();
         if let Some(dirs) = skills {
             layout.mounts.retain(|m| m.part != Part::Skills);
-            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Skills, dir }));
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount::new(Part::Skills, dir)));
         }
         if let Some((dirs, line, column)) = &keys.assets {
             let dirs: Vec<String> =
                 dirs.iter().filter_map(|d| folder(d, "[docs] static", Some((*line, *column)))).collect();
             layout.mounts.retain(|m| m.part != Part::Assets);
-            layout.mounts.extend(dirs.into_iter().map(|dir| Mount { part: Part::Assets, dir }));
+            layout.mounts.extend(dirs.into_iter().map(|dir| Mount::new(Part::Assets, dir)));
+        }
+        if !named_skills {
+            layout.read_hosts(root, &mut diags);
         }
         layout.mounts.sort_by_key(|m| m.part);
         layout.mounts.dedup();
@@ -270,7 +299,7 @@ impl Layout {
     /// True when every folder is where the catalog puts it (`docs/` is `docs/`, skills are in
     /// `skills/`), so paths need no translation.
     fn is_identity(&self) -> bool {
-        self.mounts.iter().all(|m| m.dir == m.part.logical())
+        self.mounts.iter().all(|m| m.dir == m.part.logical() && m.at.is_empty())
     }
 
     /// The real path (content-relative) of the catalog path `logical`: `docs/intro.md` →
@@ -281,10 +310,13 @@ impl Layout {
             return logical.to_owned();
         }
         let mut first = None;
-        for mount in &self.mounts {
-            let Some(rest) = strip_dir(logical, mount.part.logical()) else { continue };
+        // The deepest catalog folder first: `skills/<plugin>` before `skills`.
+        let mut mounts: Vec<(&Mount, String)> = self.mounts.iter().map(|m| (m, m.logical())).collect();
+        mounts.sort_by_key(|(_, at)| std::cmp::Reverse(at.len()));
+        for (mount, at) in &mounts {
+            let Some(rest) = strip_dir(logical, at) else { continue };
             let real = join(&mount.dir, rest);
-            if self.mounts.iter().filter(|m| m.part == mount.part).count() == 1
+            if self.mounts.iter().filter(|m| m.part == mount.part && m.at == mount.at).count() == 1
                 || std::fs::symlink_metadata(root.join(&real)).is_ok()
             {
                 return real;
@@ -305,7 +337,7 @@ impl Layout {
             .iter()
             .filter(|m| m.part != Part::Assets && strip_dir(real, &m.dir).is_some())
             .max_by_key(|m| m.dir.len())?;
-        Some(join(mount.part.logical(), strip_dir(real, &mount.dir).unwrap_or("")))
+        Some(join(&mount.logical(), strip_dir(real, &mount.dir).unwrap_or("")))
     }
 
     /// Rewrites diagnostics from catalog paths to real ones: the path, and the paths named in
@@ -314,7 +346,7 @@ impl Layout {
         if self.is_identity() {
             return;
         }
-        let renames: Vec<(String, String)> = self
+        let mut renames: Vec<(String, String)> = self
             .mounts
             .iter()
             .filter(|m| m.part == Part::Docs && m.dir != "docs")
@@ -322,6 +354,11 @@ impl Layout {
                 ("`docs/".to_owned(), if m.dir.is_empty() { "`".to_owned() } else { format!("`{}/", m.dir) })
             })
             .collect();
+        // A plugin's skills (`skills/<plugin>/…`), deepest first.
+        let mut scoped: Vec<&Mount> =
+            self.mounts.iter().filter(|m| m.part == Part::Skills && !m.at.is_empty()).collect();
+        scoped.sort_by_key(|m| std::cmp::Reverse(m.at.len()));
+        renames.extend(scoped.into_iter().map(|m| (format!("`{}/", m.logical()), format!("`{}/", m.dir))));
         for d in diagnostics {
             d.path = self.real(root, &d.path);
             // Its reasons name the repository's own files (`docs/nuxt.config.ts`), already real.
@@ -346,8 +383,12 @@ impl Layout {
     pub fn describe(&self) -> String {
         let shown = |dir: &str| if dir.is_empty() { ".".to_owned() } else { format!("{dir}/") };
         let mut out = format!("docs from {}", shown(self.docs_dir()));
-        let skills: Vec<String> =
-            self.mounts.iter().filter(|m| m.part == Part::Skills).map(|m| shown(&m.dir)).collect();
+        let skills: Vec<String> = self
+            .mounts
+            .iter()
+            .filter(|m| m.part == Part::Skills && m.at.is_empty())
+            .map(|m| shown(&m.dir))
+            .collect();
         if !skills.is_empty() {
             out.push_str(&format!(", skills from {}", skills.join(", ")));
         }
@@ -374,6 +415,7 @@ impl Layout {
                 out.push_str(&format!(" and {} more", self.unread.len() - 4));
             }
         }
+        out.push_str(&hosts::describe(self));
         out
     }
 }

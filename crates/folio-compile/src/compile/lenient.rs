@@ -6,7 +6,8 @@
 //! it belongs to (a skill's directory for anything inside a skill, else the doc); link errors
 //! never remove an entry and do not block; an error of class [`Class::Unsound`] (or one that
 //! belongs to no entry, such as a bad `folio.toml`) still refuses the tree, but for the two that
-//! leaving an entry out removes (see `owners`). Must not print: the
+//! leaving an entry out removes (see `owners`): one entry never refuses the whole tree for the
+//! rest. Must not print: the
 //! caller reports [`Lenient::left_out`].
 
 use std::collections::BTreeMap;
@@ -76,8 +77,9 @@ fn lenient_with(config: &Config, compile: &mut dyn FnMut(&Config) -> Compilation
 /// Two unsound codes can be left behind with an entry, because leaving the entry out removes
 /// what made the catalog wrong: a `path-escape` inside a skill or under `docs/` (nothing was read
 /// through the link; its skill, or the link itself, is left out, so nothing that was read through
-/// that path before stays served either), and a `duplicate-skill-name` when one of the two skills
-/// is left out for errors of its own (a copied skill whose `name` is not its folder's).
+/// that path before stays served either), and a `duplicate-skill-name`: the skill left out for
+/// errors of its own when one of the two is (a copied skill whose `name` is not its folder's),
+/// else the one the duplicate is reported on (the later by path), so the first is served.
 ///
 /// Diagnostics name real paths; owners are catalog paths (what [`Config::exclude`] takes).
 fn owners<'d>(
@@ -103,8 +105,10 @@ fn owners<'d>(
         let skill_of = |real: &str| source::skill_dir_of(&config.root, layout, &layout.logical(real)?);
         let here = skill_of(&d.path);
         let first = super::validate::duplicate_of(d).and_then(skill_of);
-        let explained = [here, first].into_iter().flatten().find(|dir| owners.contains_key(dir))?;
-        owners.entry(explained).or_default().push(d);
+        // A skill left out for errors of its own explains the clash; else the skill the
+        // duplicate is reported on (the later by path) is left out, and the first one served.
+        let explained = [here.clone(), first].into_iter().flatten().find(|dir| owners.contains_key(dir));
+        owners.entry(explained.or(here)?).or_default().push(d);
     }
     // In the order diagnostics are reported.
     for reasons in owners.values_mut() {

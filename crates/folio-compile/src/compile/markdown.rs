@@ -126,6 +126,9 @@ pub struct RawLink {
     /// True for a snippet's path, relative to the repository root (written here as a
     /// site-absolute path).
     pub from_root: bool,
+    /// True for a link written from a Claude Code plugin's root (`${CLAUDE_PLUGIN_ROOT}/…`):
+    /// the plugin is installed whole, so the link may leave its skill for a file of the plugin.
+    pub plugin_root: bool,
 }
 
 impl RawLink {
@@ -153,6 +156,7 @@ impl RawLink {
             column,
             include,
             from_root: false,
+            plugin_root: false,
         }
     }
 

@@ -284,7 +284,7 @@ pub(super) fn process_bytes(
             let dir_name = skill_dir.rsplit('/').next().unwrap_or(skill_dir);
             let p = frontmatter::parse_skill(&found.path, dir_name, text, diags);
             let mut md = markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::Markdown);
-            skill_root_placeholders(&mut md, &found.path, skill_dir);
+            skill_root_placeholders(&mut md, &found.path, skill_dir, found.plugin.as_deref());
             Parsed::Skill(Box::new(p.meta), md)
         }
         (Kind::SkillFile { skill_dir }, Some(text))
@@ -295,7 +295,7 @@ pub(super) fn process_bytes(
             let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
             let mut md =
                 markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::of(&found.path));
-            skill_root_placeholders(&mut md, &found.path, skill_dir);
+            skill_root_placeholders(&mut md, &found.path, skill_dir, found.plugin.as_deref());
             let title = p.meta.title.or_else(|| md.title.clone());
             let description = p
                 .meta
@@ -324,17 +324,39 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
 }
 
 /// True for a `.md` or `.mdx` path (any case).
-/// Links written from the skill's root with the placeholder its hosts fill in
-/// (`{baseDir}/references/x.md`, which some collections require of their authors): read as the
-/// path from the linking file's folder to that file.
-fn skill_root_placeholders(md: &mut markdown::Markdown, path: &str, skill_dir: &str) {
-    const PLACEHOLDER: &str = "{baseDir}/";
+/// Links written with a placeholder a host fills in, read as the host reads them: from the
+/// skill's root (`{baseDir}/references/x.md`, which some collections require of their authors,
+/// and Claude Code's `${CLAUDE_SKILL_DIR}/…`) as the path from the linking file's folder to that
+/// file; from the plugin's root (`${CLAUDE_PLUGIN_ROOT}/…`, in a Claude Code plugin's skills) as
+/// the path to that file of the plugin. Outside a plugin, `${CLAUDE_PLUGIN_ROOT}` stands for
+/// nothing and the link is checked as written.
+fn skill_root_placeholders(
+    md: &mut markdown::Markdown,
+    path: &str,
+    skill_dir: &str,
+    plugin: Option<&crate::compile::layout::PluginRoot>,
+) {
+    const SKILL_ROOT: [&str; 2] = ["{baseDir}/", "${CLAUDE_SKILL_DIR}/"];
+    const PLUGIN_ROOT: &str = "${CLAUDE_PLUGIN_ROOT}/";
     let below = path.strip_prefix(skill_dir).unwrap_or(path).trim_start_matches('/');
     let depth = below.matches('/').count();
     for link in &mut md.links {
-        if let Some(rest) = link.target.strip_prefix(PLACEHOLDER) {
+        if let Some(rest) = SKILL_ROOT.iter().find_map(|p| link.target.strip_prefix(p)) {
             let target = format!("{}{rest}", "../".repeat(depth));
             *link = link.retarget(target);
+        } else if let Some(rest) = link.target.strip_prefix(PLUGIN_ROOT)
+            && let Some(target) = plugin.and_then(|p| p.link(path, rest))
+        {
+            *link = link.retarget(target);
+            link.plugin_root = true;
+        } else if let Some(plugin) = plugin
+            && link.kind == crate::catalog::LinkKind::Relative
+            && !link.path().is_empty()
+            && let Some(target) = plugin.rebase(path, link.path())
+        {
+            let anchor = link.anchor().map(|a| format!("#{a}")).unwrap_or_default();
+            *link = link.retarget(format!("{target}{anchor}"));
+            link.plugin_root = true;
         }
     }
 }

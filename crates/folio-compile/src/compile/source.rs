@@ -75,6 +75,9 @@ pub struct Found {
     pub kind: Kind,
     /// The root it was found under: `abs` is opened below this handle, never by path alone.
     pub root: Arc<Root>,
+    /// The Claude Code plugin whose skills folder holds it, when one does: what
+    /// `${CLAUDE_PLUGIN_ROOT}` stands for in its links.
+    pub plugin: Option<Arc<super::layout::PluginRoot>>,
 }
 
 /// The outcome of a walk.
@@ -152,18 +155,22 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
             .mounts
             .iter()
             .filter(|other| other.dir != mount.dir && other.dir.starts_with(mount.dir.as_str()))
-            .filter_map(|other| canonical_root.join(&other.dir).canonicalize().ok())
+            .map(|other| other.dir.as_str())
+            // A skill folder an earlier host folder holds too is read from that one.
+            .chain(layout.shadowed.iter().map(|(dir, _)| dir.as_str()))
+            .filter_map(|dir| canonical_root.join(dir).canonicalize().ok())
             .collect();
+        let logical = mount.logical();
         let top = Top {
             dir: &mount.dir,
-            logical: mount.part.logical(),
+            logical: &logical,
             collections: mount.part == Part::Skills && !mount.dir.is_empty(),
         };
         walker.hidden.clear();
         match mount.part {
             Part::Docs => walker.top(&top, &mut |path, abs| {
                 if super::process::is_markdown(&path) {
-                    doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root) });
+                    doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root), plugin: None });
                 } else {
                     out.unserved.push(path);
                 }
@@ -198,6 +205,19 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
     out.unserved.sort();
     out.unserved.dedup();
     out.files = classify(files, &hidden, &root, &mut out.diagnostics);
+    if !layout.hosts.is_empty() {
+        let mut roots: std::collections::BTreeMap<String, Option<Arc<super::layout::PluginRoot>>> =
+            std::collections::BTreeMap::new();
+        for found in &mut out.files {
+            let (Kind::SkillDocument { skill_dir } | Kind::SkillFile { skill_dir }) = &found.kind else {
+                continue;
+            };
+            found.plugin = roots
+                .entry(skill_dir.clone())
+                .or_insert_with(|| layout.plugin_root(skill_dir).map(Arc::new))
+                .clone();
+        }
+    }
     out
 }
 
@@ -404,7 +424,7 @@ fn classify(
                 Kind::SkillFile { skill_dir }
             }
         };
-        out.push(Found { path, abs, kind, root: Arc::clone(root) });
+        out.push(Found { path, abs, kind, root: Arc::clone(root), plugin: None });
     }
     for (dir, lookalike) in outside {
         // A folder that groups skills may hold a README of its own.

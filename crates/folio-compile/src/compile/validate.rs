@@ -126,6 +126,11 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
     }
 }
 
+/// `<scope>:<name>`: a skill's name where its host scopes it, with the frontmatter's position.
+pub fn scoped_name(scope: &str, name: &Located<String>) -> Located<String> {
+    Located { value: format!("{scope}:{}", name.value), ..name.clone() }
+}
+
 /// The SKILL.md a `duplicate-skill-name` diagnostic says first used the name (the message
 /// [`skill_names`] writes names it last, in backquotes).
 pub fn duplicate_of(d: &Diagnostic) -> Option<&str> {

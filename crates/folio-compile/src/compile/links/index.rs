@@ -417,7 +417,7 @@ impl<'t> Index<'t> {
                     // (an image beside the pages folder).
                     Outcome::Problem(problem)
                         if problem.code == "broken-link"
-                            && source.origin == Origin::Doc
+                            && (source.origin == Origin::Doc || raw.plugin_root)
                             && self.targets.site.unverifiable.exists_on_disk(source, raw) =>
                     {
                         Outcome::Unchecked
@@ -531,6 +531,7 @@ impl<'t> Index<'t> {
             let joined_path = to_path(&joined);
             if let Some(skill_dir) = source.origin.skill_dir()
                 && !is_inside(&joined_path, skill_dir)
+                && !raw.plugin_root
             {
                 match self.skill_of(&joined_path) {
                     Some(other) => other_skill = Some((skill_dir, other)),
