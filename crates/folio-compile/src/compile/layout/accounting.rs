@@ -4,7 +4,8 @@
 //! read (a translation, an archived version, another site) are counted under that folder's
 //! reason; the others are grouped by the top folder that holds them. A `SKILL.md` left out this
 //! way is a `skill-left-out` error, unless it sits in a folder of tests, fixtures, examples or
-//! templates (sample skills, counted only).
+//! templates (sample skills), or in a plugin a host layout reads, whose manifest names the
+//! folders its skills are in (counted only).
 //!
 //! Reads folder listings and `.gitignore` files (a path git ignores is build output, not the
 //! tree); reads no file's content, and does not go into `.git/` or `node_modules/`.
@@ -41,7 +42,7 @@ pub struct LeftOut {
     /// The `SKILL.md` files a host would load that no skills folder read holds
     /// (content-relative, sorted).
     pub skills: Vec<String>,
-    /// The walk stopped at [`MAX_ENTRIES`] entries.
+    /// The walk stopped at its bound (500,000 entries).
     pub partial: bool,
 }
 
@@ -160,7 +161,18 @@ pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
             None => rel.split_once('/').map_or("", |(top, _)| top).to_owned(),
         };
         *counts.entry(folder).or_default() += 1;
-        if name == "SKILL.md" && unread.is_none() && !rel.split('/').any(|s| SAMPLES.contains(&s)) {
+        // Inside a plugin the host reads, the plugin's manifest says which folders hold its
+        // skills: another `SKILL.md` of it is one the host does not load either.
+        let in_plugin = layout
+            .hosts
+            .iter()
+            .flat_map(|f| f.read.roots.iter())
+            .any(|(_, dir)| strip_dir(&rel, dir).is_some());
+        if name == "SKILL.md"
+            && unread.is_none()
+            && !in_plugin
+            && !rel.split('/').any(|s| SAMPLES.contains(&s))
+        {
             skills.push(rel);
         }
     }
