@@ -62,6 +62,9 @@ pub(super) struct Site<'t> {
     pub(super) page_files: bool,
     /// The route the pages folder is served at, without slashes (`docs` for Docusaurus).
     pub(super) route_base: &'t str,
+    /// Sections as Hugo makes them (the site is Hugo's by its config, not only by its
+    /// `_index.md` files): a folder without `_index.md` belongs to the section above it.
+    pub(super) hugo_sections: bool,
 }
 
 impl<'t> Site<'t> {
@@ -91,6 +94,7 @@ impl<'t> Site<'t> {
             directory_urls: rules.directory_urls,
             page_files: rules.route_groups,
             route_base: &rules.route_base,
+            hugo_sections: rules.case_insensitive_routes,
         }
     }
 
@@ -238,7 +242,7 @@ impl<'t> Site<'t> {
             if ["_index.md", "_index.mdx"].iter().any(|index| exists(&format!("{section}/{index}"))) {
                 return true;
             }
-            if !self.case_insensitive_routes {
+            if !self.hugo_sections {
                 return false;
             }
             match parent(section) {
@@ -355,6 +359,7 @@ mod tests {
         // A folder without `_index.md` belongs to the section above it, in Hugo only; a folder
         // right under the pages folder is a section of its own there.
         assert!(!plain.reached_without_link("docs/guides/2023/x.md", sections));
+        let hugo = Site { hugo_sections: true, ..hugo };
         assert!(hugo.reached_without_link("docs/guides/2023/x.md", sections));
         assert!(hugo.reached_without_link("docs/blog/2023/x.md", none));
         assert!(!hugo.reached_without_link("docs/x.md", none));
