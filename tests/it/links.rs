@@ -437,3 +437,25 @@ fn the_no_content_hint_names_the_folder_of_many_content_roots_not_one_of_them() 
         out.stdout
     );
 }
+
+#[test]
+fn a_link_above_a_pages_folder_given_as_the_root_says_it_leaves_the_root() {
+    let tree = Tree::new();
+    tree.file("README.md", "# Repo\n").file("docs/a.md", "# A\n\n[r](../README.md) [m](missing.md)\n");
+    let out = folio(&tree.path().join("docs"), &["check", ".", "--docs", ".", "--allow", "orphan-doc"]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stdout.contains(
+            "a.md:3:5: error[broken-link]: link `../README.md` leaves the content root: the pages folder is the root Folio was given, and the link names a file above it\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("help: check from the folder that holds both (the repository root), naming the pages with `--docs DIR`"), "{}", out.stdout);
+    // A miss inside the root keeps its own message.
+    assert!(
+        out.stdout.contains("error[broken-link]: link `missing.md` matches no file: no `missing.md`"),
+        "{}",
+        out.stdout
+    );
+}

@@ -270,6 +270,7 @@ impl Layout {
         if layout.generator.is_none() {
             layout.site.base_unknown = true;
         }
+        layout.site.pages_at_root = layout.docs_dir().is_empty();
         layout.site.unverifiable.disk = Some(generated::hook(root, &layout));
         (layout, diags)
     }

@@ -77,6 +77,9 @@ pub struct SiteRules {
     /// `(guides)/install.mdx` is `/install`; and a `page.mdx` is served at its folder's route
     /// with no trailing slash (Next.js's app router).
     pub route_groups: bool,
+    /// The pages folder is the content root itself (`folio check docs --docs .`): a relative
+    /// link above it leaves the tree Folio was given, whatever is there on disk.
+    pub pages_at_root: bool,
     /// Import aliases a link may start with, each with the content-relative folder or file it
     /// stands for (`("@assets/", "src/assets/")` from `tsconfig.json`'s `compilerOptions.paths`
     /// `"@assets/*": ["src/assets/*"]`): Astro resolves such a link as an import.

@@ -413,6 +413,28 @@ impl<'t> Index<'t> {
                     {
                         Outcome::Unchecked
                     }
+                    // A page of a pages folder given as the content root linking above it:
+                    // say that the link leaves the root, not that a file of it is missing.
+                    Outcome::Problem(problem)
+                        if problem.code == "broken-link"
+                            && raw.kind == LinkKind::Relative
+                            && source.origin == Origin::Doc
+                            && self.targets.site.pages_at_root
+                            && !raw.target.starts_with("{{")
+                            && self.leaves_the_catalog(source, raw) =>
+                    {
+                        Outcome::Problem(Problem {
+                            code: "broken-link",
+                            message: format!(
+                                "link `{}` leaves the content root: the pages folder is the root Folio was given, and the link names a file above it",
+                                raw.target
+                            ),
+                            help: Some(
+                                "check from the folder that holds both (the repository root), naming the pages with `--docs DIR`"
+                                    .to_owned(),
+                            ),
+                        })
+                    }
                     // A file of the repository the site's build takes from outside its pages
                     // (an image beside the pages folder).
                     Outcome::Problem(problem)
