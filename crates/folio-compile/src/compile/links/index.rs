@@ -14,12 +14,13 @@ use super::forms::{
     wiki_key,
 };
 use super::site::Site;
-use super::{Anchors, Chunk, LinkSource, Miss, Origin, Outcome, Problem, Targets};
+use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
 use crate::catalog::{Link, LinkKind, mdx};
 use crate::compile::diagnostic::Diagnostic;
 use crate::compile::markdown::RawLink;
 use crate::lookup::LookupMap;
 
+mod misses;
 mod routes;
 
 /// Lookup tables over the targets, built once per resolve. Keys borrow from the targets when
@@ -313,32 +314,6 @@ impl<'t> Index<'t> {
         }
     }
 
-    /// A link through an import alias (`@assets/x.svg`, `@assets/*` standing for `src/assets/*`):
-    /// the file it names is on disk, or the link is broken.
-    fn resolve_alias(&self, raw: &RawLink, prefix: &str, dir: &str) -> Outcome<'t> {
-        let Some(disk) = &self.targets.site.unverifiable.disk else { return Outcome::Unchecked };
-        let decoded = percent_decode(raw.path());
-        let rest = decoded.split('?').next().unwrap_or("").strip_prefix(prefix).unwrap_or("");
-        let real = format!("{dir}{rest}");
-        if disk.0.exists(&real) {
-            return Outcome::Unchecked;
-        }
-        // The alias's whole folder is missing: a git submodule, or a folder a build step writes.
-        if !disk.0.exists(dir.trim_end_matches('/')) {
-            return Outcome::Unverified(format!(
-                "`{prefix}*` stands for `{dir}*` (`compilerOptions.paths` of `tsconfig.json`), which is not in this checkout (a git submodule, or a folder a build step writes?)"
-            ));
-        }
-        Outcome::Problem(Problem {
-            code: "broken-link",
-            message: format!(
-                "link `{}` matches no file: `{prefix}*` stands for `{dir}*` (`compilerOptions.paths` of `tsconfig.json`), and there is no `{real}`",
-                raw.target
-            ),
-            help: None,
-        })
-    }
-
     /// The stored spelling of `path` when a file of the tree has exactly that path.
     fn existing(&self, path: &str) -> Option<&'t str> {
         self.files.get(path).map(|f| f.path)
@@ -381,89 +356,8 @@ impl<'t> Index<'t> {
                 {
                     return self.resolve_alias(raw, prefix, dir);
                 }
-                match self.resolve_path(source, raw) {
-                    // An include of a file outside the folders Folio reads (mdBook's
-                    // `{{#include ../../examples/x.rs}}`, a snippet from the repository root)
-                    // is the generator's to find.
-                    Outcome::Problem(_) if raw.include && self.leaves_the_catalog(source, raw) => {
-                        Outcome::Unchecked
-                    }
-                    // An include the site's own template resolves, unless a mounted folder
-                    // serves the file (Hugo's `readfile` of a mounted `README.md`).
-                    Outcome::Problem(_)
-                        if raw.include
-                            && let Some(why) = &self.targets.site.unverifiable.includes =>
-                    {
-                        match self.targets.site.unverifiable.why(&self.site, source, raw, None) {
-                            Some(Miss::Served) => Outcome::Unchecked,
-                            _ => Outcome::Unverified(why.clone()),
-                        }
-                    }
-                    // `/name` that matches no file but names a skill is a host command.
-                    Outcome::Problem(_)
-                        if raw.kind == LinkKind::SiteAbsolute
-                            && self.targets.skill_names.contains(raw.target.trim_start_matches('/')) =>
-                    {
-                        Outcome::Unchecked
-                    }
-                    Outcome::Problem(_)
-                        if raw.kind == LinkKind::SiteAbsolute
-                            && source.origin == Origin::Doc
-                            && self.is_extra_route(raw) =>
-                    {
-                        Outcome::Unchecked
-                    }
-                    // A page of a pages folder given as the content root linking above it:
-                    // say that the link leaves the root, not that a file of it is missing.
-                    Outcome::Problem(problem)
-                        if problem.code == "broken-link"
-                            && raw.kind == LinkKind::Relative
-                            && source.origin == Origin::Doc
-                            && self.targets.site.pages_at_root
-                            && !raw.target.starts_with("{{")
-                            && self.leaves_the_catalog(source, raw) =>
-                    {
-                        Outcome::Problem(Problem {
-                            code: "broken-link",
-                            message: format!(
-                                "link `{}` leaves the content root: the pages folder is the root Folio was given, and the link names a file above it",
-                                raw.target
-                            ),
-                            help: Some(
-                                "check from the folder that holds both (the repository root), naming the pages with `--docs DIR`"
-                                    .to_owned(),
-                            ),
-                        })
-                    }
-                    // A file of the repository the site's build takes from outside its pages
-                    // (an image beside the pages folder).
-                    Outcome::Problem(problem)
-                        if problem.code == "broken-link"
-                            && (source.origin == Origin::Doc || raw.plugin_root)
-                            && self.targets.site.unverifiable.exists_on_disk(source, raw) =>
-                    {
-                        Outcome::Unchecked
-                    }
-                    Outcome::Problem(problem)
-                        if problem.code == "broken-link" && source.origin == Origin::Doc =>
-                    {
-                        // The site path as the pages folder serves it (`/docs/x` of a site whose
-                        // pages are at `/docs` names `docs/x`), for asking the disk.
-                        let rerouted = (raw.kind == LinkKind::SiteAbsolute)
-                            .then(|| {
-                                let decoded = percent_decode(raw.path());
-                                self.site_route(decoded.split('?').next().unwrap_or(""))
-                            })
-                            .flatten();
-                        match self.targets.site.unverifiable.why(&self.site, source, raw, rerouted.as_deref())
-                        {
-                            Some(Miss::Unverified(why)) => Outcome::Unverified(why),
-                            Some(Miss::Served) => Outcome::Unchecked,
-                            None => Outcome::Problem(problem),
-                        }
-                    }
-                    outcome => outcome,
-                }
+                let outcome = self.resolve_path(source, raw);
+                self.explain_miss(source, raw, outcome)
             }
         }
     }
