@@ -3,8 +3,9 @@
 //! never leaves part of a tree out in silence. Files in a folder the layout already names as not
 //! read (a translation, an archived version, another site) are counted under that folder's
 //! reason; the others are grouped by the top folder that holds them. A `SKILL.md` left out this
-//! way is a `skill-left-out` error, unless it sits in a folder of tests, fixtures, examples or
-//! templates (sample skills), or in a plugin a host layout reads, whose manifest names the
+//! way is a `skill-left-out` error, unless it sits in a folder site detection skips (tests,
+//! fixtures, examples, templates, vendored and built files: samples and copies, not the
+//! project's skills), or in a plugin a host layout reads, whose manifest names the
 //! folders its skills are in (counted only).
 //!
 //! Reads folder listings and `.gitignore` files (a path git ignores is build output, not the
@@ -13,25 +14,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{Layout, strip_dir};
+use super::{Layout, detect, strip_dir};
 use crate::compile::diagnostic::Diagnostic;
 
 /// Entries walked at most: a tree larger than this is accounted for in part, and says so.
 const MAX_ENTRIES: usize = 500_000;
-
-/// Folders whose `SKILL.md` files are samples, not skills a host would load.
-const SAMPLES: &[&str] = &[
-    "test",
-    "tests",
-    "__tests__",
-    "fixtures",
-    "__fixtures__",
-    "testdata",
-    "examples",
-    "example",
-    "templates",
-    "template",
-];
 
 /// The markdown files a compile did not read, by where they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -171,7 +158,7 @@ pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
         if name == "SKILL.md"
             && unread.is_none()
             && !in_plugin
-            && !rel.split('/').any(|s| SAMPLES.contains(&s))
+            && !rel.split('/').any(|s| detect::SKIPPED.contains(&s))
         {
             skills.push(rel);
         }

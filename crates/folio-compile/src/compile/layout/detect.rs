@@ -18,8 +18,9 @@ pub(super) const MAX_DEPTH: usize = 4;
 const MAX_PROJECTS: usize = 24;
 
 /// Folders never searched: dependencies, build output, tests, examples and templates (which
-/// hold sample sites, not the project's).
-const SKIPPED: &[&str] = &[
+/// hold sample sites, not the project's). A `SKILL.md` in one is a sample too
+/// (`accounting`).
+pub(super) const SKIPPED: &[&str] = &[
     "node_modules",
     "vendor",
     "third_party",
