@@ -1,8 +1,10 @@
 //! Catalog files from elsewhere are untrusted: a forger can edit any field and recompute the
 //! integrity hash. Each forgery here gets past the hash check and must be refused (or, for the
 //! lazily read fields, answered with an error) with a clean message by `folio show`,
-//! `folio search` and the MCP server; none may panic or leave a request unanswered. The last
-//! test throws random mutations at the loader and every read path.
+//! `folio search` and the MCP server; none may panic or leave a request unanswered. The random
+//! properties throw mutations at the loader and every read path, and count what they reached: a
+//! run in which every forgery was refused at open (or none was) never reached the other branch,
+//! and fails.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -340,14 +342,23 @@ async fn an_undecodable_outline_is_an_error_answer_from_the_server() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random forgeries: whatever the bytes, opening and reading never panic.
+// Random forgeries: whatever the bytes, opening and reading never panic, and both are reached.
 // ---------------------------------------------------------------------------------------------
+
+/// What one random forgery reached: refused at open, or opened, with how many entry reads were
+/// answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reached {
+    Refused,
+    Opened { served: usize },
+}
 
 /// Opens `bytes` and, when they open, exercises every read path: list (every page), every entry
 /// read whole, by each section and by a line range, every detail record, search for a few
 /// terms, directory listings and completions. Errors are fine; a panic fails the property.
-fn exercise(bytes: Vec<u8>) {
-    let Ok(query) = Query::open(bytes) else { return };
+fn exercise(bytes: Vec<u8>) -> Reached {
+    let Ok(query) = Query::open(bytes) else { return Reached::Refused };
+    let mut served = 0;
     let mut cursor = None;
     for _ in 0..100 {
         let Ok(page) = query.list(&ListParams { cursor: cursor.take(), ..ListParams::default() }) else {
@@ -360,7 +371,7 @@ fn exercise(bytes: Vec<u8>) {
     }
     let catalog = query.catalog();
     for entry in &catalog.entries {
-        let _ = query.read(&entry.uri, &Selection::default());
+        served += usize::from(query.read(&entry.uri, &Selection::default()).is_ok());
         let _ = query
             .read(&entry.uri, &Selection { start_line: Some(2), end_line: Some(5), ..Selection::default() });
         let _ = query.detail(&entry.uri);
@@ -391,6 +402,7 @@ fn exercise(bytes: Vec<u8>) {
     for argument in ["skill_id", "path", "section", "tag"] {
         let _ = query.complete(argument, "i", &context);
     }
+    Reached::Opened { served }
 }
 
 /// One random edit of a catalog body.
@@ -498,23 +510,77 @@ fn edit_fields(catalog: &mut Catalog, edit: &FieldEdit) {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+/// How many cases of a random-forgery property reached each branch.
+#[derive(Debug, Default)]
+struct Tally {
+    cases: std::cell::Cell<u32>,
+    refused: std::cell::Cell<u32>,
+    /// Opened, and at least one entry read answered.
+    served: std::cell::Cell<u32>,
+}
 
-    #[test]
-    fn random_byte_forgeries_never_panic(mutations in proptest::collection::vec(mutation(), 1..4), tail_only in any::<bool>()) {
-        let honest = write(&basic());
-        exercise(rehash(&honest, |body| mutate_tail(body, &mutations, tail_only)));
-    }
-
-    #[test]
-    fn random_field_forgeries_never_panic(edits in proptest::collection::vec(field_edit(), 1..4)) {
-        let mut catalog = basic();
-        for edit in &edits {
-            edit_fields(&mut catalog, edit);
+impl Tally {
+    fn add(&self, reached: Reached) {
+        let bump = |c: &std::cell::Cell<u32>| c.set(c.get() + 1);
+        bump(&self.cases);
+        match reached {
+            Reached::Refused => bump(&self.refused),
+            Reached::Opened { served } if served > 0 => bump(&self.served),
+            Reached::Opened { .. } => {}
         }
-        exercise(write(&catalog));
     }
+
+    /// A property that never reached a branch did not test it: both the refusal and the read
+    /// paths of an opened forgery must have been taken by at least `share` of the cases.
+    #[track_caller]
+    fn assert_both(&self, share: f64) {
+        let at_least = (f64::from(self.cases.get()) * share).ceil() as u32;
+        assert!(
+            self.refused.get() >= at_least && self.served.get() >= at_least,
+            "each branch must be reached by at least {at_least} cases: {self:?}"
+        );
+    }
+}
+
+/// The properties' runner: a fixed number of cases, so the tally has something to be a share of.
+fn forgeries() -> proptest::test_runner::TestRunner {
+    let config = ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() };
+    proptest::test_runner::TestRunner::new(config)
+}
+
+#[test]
+fn random_byte_forgeries_never_panic() {
+    let honest = write(&basic());
+    let tally = Tally::default();
+    let strategy = (proptest::collection::vec(mutation(), 1..4), any::<bool>());
+    forgeries()
+        .run(&strategy, |(mutations, tail_only)| {
+            tally.add(exercise(rehash(&honest, |body| mutate_tail(body, &mutations, tail_only))));
+            Ok(())
+        })
+        .unwrap();
+    eprintln!("byte forgeries: {tally:?}");
+    assert_eq!(tally.cases.get(), 256, "every case ran (a failing one would have shrunk)");
+    tally.assert_both(0.1);
+}
+
+#[test]
+fn random_field_forgeries_never_panic() {
+    let honest = basic();
+    let tally = Tally::default();
+    forgeries()
+        .run(&proptest::collection::vec(field_edit(), 1..4), |edits| {
+            let mut catalog = honest.clone();
+            for edit in &edits {
+                edit_fields(&mut catalog, edit);
+            }
+            tally.add(exercise(write(&catalog)));
+            Ok(())
+        })
+        .unwrap();
+    eprintln!("field forgeries: {tally:?}");
+    assert_eq!(tally.cases.get(), 256, "every case ran (a failing one would have shrunk)");
+    tally.assert_both(0.1);
 }
 
 // ---------------------------------------------------------------------------------------------
