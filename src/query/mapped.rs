@@ -20,7 +20,10 @@
 //!
 //! Must not: map anything but a regular catalog file that `open_checked` accepted, or write.
 
-#![allow(unsafe_code)]
+#![expect(
+    unsafe_code,
+    reason = "mapping a file is unsafe (it may change under the map); the terms it is used on are above"
+)]
 
 use std::path::Path;
 use std::sync::Arc;

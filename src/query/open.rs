@@ -12,8 +12,15 @@
 //! before it is opened (opening a FIFO waits for a writer) and again once open, so a device,
 //! a FIFO or a directory named by `--catalog` is refused at once, naming the path.
 
-// The pipeline reads at offsets (`FileExt::read_exact_at`); elsewhere only the plain path runs.
-#![cfg_attr(not(unix), allow(dead_code, unused_imports, unused_variables))]
+#![cfg_attr(
+    not(unix),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "the pipeline reads at offsets (`FileExt::read_exact_at`); elsewhere only the plain path runs"
+    )
+)]
 
 use std::fs::File;
 use std::path::Path;

@@ -155,7 +155,10 @@ pub(super) fn ranked_entries(
 /// With `sims` (the query's similarities, see `semantic`), a hybrid search fuses each entry's
 /// BM25 score with its best section's similarity and adds the most similar entries BM25 did not
 /// match; a semantic search ranks by similarity alone.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one ranking pass over the filter, the words and the similarities; a struct would only name them again"
+)]
 fn ranked(
     query: &Query,
     text: &str,

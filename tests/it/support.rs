@@ -106,25 +106,12 @@ pub(crate) fn folio(cwd: &Path, args: &[&str]) -> Output {
     }
 }
 
-/// Compares `actual` with the golden file `path` (relative to the crate root). With
-/// `UPDATE_EXPECT=1` the file is rewritten and the test still fails, so a run that updates
-/// goldens never passes by accident.
+/// Compares `actual` with the golden file `path` (relative to the crate root), byte for byte,
+/// with snapbox: `SNAPSHOTS=overwrite` rewrites a file that differs; review the diff.
 #[track_caller]
 pub(crate) fn expect_file(path: &str, actual: &str) {
-    let full = crate::support::repo().join(path);
-    let expected = std::fs::read_to_string(&full).unwrap_or_default();
-    if expected == actual {
-        return;
-    }
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(&full, actual).unwrap();
-        panic!("updated {path}; review the diff and rerun without UPDATE_EXPECT");
-    }
-    panic!(
-        "{path} differs from the actual output (rerun with UPDATE_EXPECT=1 to update it)\n\
-         --- expected\n{expected}\n--- actual\n{actual}"
-    );
+    let expected = snapbox::Data::read_from(&crate::support::repo().join(path), None).raw();
+    snapbox::assert_data_eq!(snapbox::Data::text(actual.to_owned()).raw(), expected);
 }
 
 /// Copies a directory tree (files and directories only; anything else is left behind).
