@@ -20,7 +20,8 @@ use std::path::Path;
 
 use std::sync::OnceLock;
 
-use super::{Owner, Query};
+use super::Query;
+use super::kind::Owner;
 use crate::catalog::Catalog;
 use crate::catalog::codec::{self, DecodeError};
 use crate::error::Error;

@@ -6,8 +6,13 @@ use std::fmt::Write as _;
 
 use bytes::Bytes;
 
-use super::resolve::{not_found_skill, uri_error};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit};
+use super::Query;
+use super::cursor::{self, Page, page_limit};
+use super::detail::Detail;
+use super::error::{QueryError, decoded, uri_error};
+use super::kind::{Kind, Owner};
+use super::resolve::{Resolved, explain_left_out, nearest, not_found_doc, not_found_skill};
+use super::semantic::SearchMode;
 use crate::catalog::uri::{self, Target};
 use crate::catalog::{Entry, Lazy, Section};
 
@@ -207,7 +212,6 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
     /// for traversal, an unknown section, a bad line range or a selection on a blob.
     pub fn read(&self, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
-        let query = self;
         let target = uri::parse(raw).map_err(uri_error)?;
         selection.check_order()?;
         let generated_only = |selection: &Selection| {
@@ -225,11 +229,11 @@ impl Query {
         match target {
             Target::About => {
                 generated_only(selection)?;
-                Ok(ReadResult::generated(raw, "text/markdown", query.about()))
+                Ok(ReadResult::generated(raw, "text/markdown", self.about()))
             }
             Target::SkillsIndex(params) => {
                 generated_only(selection)?;
-                let page = query.skills_index(&params)?;
+                let page = self.skills_index(&params)?;
                 Ok(ReadResult::generated(
                     raw,
                     "application/json",
@@ -238,7 +242,7 @@ impl Query {
             }
             Target::DocsIndex(params) => {
                 generated_only(selection)?;
-                let page = query.docs_index(&params)?;
+                let page = self.docs_index(&params)?;
                 Ok(ReadResult::generated(
                     raw,
                     "application/json",
@@ -247,25 +251,25 @@ impl Query {
             }
             Target::SkillDetail { skill_id } => {
                 generated_only(selection)?;
-                let detail = super::Detail::Skill(Box::new(query.skill_detail(&skill_id)?));
+                let detail = Detail::Skill(Box::new(self.skill_detail(&skill_id)?));
                 Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
             }
             Target::DocDetail { path } => {
                 generated_only(selection)?;
-                let detail = super::Detail::Doc(Box::new(query.doc_detail(&path)?));
+                let detail = Detail::Doc(Box::new(self.doc_detail(&path)?));
                 Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
             }
             Target::Doc { path, params } => {
-                let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
+                let doc = self.doc(&path).ok_or_else(|| not_found_doc(self, &path))?;
                 let selection = merge(selection, &params)?;
-                let entry = &query.catalog.entries[doc.entry as usize];
-                read_entry(query, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
+                let entry = &self.catalog.entries[doc.entry as usize];
+                read_entry(self, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
             }
             Target::SkillDocument { skill_id, params } => {
-                let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
+                let skill = self.skill(&skill_id).ok_or_else(|| not_found_skill(self, &skill_id))?;
                 let selection = merge(selection, &params)?;
-                let entry = &query.catalog.entries[skill.document as usize];
-                read_entry(query, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
+                let entry = &self.catalog.entries[skill.document as usize];
+                read_entry(self, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
             }
             Target::SkillReference { .. } | Target::Skill { .. } => {
                 let params = match &target {
@@ -273,11 +277,11 @@ impl Query {
                     _ => Vec::new(),
                 };
                 let selection = merge(selection, &params)?;
-                let resolved = query.resolve(raw.split('?').next().unwrap_or(raw));
+                let resolved = self.resolve(raw.split('?').next().unwrap_or(raw));
                 let resolved = match (resolved, &target) {
                     // A skill directory is listed by `resources/directory/read`, never read.
-                    (Ok(super::Resolved::Skill { .. }), Target::Skill { path, .. })
-                        if query
+                    (Ok(Resolved::Skill { .. }), Target::Skill { path, .. })
+                        if self
                             .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
                             .is_none() =>
                     {
@@ -291,10 +295,10 @@ impl Query {
                 };
                 // Resolved URIs are entries' URIs, found again by binary search (the loader checked
                 // that entries are sorted); a generated resource named by a skill URI is not one.
-                let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
+                let Some(entry_idx) = self.entry_idx(resolved.uri()) else {
                     let key = raw.strip_prefix(uri::SKILL_PREFIX).unwrap_or(raw);
-                    return Err(super::resolve::explain_left_out(
-                        query,
+                    return Err(explain_left_out(
+                        self,
                         key,
                         QueryError::NotFound {
                             uri: raw.to_owned(),
@@ -303,15 +307,15 @@ impl Query {
                         },
                     ));
                 };
-                let entry = &query.catalog.entries[entry_idx];
-                let (outline, updated) = match query.owner(entry_idx) {
+                let entry = &self.catalog.entries[entry_idx];
+                let (outline, updated) = match self.owner(entry_idx) {
                     Some(Owner::Skill(s, file)) => {
-                        let skill = &query.catalog.skills[s as usize];
+                        let skill = &self.catalog.skills[s as usize];
                         (file.is_none().then_some(&skill.outline), skill.updated.clone())
                     }
                     _ => (None, None),
                 };
-                read_entry(query, raw, entry, outline, &selection, false, updated)
+                read_entry(self, raw, entry, outline, &selection, false, updated)
             }
         }
     }
@@ -478,7 +482,7 @@ fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Re
         } else {
             format!("no section `{id}` in `{}` (sections: {})", entry.uri, known.join(", "))
         };
-        let near = super::resolve::nearest(outline.iter().map(|s| s.id.as_str()), id);
+        let near = nearest(outline.iter().map(|s| s.id.as_str()), id);
         let repair = match near.first() {
             Some(best) => format!("read `{}`", uri::with_section(&entry.uri, best)),
             None => "read the detail record for the outline, or read the whole entry".to_owned(),
@@ -503,8 +507,7 @@ fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Re
 impl Query {
     /// Summary of what this catalog serves (the markdown of `resource://catalog/about`).
     pub fn about(&self) -> String {
-        let query = self;
-        let catalog = &query.catalog;
+        let catalog = &self.catalog;
         let settings = &catalog.settings;
         let n_files =
             catalog.entries.iter().filter(|e| e.kind == crate::catalog::EntryKind::SkillFile).count();
@@ -523,7 +526,7 @@ impl Query {
             catalog.skills.len(),
             n_files,
             bytes,
-            query.catalog_hash
+            self.catalog_hash
         );
         out.push_str(
             "## Discovery order\n\n\
@@ -544,8 +547,8 @@ impl Query {
              `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
              `get_skill_document_by_id`.\n",
         );
-        match query.search_mode() {
-            super::SearchMode::Hybrid(model) => {
+        match self.search_mode() {
+            SearchMode::Hybrid(model) => {
                 let _ = writeln!(
                     out,
                     "\n## Search\n\nSearch ranks words and meaning together (hybrid): BM25 fused with the \
@@ -556,7 +559,7 @@ impl Query {
                     model.short_hash()
                 );
             }
-            super::SearchMode::Keyword(why) => {
+            SearchMode::Keyword(why) => {
                 let _ = writeln!(out, "\n## Search\n\nSearch ranks by words alone (BM25): {why}.");
             }
         }
@@ -597,7 +600,6 @@ impl Query {
         cursor_arg: Option<&str>,
         limit: Option<usize>,
     ) -> Result<Page<DirEntry>, QueryError> {
-        let query = self;
         let limit = page_limit(limit)?;
         let not_dir = |why: &str| {
             QueryError::invalid_with(
@@ -614,13 +616,13 @@ impl Query {
         // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
         let skill = std::iter::once(path.as_str())
             .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
-            .find_map(|prefix| query.catalog.skill_by_path(prefix))
+            .find_map(|prefix| self.catalog.skill_by_path(prefix))
             .ok_or_else(|| not_dir("is not inside any skill"))?;
         let dir = path[skill.path.len()..].trim_start_matches('/');
         let mut files: Vec<(&str, &Entry)> =
-            vec![("SKILL.md", &query.catalog.entries[skill.document as usize])];
+            vec![("SKILL.md", &self.catalog.entries[skill.document as usize])];
         files.extend(
-            skill.files.iter().map(|f| (f.rel_path.as_str(), &query.catalog.entries[f.entry as usize])),
+            skill.files.iter().map(|f| (f.rel_path.as_str(), &self.catalog.entries[f.entry as usize])),
         );
         if !dir.is_empty() && files.iter().any(|(rel, _)| *rel == dir) {
             return Err(not_dir("is a file, not a directory; read it with resources/read"));
@@ -675,10 +677,10 @@ impl Query {
         items.sort_by(|a, b| a.uri.cmp(&b.uri));
         let total = items.len();
         let offset = match cursor_arg {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "directory", raw, total)?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "directory", raw, total)?,
             None => 0,
         };
-        let (range, next_cursor) = cursor::page(&query.catalog_hash, "directory", raw, offset, limit, total);
+        let (range, next_cursor) = cursor::page(&self.catalog_hash, "directory", raw, offset, limit, total);
         Ok(Page { items: items.drain(range).collect(), next_cursor, total })
     }
 }

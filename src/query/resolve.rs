@@ -1,9 +1,13 @@
 //! `resolve`: turning what a person or an agent typed (a skill id, a doc path, a URI) into one
 //! catalog entry, with "did you mean" suggestions when nothing matches.
 
+use super::Query;
+use super::error::{QueryError, uri_error};
 use super::filter::Filter;
-use super::{Kind, Owner, Query, QueryError};
-use crate::catalog::uri::{self, Target, UriError};
+use super::kind::{Kind, Owner};
+use super::search::ranked_entries;
+use super::semantic::Mode;
+use crate::catalog::uri::{self, Target};
 use crate::catalog::{Doc, Skill};
 use crate::suggest::distance;
 
@@ -52,11 +56,6 @@ impl Resolved {
     }
 }
 
-/// Maps a URI parse failure onto the query error the MCP layer turns into `-32602`.
-pub(super) fn uri_error(err: UriError) -> QueryError {
-    QueryError::invalid("uri", err.to_string())
-}
-
 impl Query {
     /// Resolves an id the way a person types it: a skill id, a skill path, a doc path (with or
     /// without `docs/` and the extension), or any catalog URI.
@@ -64,19 +63,18 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] with "did you mean" suggestions, or
     /// [`QueryError::InvalidParams`] for traversal.
     pub fn resolve(&self, id: &str) -> Result<Resolved, QueryError> {
-        let query = self;
         let id = id.trim();
         if id.is_empty() {
             return Err(QueryError::invalid("id", "is empty; give a skill id, a doc path or a catalog URI"));
         }
         if id.contains("://") {
-            return resolve_uri(query, id);
+            return resolve_uri(self, id);
         }
         // Plain ids get the same traversal checks as URI paths, before any lookup.
         uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
         let id = id.trim_end_matches('/');
-        if let Some(skill) = query.skill(id) {
-            return Ok(skill_resolved(query, skill, None));
+        if let Some(skill) = self.skill(id) {
+            return Ok(skill_resolved(self, skill, None));
         }
         let bare = id.strip_prefix("docs/").unwrap_or(id);
         let doc_candidates = [
@@ -87,47 +85,47 @@ impl Query {
             format!("{bare}/_index.md"),
         ];
         for candidate in &doc_candidates {
-            if let Some(doc) = query.doc(candidate) {
-                return Ok(doc_resolved(query, doc));
+            if let Some(doc) = self.doc(candidate) {
+                return Ok(doc_resolved(self, doc));
             }
         }
         let skill_path = id.strip_prefix("skills/").unwrap_or(id);
         let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
-        if let Some(skill) = query.catalog.skill_by_path(skill_path) {
-            return Ok(skill_resolved(query, skill, None));
+        if let Some(skill) = self.catalog.skill_by_path(skill_path) {
+            return Ok(skill_resolved(self, skill, None));
         }
         // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
-        if let Some(idx) = query
+        if let Some(idx) = self
             .catalog
             .entries
             .iter()
             .position(|e| e.path == id || e.path.strip_prefix("skills/") == Some(id))
         {
-            return Ok(entry_resolved(query, idx));
+            return Ok(entry_resolved(self, idx));
         }
         // Case-insensitive, when it names exactly one thing.
         let lower = id.to_lowercase();
-        let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
+        let mut folded = self.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
         if let (Some(skill), None) = (folded.next(), folded.next()) {
-            return Ok(skill_resolved(query, skill, None));
+            return Ok(skill_resolved(self, skill, None));
         }
         let lower_bare = bare.to_lowercase();
-        let mut folded = query.catalog.docs.iter().filter(|d| {
+        let mut folded = self.catalog.docs.iter().filter(|d| {
             let p = d.path.to_lowercase();
             p == lower_bare
                 || p.strip_suffix(".md") == Some(&lower_bare)
                 || p.strip_suffix(".mdx") == Some(&lower_bare)
         });
         if let (Some(doc), None) = (folded.next(), folded.next()) {
-            return Ok(doc_resolved(query, doc));
+            return Ok(doc_resolved(self, doc));
         }
         Err(explain_left_out(
-            query,
+            self,
             id,
             QueryError::NotFound {
                 uri: id.to_owned(),
                 what: format!("skill or doc `{id}`"),
-                suggestions: suggest(query, id),
+                suggestions: suggest(self, id),
             },
         ))
     }
@@ -319,14 +317,7 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
         return Vec::new();
     }
     let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
-    let Ok(hits) = super::search::ranked_entries(
-        query,
-        &words,
-        &Filter::default(),
-        &|_| true,
-        super::Mode::Keyword,
-        HITS,
-    ) else {
+    let Ok(hits) = ranked_entries(query, &words, &Filter::default(), &|_| true, Mode::Keyword, HITS) else {
         return Vec::new();
     };
     hits.iter()
