@@ -81,6 +81,10 @@ pub struct Query {
     /// The encoder that embeds queries for the catalog's vectors, when one is attached
     /// ([`Query::attach_encoder`]).
     encoder: Option<Arc<dyn QueryEncoder>>,
+    /// How many times a key (a name, a path, a URI) was looked up in the catalog: the figure
+    /// tests read to show that each request resolves what it names once ([`Query::lookups`]).
+    #[cfg(test)]
+    lookups: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for dyn QueryEncoder {
@@ -129,23 +133,50 @@ impl Query {
 
     /// The skill with this id (its name).
     pub fn skill(&self, skill_id: &str) -> Option<&Skill> {
+        self.skill_idx(skill_id).map(|at| &self.catalog.skills[at])
+    }
+
+    /// The index into `Catalog::skills` of the skill with this id.
+    fn skill_idx(&self, skill_id: &str) -> Option<usize> {
+        self.looked_up();
         let skills = &self.catalog.skills;
         let found = self.skill_by_name.binary_search_by(|&i| skills[i as usize].name.as_str().cmp(skill_id));
-        found.ok().map(|at| &skills[self.skill_by_name[at] as usize])
+        found.ok().map(|at| self.skill_by_name[at] as usize)
+    }
+
+    /// The skill whose folder is `path`, relative to `skills/`.
+    fn skill_by_path(&self, path: &str) -> Option<&Skill> {
+        self.looked_up();
+        self.catalog.skill_by_path(path)
     }
 
     /// The doc with this path, relative to `docs/` (`docs/` itself is also accepted as prefix).
     pub fn doc(&self, path: &str) -> Option<&Doc> {
+        self.looked_up();
         self.catalog.doc(path).or_else(|| path.strip_prefix("docs/").and_then(|p| self.catalog.doc(p)))
     }
 
     /// The entry with this canonical URI.
     pub fn entry(&self, uri: &str) -> Option<&Entry> {
-        self.catalog.entry(uri)
+        self.entry_idx(uri).map(|idx| &self.catalog.entries[idx])
     }
 
     fn entry_idx(&self, uri: &str) -> Option<usize> {
+        self.looked_up();
         self.catalog.entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok()
+    }
+
+    /// Counts one lookup of a key in the catalog (in tests; nothing otherwise).
+    #[inline]
+    fn looked_up(&self) {
+        #[cfg(test)]
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many keys were looked up in the catalog so far: each request should add one.
+    #[cfg(test)]
+    pub(crate) fn lookups(&self) -> u64 {
+        self.lookups.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn owner(&self, entry_idx: usize) -> Option<Owner> {

@@ -45,7 +45,7 @@ impl Query {
         let scoped_skill = || {
             ctx("skill_id")
                 .and_then(|id| self.skill(id))
-                .or_else(|| ctx("skill_path").and_then(|p| catalog.skill_by_path(p)))
+                .or_else(|| ctx("skill_path").and_then(|p| self.skill_by_path(p)))
         };
         let candidates: Vec<(String, usize)> = match argument {
             "skill_id" => catalog.skills.iter().map(|s| (s.name.clone(), 0)).collect(),

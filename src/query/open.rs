@@ -107,6 +107,8 @@ impl Query {
             translations: OnceLock::new(),
             search_blanks: OnceLock::new(),
             encoder: None,
+            #[cfg(test)]
+            lookups: Default::default(),
         }
     }
 }

@@ -11,7 +11,7 @@ use super::cursor::{self, Page, page_limit};
 use super::detail::Detail;
 use super::error::{QueryError, decoded, uri_error};
 use super::kind::{Kind, Owner};
-use super::resolve::{Resolved, explain_left_out, nearest, not_found_doc, not_found_skill};
+use super::resolve::{Located, nearest};
 use super::semantic::SearchMode;
 use crate::catalog::uri::{self, Target};
 use crate::catalog::{Entry, Lazy, Section};
@@ -108,6 +108,11 @@ pub struct ReadResult {
     pub uri: String,
     /// Canonical URI of the entry read (`None` for generated catalog resources).
     pub canonical_uri: Option<String>,
+    /// The entry's path in the content tree (`docs/…`, `skills/…`; `None` for generated
+    /// catalog resources).
+    pub path: Option<String>,
+    /// The ref id of a skill file other than SKILL.md.
+    pub ref_id: Option<String>,
     /// What was read.
     pub kind: Kind,
     /// MIME type.
@@ -149,6 +154,8 @@ impl ReadResult {
         ReadResult {
             uri: uri.to_owned(),
             canonical_uri: None,
+            path: None,
+            ref_id: None,
             kind: Kind::Catalog,
             mime: mime.to_owned(),
             size: text.len() as u64,
@@ -214,110 +221,75 @@ impl Query {
     pub fn read(&self, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
         let target = uri::parse(raw).map_err(uri_error)?;
         selection.check_order()?;
-        let generated_only = |selection: &Selection| {
-            if selection.is_empty() {
-                Ok(())
-            } else {
-                Err(QueryError::invalid(
-                    "section",
-                    format!(
-                        "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
-                    ),
-                ))
-            }
+        // A `skill://` URI or a reference alias has its selection checked before it is looked
+        // up, a doc or a skill document after (the order their errors have always come in).
+        let early = match &target {
+            Target::SkillReference { params, .. } | Target::Skill { params, .. } => Some(merge(selection, params)?),
+            _ => None,
         };
-        match target {
-            Target::About => {
-                generated_only(selection)?;
-                Ok(ReadResult::generated(raw, "text/markdown", self.about()))
+        match self.locate(raw, target)? {
+            Located::Entry { idx, params } => {
+                let selection = match early {
+                    Some(selection) => selection,
+                    None => merge(selection, &params)?,
+                };
+                self.read_at(raw, idx, &selection)
             }
+            Located::Generated(target) => self.read_generated(raw, target, selection),
+        }
+    }
+
+    /// Reads entry `idx`, named by `raw`: a doc with the bounded-read rule, a skill file whole
+    /// (or the part `selection` names).
+    pub(super) fn read_at(&self, raw: &str, idx: usize, selection: &Selection) -> Result<ReadResult, QueryError> {
+        let entry = &self.catalog.entries[idx];
+        let (outline, updated, bounded, ref_id) = match self.owner(idx) {
+            Some(Owner::Doc(d)) => {
+                let doc = &self.catalog.docs[d as usize];
+                (Some(&doc.outline), doc.updated.clone(), true, None)
+            }
+            Some(Owner::Skill(s, file)) => {
+                let skill = &self.catalog.skills[s as usize];
+                let ref_id = file.map(|f| skill.files[f as usize].ref_id.clone());
+                (file.is_none().then_some(&skill.outline), skill.updated.clone(), false, ref_id)
+            }
+            None => (None, None, false, None),
+        };
+        let mut result = read_entry(self, raw, entry, outline, selection, bounded, updated)?;
+        result.ref_id = ref_id;
+        Ok(result)
+    }
+
+    /// Reads a resource generated from the catalog: the about page, an index page or a detail
+    /// record. A selection does not apply to them.
+    fn read_generated(&self, raw: &str, target: Target, selection: &Selection) -> Result<ReadResult, QueryError> {
+        if !selection.is_empty() {
+            return Err(QueryError::invalid(
+                "section",
+                format!("`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"),
+            ));
+        }
+        let json = "application/json";
+        Ok(match target {
             Target::SkillsIndex(params) => {
-                generated_only(selection)?;
                 let page = self.skills_index(&params)?;
-                Ok(ReadResult::generated(
-                    raw,
-                    "application/json",
-                    index_json(uri::SKILLS_INDEX, &params, &page),
-                ))
+                ReadResult::generated(raw, json, index_json(uri::SKILLS_INDEX, &params, &page))
             }
             Target::DocsIndex(params) => {
-                generated_only(selection)?;
                 let page = self.docs_index(&params)?;
-                Ok(ReadResult::generated(
-                    raw,
-                    "application/json",
-                    index_json(uri::DOCS_INDEX, &params, &page),
-                ))
+                ReadResult::generated(raw, json, index_json(uri::DOCS_INDEX, &params, &page))
             }
             Target::SkillDetail { skill_id } => {
-                generated_only(selection)?;
                 let detail = Detail::Skill(Box::new(self.skill_detail(&skill_id)?));
-                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+                ReadResult::generated(raw, json, detail.to_json())
             }
             Target::DocDetail { path } => {
-                generated_only(selection)?;
                 let detail = Detail::Doc(Box::new(self.doc_detail(&path)?));
-                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
+                ReadResult::generated(raw, json, detail.to_json())
             }
-            Target::Doc { path, params } => {
-                let doc = self.doc(&path).ok_or_else(|| not_found_doc(self, &path))?;
-                let selection = merge(selection, &params)?;
-                let entry = &self.catalog.entries[doc.entry as usize];
-                read_entry(self, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
-            }
-            Target::SkillDocument { skill_id, params } => {
-                let skill = self.skill(&skill_id).ok_or_else(|| not_found_skill(self, &skill_id))?;
-                let selection = merge(selection, &params)?;
-                let entry = &self.catalog.entries[skill.document as usize];
-                read_entry(self, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
-            }
-            Target::SkillReference { .. } | Target::Skill { .. } => {
-                let params = match &target {
-                    Target::SkillReference { params, .. } | Target::Skill { params, .. } => params.clone(),
-                    _ => Vec::new(),
-                };
-                let selection = merge(selection, &params)?;
-                let resolved = self.resolve(raw.split('?').next().unwrap_or(raw));
-                let resolved = match (resolved, &target) {
-                    // A skill directory is listed by `resources/directory/read`, never read.
-                    (Ok(Resolved::Skill { .. }), Target::Skill { path, .. })
-                        if self
-                            .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
-                            .is_none() =>
-                    {
-                        return Err(QueryError::invalid_with(
-                            "uri",
-                            format!("`{raw}` is a skill directory, not a file"),
-                            format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
-                        ));
-                    }
-                    (res, _) => res?,
-                };
-                // Resolved URIs are entries' URIs, found again by binary search (the loader checked
-                // that entries are sorted); a generated resource named by a skill URI is not one.
-                let Some(entry_idx) = self.entry_idx(resolved.uri()) else {
-                    let key = raw.strip_prefix(uri::SKILL_PREFIX).unwrap_or(raw);
-                    return Err(explain_left_out(
-                        self,
-                        key,
-                        QueryError::NotFound {
-                            uri: raw.to_owned(),
-                            what: format!("skill file `{raw}`"),
-                            suggestions: Vec::new(),
-                        },
-                    ));
-                };
-                let entry = &self.catalog.entries[entry_idx];
-                let (outline, updated) = match self.owner(entry_idx) {
-                    Some(Owner::Skill(s, file)) => {
-                        let skill = &self.catalog.skills[s as usize];
-                        (file.is_none().then_some(&skill.outline), skill.updated.clone())
-                    }
-                    _ => (None, None),
-                };
-                read_entry(self, raw, entry, outline, &selection, false, updated)
-            }
-        }
+            // `locate` hands the about page and nothing else here.
+            _ => ReadResult::generated(raw, "text/markdown", self.about()),
+        })
     }
 }
 
@@ -367,6 +339,8 @@ fn read_entry(
     let mut result = ReadResult {
         uri: raw.to_owned(),
         canonical_uri: Some(entry.uri.clone()),
+        path: Some(entry.path.clone()),
+        ref_id: None,
         kind: Kind::of_entry(entry.kind),
         mime: entry.mime.clone(),
         content: ReadContent::Blob(entry.bytes.clone()),
@@ -616,7 +590,7 @@ impl Query {
         // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
         let skill = std::iter::once(path.as_str())
             .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
-            .find_map(|prefix| self.catalog.skill_by_path(prefix))
+            .find_map(|prefix| self.skill_by_path(prefix))
             .ok_or_else(|| not_dir("is not inside any skill"))?;
         let dir = path[skill.path.len()..].trim_start_matches('/');
         let mut files: Vec<(&str, &Entry)> =
