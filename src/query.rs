@@ -26,6 +26,7 @@ mod read;
 mod resolve;
 mod search;
 mod semantic;
+mod show;
 mod snippet;
 #[cfg(test)]
 mod tests;
@@ -49,6 +50,7 @@ pub use open::{load_catalog, read_catalog_bytes};
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
 pub use resolve::Resolved;
 pub use search::{Hit, MAX_QUERY_CHARS, SearchParams};
+pub use show::Shown;
 pub use semantic::{
     FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, MIN_CHARS_PER_PIECE, Mode, QueryEncoder,
     QueryVector, SEMANTIC_CANDIDATES, SearchMode,

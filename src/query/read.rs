@@ -63,7 +63,7 @@ impl Selection {
         self.start_line.is_some() || self.end_line.is_some()
     }
 
-    fn check_order(&self) -> Result<(), QueryError> {
+    pub(super) fn check_order(&self) -> Result<(), QueryError> {
         if self.start_line == Some(0) || self.end_line == Some(0) {
             return Err(QueryError::invalid("lines", "line numbers start at 1"));
         }
@@ -219,6 +219,12 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
     /// for traversal, an unknown section, a bad line range or a selection on a blob.
     pub fn read(&self, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
+        self.read_named(raw, selection).map(|(read, _)| read)
+    }
+
+    /// [`Query::read`], with what the URI named: the entry read, or the detail record a detail
+    /// URI generated; so that a caller who shows both looks nothing up twice.
+    pub(super) fn read_named(&self, raw: &str, selection: &Selection) -> Result<(ReadResult, Named), QueryError> {
         let target = uri::parse(raw).map_err(uri_error)?;
         selection.check_order()?;
         // A `skill://` URI or a reference alias has its selection checked before it is looked
@@ -233,7 +239,7 @@ impl Query {
                     Some(selection) => selection,
                     None => merge(selection, &params)?,
                 };
-                self.read_at(raw, idx, &selection)
+                Ok((self.read_at(raw, idx, &selection)?, Named::Entry(idx)))
             }
             Located::Generated(target) => self.read_generated(raw, target, selection),
         }
@@ -262,7 +268,12 @@ impl Query {
 
     /// Reads a resource generated from the catalog: the about page, an index page or a detail
     /// record. A selection does not apply to them.
-    fn read_generated(&self, raw: &str, target: Target, selection: &Selection) -> Result<ReadResult, QueryError> {
+    fn read_generated(
+        &self,
+        raw: &str,
+        target: Target,
+        selection: &Selection,
+    ) -> Result<(ReadResult, Named), QueryError> {
         if !selection.is_empty() {
             return Err(QueryError::invalid(
                 "section",
@@ -270,27 +281,36 @@ impl Query {
             ));
         }
         let json = "application/json";
-        Ok(match target {
+        let (text, detail) = match target {
             Target::SkillsIndex(params) => {
                 let page = self.skills_index(&params)?;
-                ReadResult::generated(raw, json, index_json(uri::SKILLS_INDEX, &params, &page))
+                (index_json(uri::SKILLS_INDEX, &params, &page), None)
             }
             Target::DocsIndex(params) => {
                 let page = self.docs_index(&params)?;
-                ReadResult::generated(raw, json, index_json(uri::DOCS_INDEX, &params, &page))
+                (index_json(uri::DOCS_INDEX, &params, &page), None)
             }
             Target::SkillDetail { skill_id } => {
                 let detail = Detail::Skill(Box::new(self.skill_detail(&skill_id)?));
-                ReadResult::generated(raw, json, detail.to_json())
+                (detail.to_json(), Some(detail))
             }
             Target::DocDetail { path } => {
                 let detail = Detail::Doc(Box::new(self.doc_detail(&path)?));
-                ReadResult::generated(raw, json, detail.to_json())
+                (detail.to_json(), Some(detail))
             }
             // `locate` hands the about page and nothing else here.
-            _ => ReadResult::generated(raw, "text/markdown", self.about()),
-        })
+            _ => return Ok((ReadResult::generated(raw, "text/markdown", self.about()), Named::Generated(None))),
+        };
+        Ok((ReadResult::generated(raw, json, text), Named::Generated(detail)))
     }
+}
+
+/// What a read named, besides what it read.
+pub(super) enum Named {
+    /// The entry at this index of `Catalog::entries`.
+    Entry(usize),
+    /// A generated resource, with the detail record it is the JSON of (detail URIs only).
+    Generated(Option<Detail>),
 }
 
 /// Combines the URI's own `?section=`/`?lines=` with an explicit selection; giving both is an error.
