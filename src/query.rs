@@ -37,13 +37,13 @@ use std::sync::{Arc, OnceLock};
 
 use crate::catalog::mdx::SearchBlanks;
 use crate::catalog::{Catalog, Doc, Entry, Settings, Skill};
-use kind::Owner;
 
 pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion, MAX_COMPLETIONS};
 pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT, Page};
 pub use detail::{Detail, DocDetail, FileRecord, LinkRecord, SectionRecord, SkillDetail};
 pub use error::QueryError;
 pub(crate) use error::decoded;
+pub(crate) use kind::Owner;
 pub use kind::Kind;
 pub use list::{DocSummary, ListParams, Record, SkillSummary, Sort};
 pub use open::{load_catalog, read_catalog_bytes};
@@ -181,7 +181,8 @@ impl Query {
         self.lookups.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn owner(&self, entry_idx: usize) -> Option<Owner> {
+    /// The doc or skill entry `entry_idx` belongs to (`None` for generated singletons).
+    pub(crate) fn owner(&self, entry_idx: usize) -> Option<Owner> {
         self.owners.get(entry_idx).copied().flatten()
     }
 }
