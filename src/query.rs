@@ -43,18 +43,18 @@ pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT, Page};
 pub use detail::{Detail, DocDetail, FileRecord, LinkRecord, SectionRecord, SkillDetail};
 pub use error::QueryError;
 pub(crate) use error::decoded;
-pub(crate) use kind::Owner;
 pub use kind::Kind;
+pub(crate) use kind::Owner;
 pub use list::{DocSummary, ListParams, Record, SkillSummary, Sort};
 pub use open::{load_catalog, read_catalog_bytes};
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
 pub use resolve::Resolved;
 pub use search::{Hit, MAX_QUERY_CHARS, SearchParams};
-pub use show::Shown;
 pub use semantic::{
     FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, MIN_CHARS_PER_PIECE, Mode, QueryEncoder,
     QueryVector, SEMANTIC_CANDIDATES, SearchMode,
 };
+pub use show::Shown;
 
 /// A verified catalog with its lookup maps: the one handle every consumer queries.
 ///

@@ -362,7 +362,9 @@ impl Query {
     /// skill's); `None` for an entry of neither.
     pub(super) fn detail_at(&self, idx: usize) -> Option<Result<Detail, QueryError>> {
         Some(match self.owner(idx)? {
-            Owner::Doc(d) => self.doc_detail_of(&self.catalog.docs[d as usize]).map(|d| Detail::Doc(Box::new(d))),
+            Owner::Doc(d) => {
+                self.doc_detail_of(&self.catalog.docs[d as usize]).map(|d| Detail::Doc(Box::new(d)))
+            }
             Owner::Skill(s, _) => {
                 self.skill_detail_of(&self.catalog.skills[s as usize]).map(|s| Detail::Skill(Box::new(s)))
             }

@@ -224,13 +224,19 @@ impl Query {
 
     /// [`Query::read`], with what the URI named: the entry read, or the detail record a detail
     /// URI generated; so that a caller who shows both looks nothing up twice.
-    pub(super) fn read_named(&self, raw: &str, selection: &Selection) -> Result<(ReadResult, Named), QueryError> {
+    pub(super) fn read_named(
+        &self,
+        raw: &str,
+        selection: &Selection,
+    ) -> Result<(ReadResult, Named), QueryError> {
         let target = uri::parse(raw).map_err(uri_error)?;
         selection.check_order()?;
         // A `skill://` URI or a reference alias has its selection checked before it is looked
         // up, a doc or a skill document after (the order their errors have always come in).
         let early = match &target {
-            Target::SkillReference { params, .. } | Target::Skill { params, .. } => Some(merge(selection, params)?),
+            Target::SkillReference { params, .. } | Target::Skill { params, .. } => {
+                Some(merge(selection, params)?)
+            }
             _ => None,
         };
         match self.locate(raw, target)? {
@@ -247,7 +253,12 @@ impl Query {
 
     /// Reads entry `idx`, named by `raw`: a doc with the bounded-read rule, a skill file whole
     /// (or the part `selection` names).
-    pub(super) fn read_at(&self, raw: &str, idx: usize, selection: &Selection) -> Result<ReadResult, QueryError> {
+    pub(super) fn read_at(
+        &self,
+        raw: &str,
+        idx: usize,
+        selection: &Selection,
+    ) -> Result<ReadResult, QueryError> {
         let entry = &self.catalog.entries[idx];
         let (outline, updated, bounded, ref_id) = match self.owner(idx) {
             Some(Owner::Doc(d)) => {
@@ -277,7 +288,9 @@ impl Query {
         if !selection.is_empty() {
             return Err(QueryError::invalid(
                 "section",
-                format!("`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"),
+                format!(
+                    "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
+                ),
             ));
         }
         let json = "application/json";
@@ -299,7 +312,12 @@ impl Query {
                 (detail.to_json(), Some(detail))
             }
             // `locate` hands the about page and nothing else here.
-            _ => return Ok((ReadResult::generated(raw, "text/markdown", self.about()), Named::Generated(None))),
+            _ => {
+                return Ok((
+                    ReadResult::generated(raw, "text/markdown", self.about()),
+                    Named::Generated(None),
+                ));
+            }
         };
         Ok((ReadResult::generated(raw, json, text), Named::Generated(detail)))
     }

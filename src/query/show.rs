@@ -68,7 +68,8 @@ mod tests {
             "resource://catalog/about",
         ] {
             let before = q.lookups();
-            let uri = if id.contains("://") { id.to_owned() } else { q.resolve(id).unwrap().uri().to_owned() };
+            let uri =
+                if id.contains("://") { id.to_owned() } else { q.resolve(id).unwrap().uri().to_owned() };
             let resolve = if id.contains("://") { 1 } else { q.lookups() - before };
             let before = q.lookups();
             let shown = q.show(id, &none).unwrap_or_else(|e| panic!("{id}: {e}"));

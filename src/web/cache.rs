@@ -57,7 +57,11 @@ impl PageCache {
     /// The page of entry `idx`, rendered by `render` the first time it is asked for (and again
     /// once it has been let go). The lock is not held while rendering: two requests for a page
     /// not kept yet may both render it, and the same page is kept.
-    pub(crate) fn page(&self, idx: u32, render: impl FnOnce() -> Option<(String, String)>) -> Option<Rendered> {
+    pub(crate) fn page(
+        &self,
+        idx: u32,
+        render: impl FnOnce() -> Option<(String, String)>,
+    ) -> Option<Rendered> {
         if let Some(page) = self.lock().pages.get(&idx) {
             return Some(Arc::clone(page));
         }

@@ -12,8 +12,8 @@
 use rustc_hash::FxHashMap;
 
 use crate::catalog::Catalog;
-use crate::query::Query;
 use crate::catalog::uri::encode_path;
+use crate::query::Query;
 
 /// The view's address of every entry, both ways.
 pub(crate) struct Sitemap {
