@@ -150,7 +150,7 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
 }
 
 /// Reads and verifies a `catalog.msgpack` file (format version, `catalog_hash`, consistency)
-/// into a [`Catalog`](crate::catalog::Catalog), for library users who want the records rather
+/// into a [`Catalog`], for library users who want the records rather
 /// than a [`Query`].
 ///
 /// Fails with [`Error::Io`] when the file cannot be read, is not a regular file or is larger
