@@ -16,7 +16,9 @@ mod complete;
 mod cursor;
 mod defining;
 mod detail;
+mod error;
 mod filter;
+mod kind;
 mod list;
 mod mapped;
 mod open;
@@ -24,6 +26,7 @@ mod read;
 mod resolve;
 mod search;
 mod semantic;
+mod show;
 mod snippet;
 #[cfg(test)]
 mod tests;
@@ -32,14 +35,16 @@ mod translations;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use serde::Serialize;
-
-use crate::catalog::codec::{self, DecodeError};
 use crate::catalog::mdx::SearchBlanks;
-use crate::catalog::{Catalog, Doc, Entry, EntryKind, Settings, Skill};
+use crate::catalog::{Catalog, Doc, Entry, Settings, Skill};
 
-pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion};
+pub use complete::{ARGUMENTS as COMPLETION_ARGUMENTS, Completion, MAX_COMPLETIONS};
+pub use cursor::{DEFAULT_LIMIT, MAX_LIMIT, Page};
 pub use detail::{Detail, DocDetail, FileRecord, LinkRecord, SectionRecord, SkillDetail};
+pub use error::QueryError;
+pub(crate) use error::decoded;
+pub use kind::Kind;
+pub(crate) use kind::Owner;
 pub use list::{DocSummary, ListParams, Record, SkillSummary, Sort};
 pub use open::{load_catalog, read_catalog_bytes};
 pub use read::{DIRECTORY_MIME, DirEntry, ReadContent, ReadResult, Selection};
@@ -49,212 +54,7 @@ pub use semantic::{
     FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, MIN_CHARS_PER_PIECE, Mode, QueryEncoder,
     QueryVector, SEMANTIC_CANDIDATES, SearchMode,
 };
-
-/// Default number of items per page when the caller gives no `limit`.
-pub const DEFAULT_LIMIT: usize = 50;
-/// Largest accepted `limit`; larger values are clamped to it.
-pub const MAX_LIMIT: usize = 1000;
-/// Most values one completion answer holds (MCP `completion/complete`).
-pub const MAX_COMPLETIONS: usize = 100;
-
-/// What a record, hit or filter is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// A generated catalog resource (`resource://catalog/about`, the two indexes).
-    Catalog,
-    /// A doc under `docs/`.
-    Doc,
-    /// A skill, represented by its `SKILL.md`.
-    Skill,
-    /// A skill file other than `SKILL.md`.
-    SkillFile,
-}
-
-impl Kind {
-    /// The stable lowercase name (`catalog`, `doc`, `skill`, `skill_file`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Catalog => "catalog",
-            Kind::Doc => "doc",
-            Kind::Skill => "skill",
-            Kind::SkillFile => "skill_file",
-        }
-    }
-
-    /// Parses a kind name; `all` and the empty string mean no filter (`Ok(None)`).
-    ///
-    /// Fails with [`QueryError::InvalidParams`] on any other name.
-    pub fn parse_filter(name: &str) -> Result<Option<Kind>, QueryError> {
-        match name {
-            "" | "all" => Ok(None),
-            "catalog" => Ok(Some(Kind::Catalog)),
-            "doc" | "docs" => Ok(Some(Kind::Doc)),
-            "skill" | "skills" => Ok(Some(Kind::Skill)),
-            "skill_file" | "skill-file" => Ok(Some(Kind::SkillFile)),
-            other => Err(QueryError::invalid(
-                "kind",
-                format!("unknown kind `{other}` (expected doc, skill, skill_file, catalog or all)"),
-            )),
-        }
-    }
-
-    fn of_entry(kind: EntryKind) -> Kind {
-        match kind {
-            EntryKind::Doc => Kind::Doc,
-            EntryKind::SkillDocument => Kind::Skill,
-            EntryKind::SkillFile => Kind::SkillFile,
-        }
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One page of results.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Page<T> {
-    /// The items of this page, in the query's deterministic order.
-    pub items: Vec<T>,
-    /// Opaque cursor for the next page; absent on the last page (never `""`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How many items match in total, over all pages.
-    pub total: usize,
-}
-
-/// Why a query could not be answered. Never a panic, never content from outside the catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum QueryError {
-    /// Nothing in the catalog has this id or URI (MCP: `resource_not_found` with `data.uri`).
-    NotFound {
-        /// The id or URI as the caller gave it.
-        uri: String,
-        /// What was looked for, for messages (`skill \`pdff\``, `doc \`guide.md\``).
-        what: String,
-        /// Nearby ids or URIs that do exist, best first (at most 5).
-        suggestions: Vec<String>,
-    },
-    /// The request is malformed (MCP: `-32602`): traversal, a bad cursor, a bad line range, an
-    /// unknown section, an unknown parameter value.
-    InvalidParams {
-        /// The parameter at fault (`uri`, `cursor`, `lines`, `section`, `limit`, `query`, …).
-        param: &'static str,
-        /// Why, as a sentence fragment (lowercase, no trailing period).
-        reason: String,
-        /// A real next step (a URI to read or a call to make).
-        repair: String,
-    },
-    /// The catalog holds what its compiler cannot have written (MCP: `-32603`): a lazily decoded
-    /// field that does not decode, a section range past the end of its file. Only a forged or
-    /// damaged file gets here; its hash proves nothing about who wrote it. The request is fine.
-    Corrupt {
-        /// The URI of the record at fault.
-        uri: String,
-        /// What is wrong, as a sentence fragment (lowercase, no trailing period).
-        reason: String,
-    },
-}
-
-impl QueryError {
-    fn invalid(param: &'static str, reason: impl Into<String>) -> QueryError {
-        let repair = match param {
-            "cursor" => "restart from the first page: repeat the call without `cursor`".to_owned(),
-            "uri" => format!(
-                "read `{}` for the URI families, or call search_patterns / list_resources",
-                crate::catalog::uri::ABOUT
-            ),
-            "mode" => format!(
-                "leave `mode` out or pass `keyword`: both rank by words where meaning cannot be used \
-                 (`{}` says which search this catalog has)",
-                crate::catalog::uri::ABOUT
-            ),
-            _ => "fix the parameter and retry; call list_resources or search_patterns to see what \
-                  exists"
-                .to_owned(),
-        };
-        QueryError::InvalidParams { param, reason: reason.into(), repair }
-    }
-
-    fn invalid_with(param: &'static str, reason: impl Into<String>, repair: impl Into<String>) -> QueryError {
-        QueryError::InvalidParams { param, reason: reason.into(), repair: repair.into() }
-    }
-
-    /// A hint naming a real next step: a URI to read or a tool to call.
-    pub fn repair(&self) -> String {
-        match self {
-            QueryError::NotFound { suggestions, .. } if !suggestions.is_empty() => format!(
-                "did you mean {}? Call search_patterns or list_resources to see what exists",
-                suggestions.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
-            ),
-            QueryError::NotFound { .. } => {
-                "call search_patterns or list_resources to see what exists".to_owned()
-            }
-            QueryError::InvalidParams { repair, .. } => repair.clone(),
-            QueryError::Corrupt { .. } => "rebuild the catalog with `folio build`".to_owned(),
-        }
-    }
-
-    /// True for [`QueryError::NotFound`].
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, QueryError::NotFound { .. })
-    }
-
-    /// True for [`QueryError::Corrupt`]: the catalog is at fault, not the request.
-    pub fn is_corrupt_catalog(&self) -> bool {
-        matches!(self, QueryError::Corrupt { .. })
-    }
-}
-
-/// The value of `field`, the `what` (outline, links, …) of the record served at `uri`, decoded
-/// on first use. A field that does not decode (a forged catalog: its hash proves nothing) is
-/// [`QueryError::Corrupt`], never an empty value served as if it were the record's.
-pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
-    field: &'a codec::Lazy<T>,
-    uri: &str,
-    what: &str,
-) -> Result<&'a T, QueryError> {
-    field.get().map_err(|e| {
-        let why = match e {
-            DecodeError::Body(why) | DecodeError::Corrupt(why) => why,
-            other => other.to_string(),
-        };
-        QueryError::Corrupt {
-            uri: uri.to_owned(),
-            reason: format!("the {what} of `{uri}` does not decode ({why})"),
-        }
-    })
-}
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueryError::NotFound { what, suggestions, .. } => {
-                write!(f, "no {what}")?;
-                if let Some(first) = suggestions.first() {
-                    write!(f, "; did you mean `{first}`?")?;
-                }
-                Ok(())
-            }
-            QueryError::InvalidParams { param, reason, .. } => write!(f, "invalid `{param}`: {reason}"),
-            QueryError::Corrupt { reason, .. } => write!(f, "catalog is corrupt: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for QueryError {}
-
-/// Which doc or skill an entry belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Owner {
-    /// Index into `Catalog::docs`.
-    Doc(u32),
-    /// Index into `Catalog::skills`, and into its `files` (`None` for SKILL.md).
-    Skill(u32, Option<u32>),
-}
+pub use show::Shown;
 
 /// A verified catalog with its lookup maps: the one handle every consumer queries.
 ///
@@ -283,6 +83,10 @@ pub struct Query {
     /// The encoder that embeds queries for the catalog's vectors, when one is attached
     /// ([`Query::attach_encoder`]).
     encoder: Option<Arc<dyn QueryEncoder>>,
+    /// How many times a key (a name, a path, a URI) was looked up in the catalog: the figure
+    /// tests read to show that each request resolves what it names once ([`Query::lookups`]).
+    #[cfg(test)]
+    lookups: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for dyn QueryEncoder {
@@ -331,68 +135,56 @@ impl Query {
 
     /// The skill with this id (its name).
     pub fn skill(&self, skill_id: &str) -> Option<&Skill> {
+        self.skill_idx(skill_id).map(|at| &self.catalog.skills[at])
+    }
+
+    /// The index into `Catalog::skills` of the skill with this id.
+    fn skill_idx(&self, skill_id: &str) -> Option<usize> {
+        self.looked_up();
         let skills = &self.catalog.skills;
         let found = self.skill_by_name.binary_search_by(|&i| skills[i as usize].name.as_str().cmp(skill_id));
-        found.ok().map(|at| &skills[self.skill_by_name[at] as usize])
+        found.ok().map(|at| self.skill_by_name[at] as usize)
+    }
+
+    /// The skill whose folder is `path`, relative to `skills/`.
+    fn skill_by_path(&self, path: &str) -> Option<&Skill> {
+        self.looked_up();
+        self.catalog.skill_by_path(path)
     }
 
     /// The doc with this path, relative to `docs/` (`docs/` itself is also accepted as prefix).
     pub fn doc(&self, path: &str) -> Option<&Doc> {
+        self.looked_up();
         self.catalog.doc(path).or_else(|| path.strip_prefix("docs/").and_then(|p| self.catalog.doc(p)))
     }
 
     /// The entry with this canonical URI.
     pub fn entry(&self, uri: &str) -> Option<&Entry> {
-        self.catalog.entry(uri)
+        self.entry_idx(uri).map(|idx| &self.catalog.entries[idx])
     }
 
     fn entry_idx(&self, uri: &str) -> Option<usize> {
+        self.looked_up();
         self.catalog.entries.binary_search_by(|e| e.uri.as_str().cmp(uri)).ok()
     }
 
-    fn owner(&self, entry_idx: usize) -> Option<Owner> {
+    /// Counts one lookup of a key in the catalog (in tests; nothing otherwise).
+    #[inline]
+    fn looked_up(&self) {
+        #[cfg(test)]
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many keys were looked up in the catalog so far: each request should add one.
+    #[cfg(test)]
+    pub(crate) fn lookups(&self) -> u64 {
+        self.lookups.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The doc or skill entry `entry_idx` belongs to (`None` for generated singletons).
+    pub(crate) fn owner(&self, entry_idx: usize) -> Option<Owner> {
         self.owners.get(entry_idx).copied().flatten()
     }
-}
-
-/// Clamps a caller's limit into `1..=MAX_LIMIT`, defaulting to [`DEFAULT_LIMIT`].
-fn page_limit(limit: Option<usize>) -> Result<usize, QueryError> {
-    match limit {
-        None => Ok(DEFAULT_LIMIT),
-        Some(0) => Err(QueryError::invalid("limit", "must be at least 1")),
-        Some(n) => Ok(n.min(MAX_LIMIT)),
-    }
-}
-
-/// Cuts text to at most three sentences (resource descriptions, `content/docs/reference/mcp.md`).
-///
-/// A sentence ends at `.`, `!`, `?` or `。` followed by whitespace or the end. Scanned as bytes
-/// (every `resources/list` record runs this): ASCII bytes and the lead byte of `。` never occur
-/// inside another character's UTF-8 sequence, so each match is at a character boundary.
-fn three_sentences(text: &str) -> String {
-    const IDEOGRAPHIC_FULL_STOP: &[u8] = "。".as_bytes();
-    let bytes = text.as_bytes();
-    let mut count = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let len = match bytes[i] {
-            b'.' | b'!' | b'?' => 1,
-            0xE3 if bytes[i..].starts_with(IDEOGRAPHIC_FULL_STOP) => IDEOGRAPHIC_FULL_STOP.len(),
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let end = i + len;
-        if text[end..].chars().next().is_none_or(char::is_whitespace) {
-            count += 1;
-            if count == 3 {
-                return text[..end].to_owned();
-            }
-        }
-        i = end;
-    }
-    text.to_owned()
 }
 
 /// The query layer's fixture catalog, opened: for the unit tests of the layers above (the

@@ -18,6 +18,7 @@
 //! This module owns the routes and the answers' headers; the pages are its children's. It must
 //! not write to the catalog, read the content tree, or print.
 
+mod cache;
 mod highlight;
 mod html;
 mod markdown;
@@ -40,7 +41,7 @@ use axum::response::Response;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::catalog::{Catalog, EntryKind};
-use crate::query::Query;
+use crate::query::{Owner, Query};
 use crate::server::{FolioServer, HttpLimits, ServeError};
 use html::{Shell, escape};
 use sitemap::{Place, Sitemap};
@@ -93,6 +94,8 @@ struct Snapshot {
     query: Arc<Query>,
     sitemap: Sitemap,
     file_backlinks: OnceLock<FxHashMap<String, Vec<String>>>,
+    /// The entry pages rendered from this catalog.
+    pages: cache::PageCache,
 }
 
 /// What a page is rendered from.
@@ -171,6 +174,10 @@ struct WebState {
     /// `/_/version` requests waiting now, and how many may ([`WebOptions::max_held_polls`]).
     held: AtomicUsize,
     max_held: usize,
+    /// Entry pages rendered so far (each one a markdown pass): what tests read to show that a
+    /// page asked for again is not rendered again.
+    #[cfg(test)]
+    renders: std::sync::atomic::AtomicU64,
 }
 
 /// One held `/_/version` request, counted until it is answered or dropped (its client gone).
@@ -199,7 +206,12 @@ impl WebState {
             return Arc::clone(snapshot);
         }
         let sitemap = Sitemap::new(query.catalog());
-        let snapshot = Arc::new(Snapshot { query, sitemap, file_backlinks: OnceLock::new() });
+        let snapshot = Arc::new(Snapshot {
+            query,
+            sitemap,
+            file_backlinks: OnceLock::new(),
+            pages: cache::PageCache::default(),
+        });
         *current = Some(Arc::clone(&snapshot));
         snapshot
     }
@@ -228,6 +240,8 @@ pub fn router(server: FolioServer, options: &WebOptions) -> (Router, impl FnOnce
         stopping,
         held: AtomicUsize::new(0),
         max_held,
+        #[cfg(test)]
+        renders: Default::default(),
     });
     let app = Router::new()
         .fallback(answer)
@@ -321,14 +335,19 @@ fn render(state: &WebState, path: &str, query: &str) -> Response {
     if let Some(rest) = path.strip_prefix("/raw") {
         return raw(&view, rest);
     }
-    let found = match view.sitemap.place(view.catalog, path) {
-        Some(Place::Index) => Some(pages::index(&view)),
-        Some(Place::Folder(folder)) => Some(pages::folder(&view, folder)),
-        Some(Place::Entry(idx)) => entry_page(&view, idx),
+    // The address is looked up once; the entry page found is rendered once per catalog.
+    let found = match view.sitemap.place(view.query, path) {
+        Some(Place::Index) => Some(Arc::new(pages::index(&view))),
+        Some(Place::Folder(folder)) => Some(Arc::new(pages::folder(&view, folder))),
+        Some(Place::Entry(idx)) => snapshot.pages.page(idx, || {
+            #[cfg(test)]
+            state.renders.fetch_add(1, Ordering::Relaxed);
+            entry_page(&view, idx)
+        }),
         None => None,
     };
-    match found {
-        Some((title, body)) => page(state, &view, &snapshot, StatusCode::OK, &title, "", &body),
+    match found.as_deref() {
+        Some((title, body)) => page(state, &view, &snapshot, StatusCode::OK, title, "", body),
         None => {
             let body = format!(
                 "<h1>Not in this catalog</h1>\n<p><code>{}</code> is no page of this catalog.</p>\n\
@@ -369,19 +388,16 @@ async fn version_after(state: &WebState, after: &str) -> (String, bool) {
     (tokio::time::timeout(VERSION_WAIT, wait).await.unwrap_or_else(|_| current()), true)
 }
 
-/// The page of entry `idx`: a doc, a skill or a skill file.
+/// The page of entry `idx`: a doc, a skill or a skill file, found by the entry's owner (the
+/// address was looked up already).
 fn entry_page(view: &View<'_>, idx: u32) -> Option<(String, String)> {
-    let entry = view.catalog.entries.get(idx as usize)?;
-    match entry.kind {
-        EntryKind::Doc => {
-            let doc = view.catalog.doc(entry.path.strip_prefix("docs/")?)?;
-            Some(pages::doc(view, doc))
-        }
-        EntryKind::SkillDocument | EntryKind::SkillFile => {
-            let skill = view.catalog.skills.get(view.sitemap.skill_of(idx)? as usize)?;
-            match skill.files.iter().find(|f| f.entry == idx) {
+    match view.query.owner(idx as usize)? {
+        Owner::Doc(d) => Some(pages::doc(view, view.catalog.docs.get(d as usize)?)),
+        Owner::Skill(s, file) => {
+            let skill = view.catalog.skills.get(s as usize)?;
+            match file {
                 None => Some(skill_pages::skill(view, skill)),
-                Some(file) => Some(skill_pages::file(view, skill, file)),
+                Some(f) => Some(skill_pages::file(view, skill, skill.files.get(f as usize)?)),
             }
         }
     }
@@ -390,7 +406,7 @@ fn entry_page(view: &View<'_>, idx: u32) -> Option<(String, String)> {
 /// An entry's exact bytes at `/raw<page address>`: images with their type (to be shown in
 /// pages), other text as plain text, other bytes as a download; never rendered as HTML.
 fn raw(view: &View<'_>, page_path: &str) -> Response {
-    let entry = match view.sitemap.place(view.catalog, page_path) {
+    let entry = match view.sitemap.place(view.query, page_path) {
         Some(Place::Entry(idx)) => view.catalog.entries.get(idx as usize),
         _ => None,
     };
@@ -457,4 +473,78 @@ fn respond(status: StatusCode, content_type: &str, body: impl Into<Body>, policy
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use axum::http::StatusCode;
+    use axum::response::Response;
+
+    use super::{FolioServer, Mutex, WebState, render};
+    use crate::query::{Query, fixture_query};
+    use crate::server::LiveMode;
+
+    fn state() -> WebState {
+        let server = FolioServer::from_query(fixture_query())
+            .and_then(|s| s.with_live_mode(LiveMode::Reloadable))
+            .expect("the fixture catalog serves");
+        WebState {
+            server,
+            current: Mutex::new(None),
+            stopping: tokio::sync::watch::channel(false).1,
+            held: Default::default(),
+            max_held: 1,
+            renders: Default::default(),
+        }
+    }
+
+    fn body(response: Response) -> String {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+        let bytes = runtime.block_on(axum::body::to_bytes(response.into_body(), usize::MAX)).expect("a body");
+        String::from_utf8(bytes.to_vec()).expect("HTML is UTF-8")
+    }
+
+    /// (status, body, lookups, renders) of one page request.
+    fn get(state: &WebState, path: &str) -> (StatusCode, String, u64, u64) {
+        let query = state.server.query();
+        let (lookups, renders) = (query.lookups(), state.renders.load(Ordering::Relaxed));
+        let response = render(state, path, "");
+        let status = response.status();
+        let lookups = query.lookups() - lookups;
+        (status, body(response), lookups, state.renders.load(Ordering::Relaxed) - renders)
+    }
+
+    /// Every entry page looks its address up once and is rendered once per catalog: the second
+    /// request of a page serves the same HTML without rendering it, and after a reload that
+    /// changed the entry the new text is rendered and served.
+    #[test]
+    fn a_page_is_looked_up_once_and_rendered_once_per_catalog() {
+        let state = state();
+        for path in ["/docs/guides/install.md", "/skills/pdf/", "/skills/pdf/references/api.md"] {
+            let (status, first, lookups, renders) = get(&state, path);
+            assert_eq!((status, lookups, renders), (StatusCode::OK, 1, 1), "first request of {path}");
+            let (status, again, lookups, renders) = get(&state, path);
+            assert_eq!((status, lookups, renders), (StatusCode::OK, 1, 0), "second request of {path}");
+            assert_eq!(first, again, "{path}");
+        }
+        let (_, before, ..) = get(&state, "/docs/guides/install.md");
+        assert!(!before.contains("Changed after the reload"));
+
+        let mut catalog = state.server.query().catalog().clone();
+        let idx = catalog.entries.iter().position(|e| e.path == "docs/guides/install.md").expect("the doc");
+        let text = format!("{}\nChanged after the reload.\n", catalog.entries[idx].text().expect("text"));
+        let entry = &mut catalog.entries[idx];
+        entry.bytes = text.clone().into_bytes().into();
+        entry.size = text.len() as u64;
+        entry.blake3 = blake3::hash(text.as_bytes()).to_hex().to_string();
+        state.server.replace(Query::from_catalog(catalog)).expect("the changed catalog serves");
+
+        let (status, after, lookups, renders) = get(&state, "/docs/guides/install.md");
+        assert_eq!((status, lookups, renders), (StatusCode::OK, 1, 1));
+        assert!(after.contains("Changed after the reload"), "{after}");
+        let (.., renders) = get(&state, "/docs/guides/install.md");
+        assert_eq!(renders, 0);
+    }
 }

@@ -14,6 +14,7 @@ use super::terminal::{Style, fit, printable, text_width, wrap};
 use super::{Format, KindArg, ListArgs, SearchArgs, ShowArgs, SourceArgs};
 use folio::query::{
     Detail, Kind, ListParams, Query, QueryError, ReadContent, ReadResult, Record, SearchParams, Selection,
+    Shown,
 };
 
 /// Opens the catalog a command names: `--catalog FILE`, `--content DIR` (compiled in memory), or
@@ -206,16 +207,9 @@ fn show_inner(query: &Query, args: &ShowArgs) -> Result<String, QueryError> {
         selection.end_line = range.end_line;
     }
     // A URI is read as given (aliases, generated resources, `?section=`); anything else is
-    // resolved first, so `folio show pdf` reads the skill's SKILL.md.
-    let uri =
-        if args.id.contains("://") { args.id.clone() } else { query.resolve(&args.id)?.uri().to_owned() };
-    let read = query.read(&uri, &selection)?;
-    // Only docs and skills have a detail record; one that does not decode is an error.
-    let detail = match query.detail(&uri) {
-        Ok(detail) => Some(detail),
-        Err(e) if e.is_corrupt_catalog() => return Err(e),
-        Err(_) => None,
-    };
+    // resolved first, so `folio show pdf` reads the skill's SKILL.md. Only docs and skills have
+    // a detail record.
+    let Shown { read, detail, .. } = query.show(&args.id, &selection)?;
     if args.json {
         return Ok(json(&show_json(&read, detail.as_ref())));
     }

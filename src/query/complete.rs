@@ -1,11 +1,15 @@
 //! Completion values for template variables (MCP `completion/complete`, `content/docs/reference/mcp.md`): ranked,
-//! at most [`super::MAX_COMPLETIONS`], scoped by already-chosen variables where the manual says.
+//! at most [`MAX_COMPLETIONS`], scoped by already-chosen variables where the manual says.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{MAX_COMPLETIONS, Query, QueryError, decoded};
+use super::Query;
+use super::error::{QueryError, decoded};
+
+/// Most values one completion answer holds (MCP `completion/complete`).
+pub const MAX_COMPLETIONS: usize = 100;
 
 /// The answer to [`Query::complete`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -35,14 +39,13 @@ impl Query {
         value: &str,
         context: &BTreeMap<String, String>,
     ) -> Result<Completion, QueryError> {
-        let query = self;
-        let catalog = &query.catalog;
+        let catalog = &self.catalog;
         let ctx = |key: &str| context.get(key).map(String::as_str).filter(|v| !v.is_empty());
         // The skill a scoped variable belongs to: by `skill_id`, else by `skill_path`.
         let scoped_skill = || {
             ctx("skill_id")
-                .and_then(|id| query.skill(id))
-                .or_else(|| ctx("skill_path").and_then(|p| catalog.skill_by_path(p)))
+                .and_then(|id| self.skill(id))
+                .or_else(|| ctx("skill_path").and_then(|p| self.skill_by_path(p)))
         };
         let candidates: Vec<(String, usize)> = match argument {
             "skill_id" => catalog.skills.iter().map(|s| (s.name.clone(), 0)).collect(),
@@ -59,7 +62,7 @@ impl Query {
             },
             "path" => catalog.docs.iter().map(|d| (d.path.clone(), 0)).collect(),
             "section" => {
-                let outline = match ctx("path").and_then(|p| query.doc(p)) {
+                let outline = match ctx("path").and_then(|p| self.doc(p)) {
                     Some(doc) => decoded(&doc.outline, &catalog.entries[doc.entry as usize].uri, "outline")?,
                     None => match scoped_skill() {
                         Some(s) => decoded(&s.outline, &catalog.entries[s.document as usize].uri, "outline")?,
@@ -70,9 +73,9 @@ impl Query {
                 let n = outline.len();
                 outline.iter().enumerate().map(|(i, s)| (s.id.clone(), n - i)).collect()
             }
-            "tag" => query.vocabulary().tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
-            "capability" => query.vocabulary().capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
-            "category" => query.vocabulary().categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            "tag" => self.vocabulary().tags.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            "capability" => self.vocabulary().capabilities.iter().map(|(t, n)| (t.clone(), *n)).collect(),
+            "category" => self.vocabulary().categories.iter().map(|(t, n)| (t.clone(), *n)).collect(),
             "lang" => {
                 let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
                 for doc in &catalog.docs {

@@ -1,4 +1,5 @@
-//! Opaque, stable pagination cursors.
+//! Paging: one [`Page`] of results, the limits a caller may ask for, and the opaque, stable
+//! cursors that lead from one page to the next.
 //!
 //! A cursor is `<version>.<catalog hash prefix>.<scope>.<filter fingerprint>.<offset>`: tagged with
 //! the catalog hash so a cursor from another catalog (or from before a reload) is refused cleanly,
@@ -6,7 +7,35 @@
 //! another, and with a fingerprint of the filters so a cursor is only valid for the query that
 //! produced it. Offsets into a deterministic order make pages stable for a given catalog.
 
-use super::QueryError;
+use serde::Serialize;
+
+use super::error::QueryError;
+
+/// Default number of items per page when the caller gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 50;
+/// Largest accepted `limit`; larger values are clamped to it.
+pub const MAX_LIMIT: usize = 1000;
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page<T> {
+    /// The items of this page, in the query's deterministic order.
+    pub items: Vec<T>,
+    /// Opaque cursor for the next page; absent on the last page (never `""`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// How many items match in total, over all pages.
+    pub total: usize,
+}
+
+/// Clamps a caller's limit into `1..=MAX_LIMIT`, defaulting to [`DEFAULT_LIMIT`].
+pub(super) fn page_limit(limit: Option<usize>) -> Result<usize, QueryError> {
+    match limit {
+        None => Ok(DEFAULT_LIMIT),
+        Some(0) => Err(QueryError::invalid("limit", "must be at least 1")),
+        Some(n) => Ok(n.min(MAX_LIMIT)),
+    }
+}
 
 const VERSION: &str = "c1";
 /// Hex digits of the catalog hash kept in a cursor: enough to tell catalogs apart.

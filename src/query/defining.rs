@@ -5,7 +5,8 @@
 //! Pure, over an open catalog. Must not score text (the index does) nor order hits (`search`
 //! does, after this raises scores).
 
-use super::{Owner, Query};
+use super::Query;
+use super::kind::Owner;
 use crate::catalog::Section;
 use crate::catalog::search::{QueryWord, query_words};
 

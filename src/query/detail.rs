@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::resolve::Resolved;
-use super::{Kind, Query, QueryError, decoded};
-use crate::catalog::{Link, Section, Skill, uri};
+use super::Query;
+use super::error::{QueryError, decoded};
+use super::kind::{Kind, Owner};
+use super::resolve::{not_found_doc, not_found_skill};
+use crate::catalog::{Doc, Link, Section, Skill, uri};
 
 /// A heading with its id, line range and the URI that reads just that section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -265,9 +267,13 @@ impl Query {
     ///
     /// Fails with [`QueryError::NotFound`] (with suggestions) for an unknown id.
     pub fn skill_detail(&self, skill_id: &str) -> Result<SkillDetail, QueryError> {
-        let query = self;
-        let skill = query.skill(skill_id).ok_or_else(|| super::resolve::not_found_skill(query, skill_id))?;
-        let document_uri = query.catalog.entries[skill.document as usize].uri.clone();
+        let skill = self.skill(skill_id).ok_or_else(|| not_found_skill(self, skill_id))?;
+        self.skill_detail_of(skill)
+    }
+
+    /// The detail record of `skill`, found already. Fails only when a field does not decode.
+    fn skill_detail_of(&self, skill: &Skill) -> Result<SkillDetail, QueryError> {
+        let document_uri = self.catalog.entries[skill.document as usize].uri.clone();
         Ok(SkillDetail {
             kind: Kind::Skill,
             id: skill.name.clone(),
@@ -285,7 +291,7 @@ impl Query {
             version: skill.version.clone(),
             updated: skill.updated.clone(),
             frontmatter: decoded(&skill.frontmatter, &document_uri, "frontmatter")?.clone(),
-            files: file_records(query, skill),
+            files: file_records(self, skill),
             outline: sections(decoded(&skill.outline, &document_uri, "outline")?, &document_uri),
             links: links(decoded(&skill.links, &document_uri, "links")?),
             backlinks: decoded(&skill.backlinks, &document_uri, "backlinks")?.clone(),
@@ -300,10 +306,14 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] for an unknown path, [`QueryError::InvalidParams`] for
     /// a path with traversal.
     pub fn doc_detail(&self, path: &str) -> Result<DocDetail, QueryError> {
-        let query = self;
         crate::catalog::uri::check_path(path).map_err(|e| QueryError::invalid("path", e.to_string()))?;
-        let doc = query.doc(path).ok_or_else(|| super::resolve::not_found_doc(query, path))?;
-        let entry = &query.catalog.entries[doc.entry as usize];
+        let doc = self.doc(path).ok_or_else(|| not_found_doc(self, path))?;
+        self.doc_detail_of(doc)
+    }
+
+    /// The detail record of `doc`, found already. Fails only when a field does not decode.
+    fn doc_detail_of(&self, doc: &Doc) -> Result<DocDetail, QueryError> {
+        let entry = &self.catalog.entries[doc.entry as usize];
         Ok(DocDetail {
             kind: Kind::Doc,
             path: doc.path.clone(),
@@ -334,15 +344,30 @@ impl Query {
     ///
     /// Fails like [`Query::resolve`].
     pub fn detail(&self, id: &str) -> Result<Detail, QueryError> {
-        let query = self;
-        match query.resolve(id)? {
-            Resolved::Skill { skill_id, .. } => Ok(Detail::Skill(Box::new(query.skill_detail(&skill_id)?))),
-            Resolved::Doc { path, .. } => Ok(Detail::Doc(Box::new(query.doc_detail(&path)?))),
-            Resolved::Catalog { uri } => Err(QueryError::invalid_with(
-                "id",
-                format!("`{uri}` is a generated catalog resource and has no detail record"),
-                format!("read `{uri}` directly"),
-            )),
+        let at = self.resolve_at(id)?;
+        match at.entry.and_then(|idx| self.detail_at(idx)) {
+            Some(detail) => detail,
+            None => {
+                let uri = at.resolved.uri();
+                Err(QueryError::invalid_with(
+                    "id",
+                    format!("`{uri}` is a generated catalog resource and has no detail record"),
+                    format!("read `{uri}` directly"),
+                ))
+            }
         }
+    }
+
+    /// The detail record of the doc or skill entry `idx` belongs to (a skill file's is its
+    /// skill's); `None` for an entry of neither.
+    pub(super) fn detail_at(&self, idx: usize) -> Option<Result<Detail, QueryError>> {
+        Some(match self.owner(idx)? {
+            Owner::Doc(d) => {
+                self.doc_detail_of(&self.catalog.docs[d as usize]).map(|d| Detail::Doc(Box::new(d)))
+            }
+            Owner::Skill(s, _) => {
+                self.skill_detail_of(&self.catalog.skills[s as usize]).map(|s| Detail::Skill(Box::new(s)))
+            }
+        })
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! Must not rank, page or build records: listings and search do that with what this keeps.
 
-use super::{Kind, Owner, QueryError};
+use super::error::QueryError;
+use super::kind::{Kind, Owner};
 use crate::catalog::Catalog;
 
 /// What the filters look at for one entry, taken from its owner.

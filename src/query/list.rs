@@ -3,9 +3,15 @@
 
 use serde::Serialize;
 
+use super::Query;
+use super::cursor::{self, Page, page_limit};
+use super::error::QueryError;
 use super::filter::{Facets, Filter, check_date};
+use super::kind::{Kind, Owner};
+use super::search::ranked_entries;
+use super::semantic::Mode;
+use super::snippet::three_sentences;
 use super::translations::{Translation, Translations};
-use super::{Kind, Mode, Owner, Page, Query, QueryError, cursor, page_limit, three_sentences};
 use crate::catalog::{Entry, uri};
 
 /// Order of a listing.
@@ -53,7 +59,7 @@ pub struct ListParams {
     pub sort: Sort,
     /// Cursor from a previous page's `next_cursor`.
     pub cursor: Option<String>,
-    /// Page size (default [`super::DEFAULT_LIMIT`], clamped to [`super::MAX_LIMIT`]).
+    /// Page size (default [`cursor::DEFAULT_LIMIT`], clamped to [`cursor::MAX_LIMIT`]).
     pub limit: Option<usize>,
 }
 
@@ -273,11 +279,10 @@ impl Query {
     ///
     /// Fails with [`QueryError::InvalidParams`] on a bad cursor, limit or `updated_since`.
     pub fn list(&self, params: &ListParams) -> Result<Page<Record>, QueryError> {
-        let query = self;
         let limit = page_limit(params.limit)?;
         let since = params.updated_since.as_deref().map(check_date).transpose()?;
         let prefix = params.prefix.as_deref().filter(|p| !p.is_empty());
-        let catalog = &query.catalog;
+        let catalog = &self.catalog;
         let filter = Filter {
             kind: params.kind,
             tag: params.tag.as_deref(),
@@ -294,11 +299,11 @@ impl Query {
         });
         let entries = (0..catalog.entries.len()).filter(|&idx| {
             let entry = &catalog.entries[idx];
-            let Some(owner) = query.owner(idx) else { return false };
+            let Some(owner) = self.owner(idx) else { return false };
             let in_prefix = prefix.is_none_or(|p| {
                 entry.uri.starts_with(p)
                     || entry.path.starts_with(p)
-                    || query.relative_path(idx).is_some_and(|r| r.starts_with(p))
+                    || self.relative_path(idx).is_some_and(|r| r.starts_with(p))
             });
             in_prefix && filter.keeps(Kind::of_entry(entry.kind), &Facets::of(catalog, owner))
         });
@@ -308,17 +313,17 @@ impl Query {
             // Every page of `resources/list` lands here: the order is the singletons, then every
             // listed entry, precomputed at open, so a page costs its records, not a scan of the
             // catalog (a full walk would otherwise be quadratic in the number of entries).
-            let total = SINGLETONS.len() + query.listed.len();
+            let total = SINGLETONS.len() + self.listed.len();
             let offset = match &params.cursor {
-                Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, total)?,
+                Some(c) => cursor::decode(c, &self.catalog_hash, "list", &filters, total)?,
                 None => 0,
             };
             let (range, next_cursor) =
-                cursor::page(&query.catalog_hash, "list", &filters, offset, limit, total);
+                cursor::page(&self.catalog_hash, "list", &filters, offset, limit, total);
             let records = range
                 .map(|i| match i.checked_sub(SINGLETONS.len()) {
                     None => singleton_record(i),
-                    Some(j) => query.record(query.listed[j] as usize).expect("listed entries have owners"),
+                    Some(j) => self.record(self.listed[j] as usize).expect("listed entries have owners"),
                 })
                 .collect();
             return Ok(Page { items: records, next_cursor, total });
@@ -330,7 +335,7 @@ impl Query {
                 if item > catalog.entries.len() {
                     return None;
                 }
-                match query.owner(item)? {
+                match self.owner(item)? {
                     Owner::Doc(d) => catalog.docs[d as usize].updated.as_deref(),
                     Owner::Skill(s, _) => catalog.skills[s as usize].updated.as_deref(),
                 }
@@ -352,18 +357,18 @@ impl Query {
             });
         }
         let offset = match &params.cursor {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "list", &filters, items.len())?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "list", &filters, items.len())?,
             None => 0,
         };
         let (range, next_cursor) =
-            cursor::page(&query.catalog_hash, "list", &filters, offset, limit, items.len());
+            cursor::page(&self.catalog_hash, "list", &filters, offset, limit, items.len());
         let records = items[range]
             .iter()
             .map(|&item| {
                 if item > catalog.entries.len() {
                     singleton_record(usize::MAX - item)
                 } else {
-                    query.record(item).expect("listed entries have owners")
+                    self.record(item).expect("listed entries have owners")
                 }
             })
             .collect();
@@ -392,7 +397,6 @@ impl Query {
     /// `params` holds the index's query parameters (`q`, `tag`, `capability`, `cursor`, `limit`).
     /// Fails with [`QueryError::InvalidParams`] on a bad value.
     pub fn skills_index(&self, params: &[(String, String)]) -> Result<Page<SkillSummary>, QueryError> {
-        let query = self;
         reject_unknown(params, &["q", "tag", "capability", "cursor", "limit"])?;
         let limit = page_limit(limit_param(params)?)?;
         let filter = Filter {
@@ -401,29 +405,29 @@ impl Query {
             capability: param(params, "capability"),
             ..Filter::default()
         };
-        let skills = &query.catalog.skills;
+        let skills = &self.catalog.skills;
         let order: Vec<usize> = match param(params, "q") {
-            Some(q) => super::search::ranked_entries(query, q, &filter, &|_| true, Mode::Hybrid, usize::MAX)?
+            Some(q) => ranked_entries(self, q, &filter, &|_| true, Mode::Hybrid, usize::MAX)?
                 .into_iter()
-                .filter_map(|(entry, _)| match query.owner(entry as usize) {
+                .filter_map(|(entry, _)| match self.owner(entry as usize) {
                     Some(Owner::Skill(s, None)) => Some(s as usize),
                     _ => None,
                 })
                 .collect(),
             None => (0..skills.len())
                 .filter(|&s| {
-                    filter.keeps(Kind::Skill, &Facets::of(&query.catalog, Owner::Skill(s as u32, None)))
+                    filter.keeps(Kind::Skill, &Facets::of(&self.catalog, Owner::Skill(s as u32, None)))
                 })
                 .collect(),
         };
         let filters = filter.fingerprint(param(params, "q"));
         let offset = match param(params, "cursor") {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "skills_index", &filters, order.len())?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "skills_index", &filters, order.len())?,
             None => 0,
         };
         let (range, next_cursor) =
-            cursor::page(&query.catalog_hash, "skills_index", &filters, offset, limit, order.len());
-        let items = order[range].iter().map(|&s| skill_summary(query, s)).collect();
+            cursor::page(&self.catalog_hash, "skills_index", &filters, offset, limit, order.len());
+        let items = order[range].iter().map(|&s| skill_summary(self, s)).collect();
         Ok(Page { items, next_cursor, total: order.len() })
     }
 }
@@ -456,7 +460,6 @@ impl Query {
     /// `params` holds `q`, `tag`, `category`, `prefix`, `updated_since`, `cursor`, `limit`.
     /// Fails with [`QueryError::InvalidParams`] on a bad value.
     pub fn docs_index(&self, params: &[(String, String)]) -> Result<Page<DocSummary>, QueryError> {
-        let query = self;
         reject_unknown(
             params,
             &["q", "tag", "category", "lang", "prefix", "updated_since", "cursor", "limit"],
@@ -471,7 +474,7 @@ impl Query {
             ..Filter::default()
         };
         let prefix = param(params, "prefix");
-        let docs = &query.catalog.docs;
+        let docs = &self.catalog.docs;
         let under_prefix = |idx: usize| {
             let path = &docs[idx].path;
             prefix.is_none_or(|p| {
@@ -481,9 +484,9 @@ impl Query {
         let order: Vec<usize> = match param(params, "q") {
             Some(q) => {
                 let keep = |owner| matches!(owner, Owner::Doc(d) if under_prefix(d as usize));
-                super::search::ranked_entries(query, q, &filter, &keep, Mode::Hybrid, usize::MAX)?
+                ranked_entries(self, q, &filter, &keep, Mode::Hybrid, usize::MAX)?
                     .into_iter()
-                    .filter_map(|(entry, _)| match query.owner(entry as usize) {
+                    .filter_map(|(entry, _)| match self.owner(entry as usize) {
                         Some(Owner::Doc(d)) => Some(d as usize),
                         _ => None,
                     })
@@ -492,18 +495,18 @@ impl Query {
             None => (0..docs.len())
                 .filter(|&d| {
                     under_prefix(d)
-                        && filter.keeps(Kind::Doc, &Facets::of(&query.catalog, Owner::Doc(d as u32)))
+                        && filter.keeps(Kind::Doc, &Facets::of(&self.catalog, Owner::Doc(d as u32)))
                 })
                 .collect(),
         };
         let filters = filter.fingerprint((param(params, "q"), prefix));
         let offset = match param(params, "cursor") {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "docs_index", &filters, order.len())?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "docs_index", &filters, order.len())?,
             None => 0,
         };
         let (range, next_cursor) =
-            cursor::page(&query.catalog_hash, "docs_index", &filters, offset, limit, order.len());
-        let items = order[range].iter().map(|&d| doc_summary(query, d)).collect();
+            cursor::page(&self.catalog_hash, "docs_index", &filters, offset, limit, order.len());
+        let items = order[range].iter().map(|&d| doc_summary(self, d)).collect();
         Ok(Page { items, next_cursor, total: order.len() })
     }
 }

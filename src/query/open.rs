@@ -27,7 +27,8 @@ use std::path::Path;
 
 use std::sync::OnceLock;
 
-use super::{Owner, Query};
+use super::Query;
+use super::kind::Owner;
 use crate::catalog::Catalog;
 use crate::catalog::codec::{self, DecodeError};
 use crate::error::Error;
@@ -113,6 +114,8 @@ impl Query {
             translations: OnceLock::new(),
             search_blanks: OnceLock::new(),
             encoder: None,
+            #[cfg(test)]
+            lookups: Default::default(),
         }
     }
 }
@@ -154,7 +157,7 @@ fn open_file_pipelined_from(path: &Path, pipeline_min: u64) -> Result<Query, Err
 }
 
 /// Reads and verifies a `catalog.msgpack` file (format version, `catalog_hash`, consistency)
-/// into a [`Catalog`](crate::catalog::Catalog), for library users who want the records rather
+/// into a [`Catalog`], for library users who want the records rather
 /// than a [`Query`].
 ///
 /// Fails with [`Error::Io`] when the file cannot be read, is not a regular file or is larger

@@ -6,8 +6,13 @@ use std::fmt::Write as _;
 
 use bytes::Bytes;
 
-use super::resolve::{not_found_skill, uri_error};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit};
+use super::Query;
+use super::cursor::{self, Page, page_limit};
+use super::detail::Detail;
+use super::error::{QueryError, decoded, uri_error};
+use super::kind::{Kind, Owner};
+use super::resolve::{Located, nearest};
+use super::semantic::SearchMode;
 use crate::catalog::uri::{self, Target};
 use crate::catalog::{Entry, Lazy, Section};
 
@@ -58,7 +63,7 @@ impl Selection {
         self.start_line.is_some() || self.end_line.is_some()
     }
 
-    fn check_order(&self) -> Result<(), QueryError> {
+    pub(super) fn check_order(&self) -> Result<(), QueryError> {
         if self.start_line == Some(0) || self.end_line == Some(0) {
             return Err(QueryError::invalid("lines", "line numbers start at 1"));
         }
@@ -103,6 +108,11 @@ pub struct ReadResult {
     pub uri: String,
     /// Canonical URI of the entry read (`None` for generated catalog resources).
     pub canonical_uri: Option<String>,
+    /// The entry's path in the content tree (`docs/…`, `skills/…`; `None` for generated
+    /// catalog resources).
+    pub path: Option<String>,
+    /// The ref id of a skill file other than SKILL.md.
+    pub ref_id: Option<String>,
     /// What was read.
     pub kind: Kind,
     /// MIME type.
@@ -144,6 +154,8 @@ impl ReadResult {
         ReadResult {
             uri: uri.to_owned(),
             canonical_uri: None,
+            path: None,
+            ref_id: None,
             kind: Kind::Catalog,
             mime: mime.to_owned(),
             size: text.len() as u64,
@@ -207,114 +219,116 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] for an unknown URI and [`QueryError::InvalidParams`]
     /// for traversal, an unknown section, a bad line range or a selection on a blob.
     pub fn read(&self, raw: &str, selection: &Selection) -> Result<ReadResult, QueryError> {
-        let query = self;
+        self.read_named(raw, selection).map(|(read, _)| read)
+    }
+
+    /// [`Query::read`], with what the URI named: the entry read, or the detail record a detail
+    /// URI generated; so that a caller who shows both looks nothing up twice.
+    pub(super) fn read_named(
+        &self,
+        raw: &str,
+        selection: &Selection,
+    ) -> Result<(ReadResult, Named), QueryError> {
         let target = uri::parse(raw).map_err(uri_error)?;
         selection.check_order()?;
-        let generated_only = |selection: &Selection| {
-            if selection.is_empty() {
-                Ok(())
-            } else {
-                Err(QueryError::invalid(
-                    "section",
-                    format!(
-                        "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
-                    ),
-                ))
+        // A `skill://` URI or a reference alias has its selection checked before it is looked
+        // up, a doc or a skill document after (the order their errors have always come in).
+        let early = match &target {
+            Target::SkillReference { params, .. } | Target::Skill { params, .. } => {
+                Some(merge(selection, params)?)
             }
+            _ => None,
         };
-        match target {
-            Target::About => {
-                generated_only(selection)?;
-                Ok(ReadResult::generated(raw, "text/markdown", query.about()))
-            }
-            Target::SkillsIndex(params) => {
-                generated_only(selection)?;
-                let page = query.skills_index(&params)?;
-                Ok(ReadResult::generated(
-                    raw,
-                    "application/json",
-                    index_json(uri::SKILLS_INDEX, &params, &page),
-                ))
-            }
-            Target::DocsIndex(params) => {
-                generated_only(selection)?;
-                let page = query.docs_index(&params)?;
-                Ok(ReadResult::generated(
-                    raw,
-                    "application/json",
-                    index_json(uri::DOCS_INDEX, &params, &page),
-                ))
-            }
-            Target::SkillDetail { skill_id } => {
-                generated_only(selection)?;
-                let detail = super::Detail::Skill(Box::new(query.skill_detail(&skill_id)?));
-                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
-            }
-            Target::DocDetail { path } => {
-                generated_only(selection)?;
-                let detail = super::Detail::Doc(Box::new(query.doc_detail(&path)?));
-                Ok(ReadResult::generated(raw, "application/json", detail.to_json()))
-            }
-            Target::Doc { path, params } => {
-                let doc = query.doc(&path).ok_or_else(|| super::resolve::not_found_doc(query, &path))?;
-                let selection = merge(selection, &params)?;
-                let entry = &query.catalog.entries[doc.entry as usize];
-                read_entry(query, raw, entry, Some(&doc.outline), &selection, true, doc.updated.clone())
-            }
-            Target::SkillDocument { skill_id, params } => {
-                let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
-                let selection = merge(selection, &params)?;
-                let entry = &query.catalog.entries[skill.document as usize];
-                read_entry(query, raw, entry, Some(&skill.outline), &selection, false, skill.updated.clone())
-            }
-            Target::SkillReference { .. } | Target::Skill { .. } => {
-                let params = match &target {
-                    Target::SkillReference { params, .. } | Target::Skill { params, .. } => params.clone(),
-                    _ => Vec::new(),
+        match self.locate(raw, target)? {
+            Located::Entry { idx, params } => {
+                let selection = match early {
+                    Some(selection) => selection,
+                    None => merge(selection, &params)?,
                 };
-                let selection = merge(selection, &params)?;
-                let resolved = query.resolve(raw.split('?').next().unwrap_or(raw));
-                let resolved = match (resolved, &target) {
-                    // A skill directory is listed by `resources/directory/read`, never read.
-                    (Ok(super::Resolved::Skill { .. }), Target::Skill { path, .. })
-                        if query
-                            .entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path)))
-                            .is_none() =>
-                    {
-                        return Err(QueryError::invalid_with(
-                            "uri",
-                            format!("`{raw}` is a skill directory, not a file"),
-                            format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
-                        ));
-                    }
-                    (res, _) => res?,
-                };
-                // Resolved URIs are entries' URIs, found again by binary search (the loader checked
-                // that entries are sorted); a generated resource named by a skill URI is not one.
-                let Some(entry_idx) = query.entry_idx(resolved.uri()) else {
-                    let key = raw.strip_prefix(uri::SKILL_PREFIX).unwrap_or(raw);
-                    return Err(super::resolve::explain_left_out(
-                        query,
-                        key,
-                        QueryError::NotFound {
-                            uri: raw.to_owned(),
-                            what: format!("skill file `{raw}`"),
-                            suggestions: Vec::new(),
-                        },
-                    ));
-                };
-                let entry = &query.catalog.entries[entry_idx];
-                let (outline, updated) = match query.owner(entry_idx) {
-                    Some(Owner::Skill(s, file)) => {
-                        let skill = &query.catalog.skills[s as usize];
-                        (file.is_none().then_some(&skill.outline), skill.updated.clone())
-                    }
-                    _ => (None, None),
-                };
-                read_entry(query, raw, entry, outline, &selection, false, updated)
+                Ok((self.read_at(raw, idx, &selection)?, Named::Entry(idx)))
             }
+            Located::Generated(target) => self.read_generated(raw, target, selection),
         }
     }
+
+    /// Reads entry `idx`, named by `raw`: a doc with the bounded-read rule, a skill file whole
+    /// (or the part `selection` names).
+    pub(super) fn read_at(
+        &self,
+        raw: &str,
+        idx: usize,
+        selection: &Selection,
+    ) -> Result<ReadResult, QueryError> {
+        let entry = &self.catalog.entries[idx];
+        let (outline, updated, bounded, ref_id) = match self.owner(idx) {
+            Some(Owner::Doc(d)) => {
+                let doc = &self.catalog.docs[d as usize];
+                (Some(&doc.outline), doc.updated.clone(), true, None)
+            }
+            Some(Owner::Skill(s, file)) => {
+                let skill = &self.catalog.skills[s as usize];
+                let ref_id = file.map(|f| skill.files[f as usize].ref_id.clone());
+                (file.is_none().then_some(&skill.outline), skill.updated.clone(), false, ref_id)
+            }
+            None => (None, None, false, None),
+        };
+        let mut result = read_entry(self, raw, entry, outline, selection, bounded, updated)?;
+        result.ref_id = ref_id;
+        Ok(result)
+    }
+
+    /// Reads a resource generated from the catalog: the about page, an index page or a detail
+    /// record. A selection does not apply to them.
+    fn read_generated(
+        &self,
+        raw: &str,
+        target: Target,
+        selection: &Selection,
+    ) -> Result<(ReadResult, Named), QueryError> {
+        if !selection.is_empty() {
+            return Err(QueryError::invalid(
+                "section",
+                format!(
+                    "`{raw}` is generated JSON or markdown; `section` and lines apply to docs and skill files"
+                ),
+            ));
+        }
+        let json = "application/json";
+        let (text, detail) = match target {
+            Target::SkillsIndex(params) => {
+                let page = self.skills_index(&params)?;
+                (index_json(uri::SKILLS_INDEX, &params, &page), None)
+            }
+            Target::DocsIndex(params) => {
+                let page = self.docs_index(&params)?;
+                (index_json(uri::DOCS_INDEX, &params, &page), None)
+            }
+            Target::SkillDetail { skill_id } => {
+                let detail = Detail::Skill(Box::new(self.skill_detail(&skill_id)?));
+                (detail.to_json(), Some(detail))
+            }
+            Target::DocDetail { path } => {
+                let detail = Detail::Doc(Box::new(self.doc_detail(&path)?));
+                (detail.to_json(), Some(detail))
+            }
+            // `locate` hands the about page and nothing else here.
+            _ => {
+                return Ok((
+                    ReadResult::generated(raw, "text/markdown", self.about()),
+                    Named::Generated(None),
+                ));
+            }
+        };
+        Ok((ReadResult::generated(raw, json, text), Named::Generated(detail)))
+    }
+}
+
+/// What a read named, besides what it read.
+pub(super) enum Named {
+    /// The entry at this index of `Catalog::entries`.
+    Entry(usize),
+    /// A generated resource, with the detail record it is the JSON of (detail URIs only).
+    Generated(Option<Detail>),
 }
 
 /// Combines the URI's own `?section=`/`?lines=` with an explicit selection; giving both is an error.
@@ -363,6 +377,8 @@ fn read_entry(
     let mut result = ReadResult {
         uri: raw.to_owned(),
         canonical_uri: Some(entry.uri.clone()),
+        path: Some(entry.path.clone()),
+        ref_id: None,
         kind: Kind::of_entry(entry.kind),
         mime: entry.mime.clone(),
         content: ReadContent::Blob(entry.bytes.clone()),
@@ -478,7 +494,7 @@ fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Re
         } else {
             format!("no section `{id}` in `{}` (sections: {})", entry.uri, known.join(", "))
         };
-        let near = super::resolve::nearest(outline.iter().map(|s| s.id.as_str()), id);
+        let near = nearest(outline.iter().map(|s| s.id.as_str()), id);
         let repair = match near.first() {
             Some(best) => format!("read `{}`", uri::with_section(&entry.uri, best)),
             None => "read the detail record for the outline, or read the whole entry".to_owned(),
@@ -503,8 +519,7 @@ fn section_lines(entry: &Entry, outline: &[Section], id: &str, total: u32) -> Re
 impl Query {
     /// Summary of what this catalog serves (the markdown of `resource://catalog/about`).
     pub fn about(&self) -> String {
-        let query = self;
-        let catalog = &query.catalog;
+        let catalog = &self.catalog;
         let settings = &catalog.settings;
         let n_files =
             catalog.entries.iter().filter(|e| e.kind == crate::catalog::EntryKind::SkillFile).count();
@@ -523,7 +538,7 @@ impl Query {
             catalog.skills.len(),
             n_files,
             bytes,
-            query.catalog_hash
+            self.catalog_hash
         );
         out.push_str(
             "## Discovery order\n\n\
@@ -544,8 +559,8 @@ impl Query {
              `list_resources`, `read_resource`, `search_patterns`, `get_pattern_by_id`, \
              `get_skill_document_by_id`.\n",
         );
-        match query.search_mode() {
-            super::SearchMode::Hybrid(model) => {
+        match self.search_mode() {
+            SearchMode::Hybrid(model) => {
                 let _ = writeln!(
                     out,
                     "\n## Search\n\nSearch ranks words and meaning together (hybrid): BM25 fused with the \
@@ -556,7 +571,7 @@ impl Query {
                     model.short_hash()
                 );
             }
-            super::SearchMode::Keyword(why) => {
+            SearchMode::Keyword(why) => {
                 let _ = writeln!(out, "\n## Search\n\nSearch ranks by words alone (BM25): {why}.");
             }
         }
@@ -597,7 +612,6 @@ impl Query {
         cursor_arg: Option<&str>,
         limit: Option<usize>,
     ) -> Result<Page<DirEntry>, QueryError> {
-        let query = self;
         let limit = page_limit(limit)?;
         let not_dir = |why: &str| {
             QueryError::invalid_with(
@@ -614,13 +628,13 @@ impl Query {
         // The owning skill is the one whose path is the longest prefix of `path` at a `/` boundary.
         let skill = std::iter::once(path.as_str())
             .chain(path.rmatch_indices('/').map(|(i, _)| &path[..i]))
-            .find_map(|prefix| query.catalog.skill_by_path(prefix))
+            .find_map(|prefix| self.skill_by_path(prefix))
             .ok_or_else(|| not_dir("is not inside any skill"))?;
         let dir = path[skill.path.len()..].trim_start_matches('/');
         let mut files: Vec<(&str, &Entry)> =
-            vec![("SKILL.md", &query.catalog.entries[skill.document as usize])];
+            vec![("SKILL.md", &self.catalog.entries[skill.document as usize])];
         files.extend(
-            skill.files.iter().map(|f| (f.rel_path.as_str(), &query.catalog.entries[f.entry as usize])),
+            skill.files.iter().map(|f| (f.rel_path.as_str(), &self.catalog.entries[f.entry as usize])),
         );
         if !dir.is_empty() && files.iter().any(|(rel, _)| *rel == dir) {
             return Err(not_dir("is a file, not a directory; read it with resources/read"));
@@ -675,10 +689,10 @@ impl Query {
         items.sort_by(|a, b| a.uri.cmp(&b.uri));
         let total = items.len();
         let offset = match cursor_arg {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "directory", raw, total)?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "directory", raw, total)?,
             None => 0,
         };
-        let (range, next_cursor) = cursor::page(&query.catalog_hash, "directory", raw, offset, limit, total);
+        let (range, next_cursor) = cursor::page(&self.catalog_hash, "directory", raw, offset, limit, total);
         Ok(Page { items: items.drain(range).collect(), next_cursor, total })
     }
 }

@@ -1,10 +1,14 @@
 //! `resolve`: turning what a person or an agent typed (a skill id, a doc path, a URI) into one
 //! catalog entry, with "did you mean" suggestions when nothing matches.
 
+use super::Query;
+use super::error::{QueryError, uri_error};
 use super::filter::Filter;
-use super::{Kind, Owner, Query, QueryError};
-use crate::catalog::uri::{self, Target, UriError};
-use crate::catalog::{Doc, Skill};
+use super::kind::{Kind, Owner};
+use super::search::ranked_entries;
+use super::semantic::Mode;
+use crate::catalog::uri::{self, Target};
+use crate::catalog::{Doc, Skill, SkillFile};
 use crate::suggest::distance;
 
 /// What an id or URI names.
@@ -33,6 +37,15 @@ pub enum Resolved {
     },
 }
 
+/// A [`Resolved`] with the index of its entry in `Catalog::entries` (`None` for a generated
+/// resource): what a caller reads or describes next, without a second lookup.
+pub(super) struct At {
+    /// What the id or URI names.
+    pub(super) resolved: Resolved,
+    /// Its entry.
+    pub(super) entry: Option<usize>,
+}
+
 impl Resolved {
     /// The canonical URI of the entry (or the singleton).
     pub fn uri(&self) -> &str {
@@ -52,11 +65,6 @@ impl Resolved {
     }
 }
 
-/// Maps a URI parse failure onto the query error the MCP layer turns into `-32602`.
-pub(super) fn uri_error(err: UriError) -> QueryError {
-    QueryError::invalid("uri", err.to_string())
-}
-
 impl Query {
     /// Resolves an id the way a person types it: a skill id, a skill path, a doc path (with or
     /// without `docs/` and the extension), or any catalog URI.
@@ -64,19 +72,24 @@ impl Query {
     /// Fails with [`QueryError::NotFound`] with "did you mean" suggestions, or
     /// [`QueryError::InvalidParams`] for traversal.
     pub fn resolve(&self, id: &str) -> Result<Resolved, QueryError> {
-        let query = self;
+        self.resolve_at(id).map(|at| at.resolved)
+    }
+
+    /// [`Query::resolve`], with the index of the entry resolved (when it is one): what a caller
+    /// reads or describes next without looking the entry up again.
+    pub(super) fn resolve_at(&self, id: &str) -> Result<At, QueryError> {
         let id = id.trim();
         if id.is_empty() {
             return Err(QueryError::invalid("id", "is empty; give a skill id, a doc path or a catalog URI"));
         }
         if id.contains("://") {
-            return resolve_uri(query, id);
+            return resolve_uri(self, id);
         }
         // Plain ids get the same traversal checks as URI paths, before any lookup.
         uri::check_path(id.trim_end_matches('/')).map_err(|e| QueryError::invalid("id", e.to_string()))?;
         let id = id.trim_end_matches('/');
-        if let Some(skill) = query.skill(id) {
-            return Ok(skill_resolved(query, skill, None));
+        if let Some(skill) = self.skill(id) {
+            return Ok(skill_resolved(self, skill, None));
         }
         let bare = id.strip_prefix("docs/").unwrap_or(id);
         let doc_candidates = [
@@ -87,57 +100,58 @@ impl Query {
             format!("{bare}/_index.md"),
         ];
         for candidate in &doc_candidates {
-            if let Some(doc) = query.doc(candidate) {
-                return Ok(doc_resolved(query, doc));
+            if let Some(doc) = self.doc(candidate) {
+                return Ok(doc_resolved(self, doc));
             }
         }
         let skill_path = id.strip_prefix("skills/").unwrap_or(id);
         let skill_path = skill_path.strip_suffix("/SKILL.md").unwrap_or(skill_path);
-        if let Some(skill) = query.catalog.skill_by_path(skill_path) {
-            return Ok(skill_resolved(query, skill, None));
+        if let Some(skill) = self.skill_by_path(skill_path) {
+            return Ok(skill_resolved(self, skill, None));
         }
         // A skill file by content path (`skills/acme/billing/references/api.md`) or skill path.
-        if let Some(idx) = query
+        if let Some(idx) = self
             .catalog
             .entries
             .iter()
             .position(|e| e.path == id || e.path.strip_prefix("skills/") == Some(id))
         {
-            return Ok(entry_resolved(query, idx));
+            return Ok(entry_resolved(self, idx));
         }
         // Case-insensitive, when it names exactly one thing.
         let lower = id.to_lowercase();
-        let mut folded = query.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
+        let mut folded = self.catalog.skills.iter().filter(|s| s.name.to_lowercase() == lower);
         if let (Some(skill), None) = (folded.next(), folded.next()) {
-            return Ok(skill_resolved(query, skill, None));
+            return Ok(skill_resolved(self, skill, None));
         }
         let lower_bare = bare.to_lowercase();
-        let mut folded = query.catalog.docs.iter().filter(|d| {
+        let mut folded = self.catalog.docs.iter().filter(|d| {
             let p = d.path.to_lowercase();
             p == lower_bare
                 || p.strip_suffix(".md") == Some(&lower_bare)
                 || p.strip_suffix(".mdx") == Some(&lower_bare)
         });
         if let (Some(doc), None) = (folded.next(), folded.next()) {
-            return Ok(doc_resolved(query, doc));
+            return Ok(doc_resolved(self, doc));
         }
         Err(explain_left_out(
-            query,
+            self,
             id,
             QueryError::NotFound {
                 uri: id.to_owned(),
                 what: format!("skill or doc `{id}`"),
-                suggestions: suggest(query, id),
+                suggestions: suggest(self, id),
             },
         ))
     }
 }
 
-fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
+fn resolve_uri(query: &Query, raw: &str) -> Result<At, QueryError> {
+    let generated = |uri: &str| At { resolved: Resolved::Catalog { uri: uri.to_owned() }, entry: None };
     match uri::parse(raw).map_err(uri_error)? {
-        Target::About => Ok(Resolved::Catalog { uri: uri::ABOUT.to_owned() }),
-        Target::SkillsIndex(_) => Ok(Resolved::Catalog { uri: uri::SKILLS_INDEX.to_owned() }),
-        Target::DocsIndex(_) => Ok(Resolved::Catalog { uri: uri::DOCS_INDEX.to_owned() }),
+        Target::About => Ok(generated(uri::ABOUT)),
+        Target::SkillsIndex(_) => Ok(generated(uri::SKILLS_INDEX)),
+        Target::DocsIndex(_) => Ok(generated(uri::DOCS_INDEX)),
         Target::SkillDetail { skill_id } | Target::SkillDocument { skill_id, .. } => {
             let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
             Ok(skill_resolved(query, skill, None))
@@ -147,48 +161,119 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
             Ok(doc_resolved(query, doc))
         }
         Target::SkillReference { skill_id, ref_id, .. } => {
-            let skill = query.skill(&skill_id).ok_or_else(|| not_found_skill(query, &skill_id))?;
-            let file = skill.files.iter().find(|f| f.ref_id == ref_id).ok_or_else(|| {
-                let mut near = nearest(skill.files.iter().map(|f| f.ref_id.as_str()), &ref_id);
-                if near.is_empty() {
-                    near = skill.files.iter().take(5).map(|f| f.ref_id.clone()).collect();
-                }
-                QueryError::NotFound {
-                    uri: raw.to_owned(),
-                    what: format!("reference `{ref_id}` in skill `{skill_id}`"),
-                    suggestions: near.iter().map(|id| uri::skill_reference_alias(&skill.name, id)).collect(),
-                }
-            })?;
+            let (skill, file) = skill_file(query, raw, &skill_id, &ref_id)?;
             Ok(skill_resolved(query, skill, Some(file.ref_id.clone())))
         }
         Target::Skill { path, .. } => {
-            if let Some(idx) = query.entry_idx(&format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(&path))) {
+            if let Some(idx) = query.entry_idx(&skill_uri(&path)) {
                 return Ok(entry_resolved(query, idx));
             }
-            if let Some(skill) = query.catalog.skill_by_path(&path) {
+            if let Some(skill) = query.skill_by_path(&path) {
                 return Ok(skill_resolved(query, skill, None));
             }
-            let mut suggestions = nearest(
-                query
-                    .catalog
-                    .entries
-                    .iter()
-                    .filter(|e| e.uri.starts_with(uri::SKILL_PREFIX))
-                    .map(|e| e.uri.as_str()),
-                &format!("{}{}", uri::SKILL_PREFIX, path),
-            );
-            if suggestions.is_empty() {
-                suggestions = search_suggestions(query, &path);
+            Err(not_found_skill_path(query, raw, &path))
+        }
+    }
+}
+
+/// The file `ref_id` of skill `skill_id`, named by the alias URI `raw`: `NotFound` with the
+/// nearest skill ids or ref ids when either is unknown.
+fn skill_file<'q>(
+    query: &'q Query,
+    raw: &str,
+    skill_id: &str,
+    ref_id: &str,
+) -> Result<(&'q Skill, &'q SkillFile), QueryError> {
+    let skill = query.skill(skill_id).ok_or_else(|| not_found_skill(query, skill_id))?;
+    let file = skill.files.iter().find(|f| f.ref_id == ref_id).ok_or_else(|| {
+        let mut near = nearest(skill.files.iter().map(|f| f.ref_id.as_str()), ref_id);
+        if near.is_empty() {
+            near = skill.files.iter().take(5).map(|f| f.ref_id.clone()).collect();
+        }
+        QueryError::NotFound {
+            uri: raw.to_owned(),
+            what: format!("reference `{ref_id}` in skill `{skill_id}`"),
+            suggestions: near.iter().map(|id| uri::skill_reference_alias(&skill.name, id)).collect(),
+        }
+    })?;
+    Ok((skill, file))
+}
+
+/// `NotFound` for the `skill://` URI `raw` of `path`, which names no file and no skill: the
+/// nearest skill URIs, else search hits, or why it was left out.
+fn not_found_skill_path(query: &Query, raw: &str, path: &str) -> QueryError {
+    let mut suggestions = nearest(
+        query.catalog.entries.iter().filter(|e| e.uri.starts_with(uri::SKILL_PREFIX)).map(|e| e.uri.as_str()),
+        &format!("{}{}", uri::SKILL_PREFIX, path),
+    );
+    if suggestions.is_empty() {
+        suggestions = search_suggestions(query, path);
+    }
+    explain_left_out(
+        query,
+        path,
+        QueryError::NotFound { uri: raw.to_owned(), what: format!("skill file `{raw}`"), suggestions },
+    )
+}
+
+/// The canonical `skill://` URI of the file at `path` (relative to `skills/`).
+fn skill_uri(path: &str) -> String {
+    format!("{}{}", uri::SKILL_PREFIX, uri::encode_path(path))
+}
+
+/// What a parsed URI names once it is looked up: one entry of the catalog, with the URI's own
+/// `?section=`/`?lines=`, or a resource generated from the catalog.
+pub(super) enum Located {
+    /// The entry at this index of `Catalog::entries`.
+    Entry {
+        /// Index into `Catalog::entries`.
+        idx: usize,
+        /// The URI's query parameters.
+        params: Vec<(String, String)>,
+    },
+    /// A resource generated from the catalog (the URI's target, unchanged).
+    Generated(Target),
+}
+
+impl Query {
+    /// Looks up what `target` (parsed from `raw`) names, once: every read starts here and
+    /// carries the entry's index on, so nothing downstream looks it up again.
+    ///
+    /// Fails with [`QueryError::NotFound`] (with suggestions) for what the catalog does not
+    /// hold, and [`QueryError::InvalidParams`] for a skill directory (listed, never read).
+    pub(super) fn locate(&self, raw: &str, target: Target) -> Result<Located, QueryError> {
+        match target {
+            Target::About
+            | Target::SkillsIndex(_)
+            | Target::DocsIndex(_)
+            | Target::SkillDetail { .. }
+            | Target::DocDetail { .. } => Ok(Located::Generated(target)),
+            Target::Doc { path, params } => {
+                let doc = self.doc(&path).ok_or_else(|| not_found_doc(self, &path))?;
+                Ok(Located::Entry { idx: doc.entry as usize, params })
             }
-            Err(explain_left_out(
-                query,
-                &path,
-                QueryError::NotFound {
-                    uri: raw.to_owned(),
-                    what: format!("skill file `{raw}`"),
-                    suggestions,
-                },
-            ))
+            Target::SkillDocument { skill_id, params } => {
+                let skill = self.skill(&skill_id).ok_or_else(|| not_found_skill(self, &skill_id))?;
+                Ok(Located::Entry { idx: skill.document as usize, params })
+            }
+            Target::SkillReference { skill_id, ref_id, params } => {
+                let (_, file) = skill_file(self, raw, &skill_id, &ref_id)?;
+                Ok(Located::Entry { idx: file.entry as usize, params })
+            }
+            Target::Skill { path, params } => {
+                if let Some(idx) = self.entry_idx(&skill_uri(&path)) {
+                    return Ok(Located::Entry { idx, params });
+                }
+                if self.skill_by_path(&path).is_none() {
+                    return Err(not_found_skill_path(self, raw, &path));
+                }
+                // A skill directory is listed by `resources/directory/read`, never read.
+                Err(QueryError::invalid_with(
+                    "uri",
+                    format!("`{raw}` is a skill directory, not a file"),
+                    format!("list it with resources/directory/read, or read `{raw}/SKILL.md`"),
+                ))
+            }
         }
     }
 }
@@ -197,23 +282,29 @@ fn resolve_uri(query: &Query, raw: &str) -> Result<Resolved, QueryError> {
 // what is resolved, whatever the catalog holds. Entry indexes were checked when it was opened
 // (`catalog::consistency`); a missing one resolves to an empty URI rather than a panic.
 
-fn skill_resolved(query: &Query, skill: &Skill, ref_id: Option<String>) -> Resolved {
+fn skill_resolved(query: &Query, skill: &Skill, ref_id: Option<String>) -> At {
     let entry = match &ref_id {
         None => skill.document,
         Some(r) => skill.files.iter().find(|f| &f.ref_id == r).map_or(skill.document, |f| f.entry),
     };
-    Resolved::Skill { skill_id: skill.name.clone(), uri: entry_uri(query, entry), ref_id }
+    let (uri, entry) = entry_uri(query, entry);
+    At { resolved: Resolved::Skill { skill_id: skill.name.clone(), uri, ref_id }, entry }
 }
 
-fn doc_resolved(query: &Query, doc: &Doc) -> Resolved {
-    Resolved::Doc { path: doc.path.clone(), uri: entry_uri(query, doc.entry) }
+fn doc_resolved(query: &Query, doc: &Doc) -> At {
+    let (uri, entry) = entry_uri(query, doc.entry);
+    At { resolved: Resolved::Doc { path: doc.path.clone(), uri }, entry }
 }
 
-fn entry_uri(query: &Query, entry: u32) -> String {
-    query.catalog.entries.get(entry as usize).map(|e| e.uri.clone()).unwrap_or_default()
+/// The URI of entry `entry`, and its index when there is one.
+fn entry_uri(query: &Query, entry: u32) -> (String, Option<usize>) {
+    match query.catalog.entries.get(entry as usize) {
+        Some(e) => (e.uri.clone(), Some(entry as usize)),
+        None => (String::new(), None),
+    }
 }
 
-fn entry_resolved(query: &Query, idx: usize) -> Resolved {
+fn entry_resolved(query: &Query, idx: usize) -> At {
     match query.owner(idx) {
         Some(Owner::Doc(d)) => doc_resolved(query, &query.catalog.docs[d as usize]),
         Some(Owner::Skill(s, file)) => {
@@ -221,7 +312,10 @@ fn entry_resolved(query: &Query, idx: usize) -> Resolved {
             let ref_id = file.map(|f| skill.files[f as usize].ref_id.clone());
             skill_resolved(query, skill, ref_id)
         }
-        None => Resolved::Catalog { uri: entry_uri(query, idx as u32) },
+        None => {
+            let (uri, entry) = entry_uri(query, idx as u32);
+            At { resolved: Resolved::Catalog { uri }, entry }
+        }
     }
 }
 
@@ -319,19 +413,12 @@ fn search_suggestions(query: &Query, text: &str) -> Vec<String> {
         return Vec::new();
     }
     let words: String = text.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
-    let Ok(hits) = super::search::ranked_entries(
-        query,
-        &words,
-        &Filter::default(),
-        &|_| true,
-        super::Mode::Keyword,
-        HITS,
-    ) else {
+    let Ok(hits) = ranked_entries(query, &words, &Filter::default(), &|_| true, Mode::Keyword, HITS) else {
         return Vec::new();
     };
     hits.iter()
         .take(HITS)
-        .map(|&(entry, _)| match entry_resolved(query, entry as usize) {
+        .map(|&(entry, _)| match entry_resolved(query, entry as usize).resolved {
             Resolved::Skill { skill_id, ref_id: None, .. } => skill_id,
             Resolved::Doc { path, .. } => path,
             other => other.uri().to_owned(),

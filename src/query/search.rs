@@ -11,14 +11,17 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use super::Query;
+use super::cursor::{self, Page, page_limit};
 use super::defining::{HEADING_CHECK, boost_defining_headings};
+use super::error::{QueryError, decoded};
 use super::filter::{Facets, Filter};
+use super::kind::{Kind, Owner};
 use super::semantic::{
     FULL_MEANING_WORDS, KEYWORD_ONLY_WORDS, KEYWORD_WEIGHT, Mode, SEMANTIC_CANDIDATES, Similarities,
 };
-use super::snippet::{mark, snippet};
+use super::snippet::{mark, snippet, three_sentences};
 use super::translations::{Translation, Translations};
-use super::{Kind, Owner, Page, Query, QueryError, cursor, decoded, page_limit, three_sentences};
 use crate::catalog::search::{FIELD_WEIGHTS, FIELDS, QueryWord, query_words, word_terms, written_body_of};
 use crate::catalog::{Section, mdx, uri};
 
@@ -42,7 +45,7 @@ pub struct SearchParams {
     pub category: Option<String>,
     /// Only docs in this locale (`ja`, `zh-cn`; case-insensitive).
     pub lang: Option<String>,
-    /// Page size (default 10, clamped to [`super::MAX_LIMIT`]).
+    /// Page size (default 10, clamped to [`cursor::MAX_LIMIT`]).
     pub limit: Option<usize>,
     /// Cursor from a previous page.
     pub cursor: Option<String>,
@@ -380,16 +383,15 @@ impl Query {
     /// Fails with [`QueryError::InvalidParams`] for an empty or punctuation-only query, a query
     /// over 1,000 characters, or a bad cursor.
     pub fn search(&self, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
-        let query = self;
         let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
         let terms = checked_terms(&params.query)?;
-        let sims = query.similarities(&params.query, params.mode)?;
+        let sims = self.similarities(&params.query, params.mode)?;
         let semantic = params.mode == Mode::Semantic;
         // Offsets come from cursors this function issued, so `offset + limit` bounds what must be
         // ordered; an invalid cursor is refused below before anything is returned.
         let wanted = params.cursor.as_deref().map_or(0, cursor::offset_hint);
         let hits = ranked(
-            query,
+            self,
             &params.query,
             &params.filter(),
             |_| true,
@@ -404,17 +406,17 @@ impl Query {
             filters.push_str(params.mode.as_str());
         }
         let offset = match &params.cursor {
-            Some(c) => cursor::decode(c, &query.catalog_hash, "search", &filters, hits.len())?,
+            Some(c) => cursor::decode(c, &self.catalog_hash, "search", &filters, hits.len())?,
             None => 0,
         };
         let (range, next_cursor) =
-            cursor::page(&query.catalog_hash, "search", &filters, offset, limit, hits.len());
+            cursor::page(&self.catalog_hash, "search", &filters, offset, limit, hits.len());
         let items = hits[range]
             .iter()
             .map(|&(entry, score)| {
                 let best = sims.as_ref().and_then(|s| s.of_entry(entry));
                 let mut hit = hit(
-                    query,
+                    self,
                     entry as usize,
                     score,
                     &terms.marks,

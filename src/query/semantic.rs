@@ -24,7 +24,8 @@
 
 use std::sync::Arc;
 
-use super::{Query, QueryError};
+use super::Query;
+use super::error::QueryError;
 use crate::catalog::vectors::{ModelId, Vectors};
 
 /// A sentence encoder for queries: the model a catalog's vectors were made with.

@@ -1,6 +1,6 @@
 //! Snippets: the window of a hit's text that best shows a query's terms, cut at word or sentence
 //! boundaries in every script, with the matched terms marked `**like this**` (adjacent marks
-//! merged into one).
+//! merged into one); and the three-sentence cut of a record's description.
 //!
 //! Pure: text and terms in, a string out. Must not rank (that is `search`).
 
@@ -270,6 +270,37 @@ pub(super) fn mark(text: &str, terms: &[String]) -> String {
     }
     out.push_str(&text[at..].replace("**", ""));
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cuts text to at most three sentences (resource descriptions, `content/docs/reference/mcp.md`).
+///
+/// A sentence ends at `.`, `!`, `?` or `。` followed by whitespace or the end. Scanned as bytes
+/// (every `resources/list` record runs this): ASCII bytes and the lead byte of `。` never occur
+/// inside another character's UTF-8 sequence, so each match is at a character boundary.
+pub(super) fn three_sentences(text: &str) -> String {
+    const IDEOGRAPHIC_FULL_STOP: &[u8] = "。".as_bytes();
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let len = match bytes[i] {
+            b'.' | b'!' | b'?' => 1,
+            0xE3 if bytes[i..].starts_with(IDEOGRAPHIC_FULL_STOP) => IDEOGRAPHIC_FULL_STOP.len(),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let end = i + len;
+        if text[end..].chars().next().is_none_or(char::is_whitespace) {
+            count += 1;
+            if count == 3 {
+                return text[..end].to_owned();
+            }
+        }
+        i = end;
+    }
+    text.to_owned()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::catalog::codec::DecodeError;
 use crate::catalog::{Entry, EntryKind, Link, LinkKind, Section, SkillFile, uri};
 
 fn section(id: &str, title: &str, level: u8, line_start: u32, line_end: u32) -> Section {
@@ -836,7 +837,7 @@ fn opens_encoded_catalogs_without_copying_and_refuses_tampering() {
 fn descriptions_are_cut_after_three_sentences() {
     #[track_caller]
     fn check(text: &str, expected: &str) {
-        assert_eq!(super::three_sentences(text), expected, "{text:?}");
+        assert_eq!(super::snippet::three_sentences(text), expected, "{text:?}");
     }
     check("One. Two. Three. Four.", "One. Two. Three.");
     check("Version 1.2 is out. Yes! Really? More.", "Version 1.2 is out. Yes! Really?");

@@ -13,10 +13,18 @@ use serde_json::{Value, json};
 
 use super::errors;
 use crate::catalog::uri;
-use crate::query::{Query, QueryError, ReadContent, ReadResult};
+use crate::query::{Query, QueryError, ReadContent, ReadResult, Selection};
 
-/// The single MCP content item of a read, with our `_meta` (`dev.folio/…`).
-pub(crate) fn to_contents(query: &Query, read: &ReadResult) -> ResourceContents {
+/// The answer to `resources/read` of `uri`: one read, which looks the entry up once and carries
+/// everything the content item needs; or the protocol error for a failed one.
+pub(crate) fn read_resource(query: &Query, uri: &str) -> Result<ResourceContents, McpError> {
+    let read = query.read(uri, &Selection::default()).map_err(|e| read_error(query, uri, &e))?;
+    Ok(to_contents(&read))
+}
+
+/// The single MCP content item of a read, with our `_meta` (`dev.folio/…`), from the read alone:
+/// what it read is not looked up again.
+fn to_contents(read: &ReadResult) -> ResourceContents {
     let contents = match &read.content {
         ReadContent::Text(text) => ResourceContents::text(text.clone(), read.uri.clone()),
         ReadContent::Blob(bytes) => ResourceContents::blob(
@@ -27,10 +35,10 @@ pub(crate) fn to_contents(query: &Query, read: &ReadResult) -> ResourceContents 
     .with_mime_type(read.mime.clone());
     let mut meta = MetaObject::new();
     meta.insert("dev.folio/blake3".to_owned(), json!(read.blake3));
-    if let Some(entry) = read.canonical_uri.as_deref().and_then(|u| query.entry(u)) {
-        meta.insert("dev.folio/path".to_owned(), json!(entry.path));
+    if let Some(path) = &read.path {
+        meta.insert("dev.folio/path".to_owned(), json!(path));
     }
-    if let Some(ref_id) = ref_id_of(query, read) {
+    if let Some(ref_id) = &read.ref_id {
         meta.insert("dev.folio/ref_id".to_owned(), json!(ref_id));
     }
     if read.total_lines > 0 {
@@ -43,13 +51,6 @@ pub(crate) fn to_contents(query: &Query, read: &ReadResult) -> ResourceContents 
         }
     }
     contents.with_meta(meta)
-}
-
-/// The ref id of a skill file read (through its canonical URI or an alias).
-pub(crate) fn ref_id_of(query: &Query, read: &ReadResult) -> Option<String> {
-    let canonical = read.canonical_uri.as_deref()?;
-    let idx = query.catalog().entries.binary_search_by(|e| e.uri.as_str().cmp(canonical)).ok()?;
-    query.record(idx).and_then(|r| r.ref_id)
 }
 
 /// The `resources/read` error for a failed query: unknown → `resource_not_found` (`-32602` for
@@ -135,4 +136,42 @@ fn search_words(err: &QueryError) -> String {
 fn capitalize(s: &str) -> String {
     let mut chars = s.chars();
     chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ResourceContents;
+
+    use super::read_resource;
+
+    /// One `resources/read`, through an alias or a canonical URI, of a doc, a SKILL.md or
+    /// another skill file, looks its entry up once, and the content item still carries the
+    /// entry's path and ref id.
+    #[test]
+    fn a_read_looks_its_entry_up_once() {
+        let query = crate::query::fixture_query();
+        for (uri, path, ref_id) in [
+            ("resource://docs/guides/install.md", "docs/guides/install.md", None),
+            ("resource://docs/guides/install.md?section=macos", "docs/guides/install.md", None),
+            ("skill://pdf/SKILL.md", "skills/pdf/SKILL.md", None),
+            ("resource://skills/pdf/document", "skills/pdf/SKILL.md", None),
+            ("skill://pdf/references/api.md", "skills/pdf/references/api.md", Some("references/api.md")),
+            (
+                "resource://skills/pdf/references/references%2Fapi.md",
+                "skills/pdf/references/api.md",
+                Some("references/api.md"),
+            ),
+        ] {
+            let before = query.lookups();
+            let contents = read_resource(&query, uri).unwrap_or_else(|e| panic!("{uri}: {e:?}"));
+            assert_eq!(query.lookups() - before, 1, "lookups of one read of {uri}");
+            let meta = match &contents {
+                ResourceContents::TextResourceContents { meta, .. }
+                | ResourceContents::BlobResourceContents { meta, .. } => meta.clone().unwrap_or_default(),
+                other => panic!("{uri}: neither text nor blob: {other:?}"),
+            };
+            assert_eq!(meta.get("dev.folio/path").and_then(|v| v.as_str()), Some(path), "{uri}");
+            assert_eq!(meta.get("dev.folio/ref_id").and_then(|v| v.as_str()), ref_id, "{uri}");
+        }
+    }
 }

@@ -104,11 +104,8 @@ impl ServerHandler for FolioServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let st = &*self.state();
-        let read = st
-            .query()
-            .read(&request.uri, &Selection::default())
-            .map_err(|e| content::read_error(st.query(), &request.uri, &e))?;
-        let mut out = ReadResourceResult::new(vec![content::to_contents(st.query(), &read)])
+        let contents = content::read_resource(st.query(), &request.uri)?;
+        let mut out = ReadResourceResult::new(vec![contents])
             .with_ttl_ms(st.ttl_ms)
             .with_cache_scope(CacheScope::Public);
         out.meta = st.meta();

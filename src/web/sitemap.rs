@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 
 use crate::catalog::Catalog;
 use crate::catalog::uri::encode_path;
+use crate::query::Query;
 
 /// The view's address of every entry, both ways.
 pub(crate) struct Sitemap {
@@ -81,7 +82,11 @@ impl Sitemap {
     }
 
     /// What the (decoded) address `path` names, or `None` for an address that names nothing.
-    pub(crate) fn place<'p>(&self, catalog: &Catalog, path: &'p str) -> Option<Place<'p>> {
+    ///
+    /// Looks the address up once, through the query layer (so it counts as the request's one
+    /// lookup).
+    pub(crate) fn place<'p>(&self, query: &Query, path: &'p str) -> Option<Place<'p>> {
+        let catalog = query.catalog();
         if path == "/" {
             return Some(Place::Index);
         }
@@ -92,11 +97,12 @@ impl Sitemap {
                 let any = catalog.docs.iter().any(|d| folder.is_empty() || d.path.starts_with(&prefix));
                 return any.then_some(Place::Folder(folder));
             }
-            return catalog.doc(rest).map(|d| Place::Entry(d.entry));
+            // The exact path: `Query::doc` also takes one with `docs/` in front.
+            return query.doc(rest).filter(|d| d.path == rest).map(|d| Place::Entry(d.entry));
         }
         let rest = path.strip_prefix("/skills/")?;
         let (name, file) = rest.split_once('/').unwrap_or((rest, ""));
-        let skill = catalog.skill(name)?;
+        let skill = query.skill(name)?;
         if file.is_empty() || file == "SKILL.md" {
             return Some(Place::Entry(skill.document));
         }
