@@ -413,7 +413,9 @@ fn a_burst_across_many_files_is_served_as_one_save() {
     const QUIET_AT_MOST: Duration = Duration::from_secs(2);
     /// Bursts that must be counted, and the most made to count them.
     const COUNTED: usize = 5;
-    const MADE_AT_MOST: usize = 15;
+    // Generous: on a loaded machine many bursts pause (a descheduled writer) and prove nothing;
+    // each made burst costs about a second.
+    const MADE_AT_MOST: usize = 40;
     let t = Tree::new();
     let page =
         |i: usize, generation: usize| format!("---\ntitle: Page {i:03} gen {generation}\n---\n# Page\n");
