@@ -1,11 +1,16 @@
 //! The manual agrees with the registries it documents: one page per diagnostic code under
 //! `content/docs/diagnostics/`, each stating the severities the code is reported with by
-//! default, as the code registry ([`Code`]) declares them.
+//! default, as the code registry ([`Code`]) declares them; and the fallback tools' page listing
+//! every tool `tools/list` answers with, its arguments and their values, with the number of tools
+//! wherever the manual states it.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use folio::compile::Code;
+use serde_json::{Value, json};
 
+use crate::mcp::Wire;
 use crate::support::repo;
 
 fn read(path: &str) -> String {
@@ -82,4 +87,90 @@ fn the_diagnostics_index_lists_every_code_with_its_default() {
     let expected: Vec<(String, String)> =
         Code::ALL.iter().map(|c| (c.name().to_owned(), c.documented_default().to_owned())).collect();
     assert_eq!(rows, expected, "index.md's rows (code, severity) against the registry");
+}
+
+/// The backticked words of a table cell: `` `a`, `b` `` is `[a, b]`.
+fn backticked(cell: &str) -> Vec<String> {
+    cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+#[tokio::test]
+async fn the_tools_page_lists_every_tool_with_its_arguments() {
+    let mut w = Wire::start();
+    let tools = w.ok("tools/list", json!({})).await["tools"].as_array().unwrap().clone();
+    let page = read("content/docs/reference/tools.md");
+    let mut documented = Vec::new();
+    for section in page.split("\n## ").skip(1) {
+        let (heading, body) = section.split_once('\n').unwrap_or((section, ""));
+        if !heading.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            continue; // "Not found", "Which to use"
+        }
+        let tool = tools.iter().find(|t| t["name"] == json!(heading));
+        let tool = tool.unwrap_or_else(|| panic!("tools.md documents `{heading}`, which tools/list lacks"));
+        let properties = tool["inputSchema"]["properties"].as_object().unwrap();
+        let mut arguments = BTreeSet::new();
+        for row in body.lines().filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = row.split(" | ").collect();
+            for argument in backticked(cells[0]) {
+                let schema = properties
+                    .get(&argument)
+                    .unwrap_or_else(|| panic!("tools.md: `{heading}` has no argument `{argument}`"));
+                if let Some(values) = schema["enum"].as_array() {
+                    let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+                    assert_eq!(
+                        backticked(cells[1]),
+                        values,
+                        "tools.md: the values of `{heading}`'s `{argument}`"
+                    );
+                }
+                arguments.insert(argument);
+            }
+        }
+        let declared: BTreeSet<String> = properties.keys().cloned().collect();
+        assert_eq!(arguments, declared, "tools.md: the arguments of `{heading}`");
+        documented.push(heading.to_owned());
+    }
+    documented.sort();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(documented, names, "tools.md has one section per tool");
+}
+
+#[tokio::test]
+async fn the_manual_states_the_number_of_tools_tools_list_answers_with() {
+    let mut w = Wire::start();
+    let count = w.ok("tools/list", json!({})).await["tools"].as_array().unwrap().len();
+    let words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    let mut files = vec![repo().join("README.md"), repo().join("ARCHITECTURE.md")];
+    markdown_under(&repo().join("content"), &mut files);
+    let mut stated = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap().to_lowercase();
+        let tokens: Vec<&str> =
+            text.split(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '/' | '_')).collect();
+        let tokens: Vec<&str> = tokens.into_iter().filter(|t| !t.is_empty()).collect();
+        for (i, token) in tokens.iter().enumerate() {
+            let Some(n) = words.iter().position(|w| w == token).or_else(|| token.parse().ok()) else {
+                continue;
+            };
+            let rest = tokens[i + 1..].iter().skip_while(|t| matches!(**t, "read-only" | "fallback" | "mcp"));
+            if rest.take(1).any(|t| *t == "tools") {
+                stated.push((file.strip_prefix(repo()).unwrap().display().to_string(), n));
+            }
+        }
+    }
+    assert!(!stated.is_empty(), "the manual states how many tools there are somewhere (tools.md)");
+    let wrong: Vec<_> = stated.iter().filter(|(_, n)| *n != count).collect();
+    assert!(wrong.is_empty(), "tools/list has {count} tools; the manual says otherwise: {wrong:?}");
+}
+
+fn markdown_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            markdown_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md" || e == "mdx") {
+            out.push(path);
+        }
+    }
 }
