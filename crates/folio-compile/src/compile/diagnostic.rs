@@ -1,5 +1,5 @@
 //! A content problem found by the compiler, its ordering, and the registry of every code one can
-//! carry ([`Code`], declared once in [`codes!`] with its name, class and default severity, so a
+//! carry ([`Code`], declared once in `codes!` with its name, class and default severity, so a
 //! diagnostic cannot carry a code the registry lacks). A leaf module: no IO, no knowledge of the
 //! other stages, no levels (`lints.rs` applies those), and no rendering (that is for the program
 //! that shows them: the `folio` binary renders them for a terminal or CI, a build script as cargo
@@ -91,7 +91,7 @@ macro_rules! codes {
     };
 }
 
-/// A default severity word of [`codes!`].
+/// A default severity word of `codes!`.
 macro_rules! severity {
     (error) => {
         Severity::Error
@@ -104,7 +104,7 @@ macro_rules! severity {
     };
 }
 
-/// True for the `allow` default of [`codes!`].
+/// True for the `allow` default of `codes!`.
 macro_rules! allowed {
     (allow) => {
         true
