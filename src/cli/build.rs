@@ -167,7 +167,7 @@ fn levels_report(compilation: &Compilation) -> String {
     if levels.is_empty() {
         return String::new();
     }
-    let mut rows: Vec<(&str, Level, String)> = Vec::new();
+    let mut rows: Vec<(compile::Code, Level, String)> = Vec::new();
     for d in &compilation.diagnostics {
         if !rows.iter().any(|(code, ..)| *code == d.code) {
             let (level, set_by) = levels.level_of(d);
@@ -180,7 +180,7 @@ fn levels_report(compilation: &Compilation) -> String {
         }
     }
     rows.sort();
-    let width = rows.iter().map(|(c, ..)| c.len()).max().unwrap_or(0);
+    let width = rows.iter().map(|(c, ..)| c.name().len()).max().unwrap_or(0);
     let mut out = String::from("lint levels:\n");
     for (code, level, set_by) in rows {
         out.push_str(&format!("  {code:width$}  {:5}  {set_by}\n", level.as_str()));

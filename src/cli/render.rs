@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use folio::compile::diagnostic::{Diagnostic, Severity, counts};
+use folio::compile::diagnostic::{Code, Diagnostic, Severity, counts};
 use serde::Serialize;
 
 use super::terminal::{printable, unprintable};
@@ -90,7 +90,7 @@ fn cap(diagnostics: &[Diagnostic], limit: usize) -> Capped<'_> {
 }
 
 /// One file's groups of one code: the code, how many were seen, the first left out.
-type Group<'a> = (&'a str, usize, Option<&'a Diagnostic>);
+type Group<'a> = (Code, usize, Option<&'a Diagnostic>);
 
 /// Ends a file: its groups' summaries go with its last diagnostic shown (every group shows
 /// its first diagnostic, so there is one).
@@ -253,7 +253,7 @@ fn render_human_capped(
 /// The per-code summary a long report ends with, most frequent first: `by code: 918
 /// broken-link (error), 2 orphan-doc (warning)`. Empty when nothing was reported.
 fn by_code(diagnostics: &[Diagnostic]) -> String {
-    let mut counts: std::collections::BTreeMap<(&str, Severity), usize> = std::collections::BTreeMap::new();
+    let mut counts: std::collections::BTreeMap<(Code, Severity), usize> = std::collections::BTreeMap::new();
     for d in diagnostics {
         *counts.entry((d.code, d.severity)).or_default() += 1;
     }
@@ -279,7 +279,7 @@ struct OmittedJson {
     line: u32,
     column: u32,
     severity: Severity,
-    code: &'static str,
+    code: Code,
     message: String,
     omitted: usize,
 }

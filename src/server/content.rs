@@ -12,6 +12,7 @@ use rmcp::model::{MetaObject, ResourceContents};
 use serde_json::{Value, json};
 
 use super::errors;
+use super::tools::ToolName;
 use crate::catalog::uri;
 use crate::query::{Query, QueryError, ReadContent, ReadResult, Selection};
 
@@ -108,7 +109,7 @@ pub(crate) fn tool_failure(err: &QueryError, tool: &str, argument: &str) -> (Str
             let repair = match suggestions.first() {
                 Some(s) => json!({ "tool": tool, "arguments": { argument: s }, "hint": err.repair() }),
                 None => {
-                    json!({ "tool": "search_patterns", "arguments": { "query": search_words(err) }, "hint": err.repair() })
+                    json!({ "tool": ToolName::SearchPatterns.as_str(), "arguments": { "query": search_words(err) }, "hint": err.repair() })
                 }
             };
             (message, repair)

@@ -6,6 +6,7 @@
 use rmcp::ErrorData as McpError;
 use serde_json::{Value, json};
 
+use super::tools::ToolName;
 use crate::catalog::uri::echo;
 
 /// A recovery hint: what to call next, with which arguments.
@@ -20,7 +21,7 @@ pub(crate) fn resource_not_found(uri: &str, suggestion: Option<&str>, message: &
         Some(s) => repair("resources/read", json!({ "uri": s }), "read the suggested URI"),
         None => repair(
             "tools/call",
-            json!({ "name": "search_patterns", "arguments": { "query": last_segment(uri) } }),
+            json!({ "name": ToolName::SearchPatterns.as_str(), "arguments": { "query": last_segment(uri) } }),
             "search the catalog, or call resources/list to see every URI",
         ),
     };
@@ -33,7 +34,7 @@ pub(crate) fn invalid_read(uri: &str, param: &str, message: &str, hint: &str) ->
         // Sections and line ranges are listed by the entry's detail record.
         "section" | "lines" | "start_line" | "end_line" => repair(
             "tools/call",
-            json!({ "name": "get_pattern_by_id", "arguments": { "id": strip_query(uri) } }),
+            json!({ "name": ToolName::GetPatternById.as_str(), "arguments": { "id": strip_query(uri) } }),
             hint,
         ),
         // An index page: the same URI without the offending parameter is a valid read.
@@ -197,7 +198,9 @@ pub(crate) fn bad_completion(what: &str) -> McpError {
 pub(crate) fn malformed_params(method: &str) -> McpError {
     let example = match method {
         "resources/read" => json!({ "uri": "resource://catalog/about" }),
-        "tools/call" => json!({ "name": "search_patterns", "arguments": { "query": "install" } }),
+        "tools/call" => {
+            json!({ "name": ToolName::SearchPatterns.as_str(), "arguments": { "query": "install" } })
+        }
         "skills/get" => json!({ "uri": "skill://<skill-path>/SKILL.md" }),
         "prompts/get" => json!({ "name": "<skill-name>", "arguments": { "task": "…" } }),
         "resources/directory/read" => json!({ "uri": "skill://<skill-path>" }),

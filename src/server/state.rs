@@ -30,7 +30,7 @@ pub(crate) struct State {
     /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
     /// as soon as the catalog is open).
     skills: OnceLock<skills::Skills>,
-    /// The five fallback tools, sorted by name.
+    /// The fallback tools ([`tools::ToolName`]), sorted by name.
     pub(crate) tools: Vec<Tool>,
     /// What a swap compares to decide which notifications it causes.
     pub(crate) versions: notify::SetVersions,
@@ -143,8 +143,8 @@ fn instructions(catalog: &Catalog) -> String {
          Context budget: load at most two skill documents per step. For large docs read one section \
          (resource://docs/{{+path}}?section=ID) or a line range (?lines=40-80) instead of the whole file; \
          reads over the size bound end with a marker naming the next range.\n\
-         Without resource support use the tools: search_patterns, list_resources, get_pattern_by_id, \
-         get_skill_document_by_id, read_resource.",
+         Without resource support use the tools: {tools}.",
+        tools = tools::ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
         title = if catalog.settings.title.is_empty() { "Folio catalog" } else { &catalog.settings.title },
     );
     if let Some(extra) = catalog.settings.instructions.as_deref().filter(|s| !s.trim().is_empty()) {

@@ -1,6 +1,7 @@
-//! The five read-only fallback tools (`content/docs/reference/tools.md`) for clients that can call tools but cannot attach
-//! resources: their hand-written JSON schemas (kept tight: `tools/list` is part of every model
-//! context) and the dispatch of `tools/call`.
+//! The read-only fallback tools (`content/docs/reference/tools.md`) for clients that can call
+//! tools but cannot attach resources: the one list of their names ([`ToolName`]), their argument
+//! types with the input schemas derived from them (kept tight: `tools/list` is part of every
+//! model context), and the dispatch of `tools/call`.
 //!
 //! Every payload comes from `content.rs`, the builder the resource handlers use, so a tool and a
 //! resource never answer differently for the same entry. Problems the caller can fix (unknown id,
@@ -11,6 +12,8 @@ use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::schemars::JsonSchema;
+use rmcp::schemars::generate::SchemaSettings;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -21,127 +24,150 @@ use super::{State, content, errors, resources, templates};
 use crate::catalog::uri::echo;
 use crate::query::{Kind, ListParams, Mode, QueryError, ReadContent, SearchParams, Selection, Sort};
 
-/// The tools, sorted by name (`tools/list` is deterministic).
-pub(crate) fn list() -> Vec<Tool> {
-    let mut tools = vec![
-        tool(
-            "get_pattern_by_id",
-            "Detail record of a skill or doc: metadata, outline (section ids, line ranges), files, links. \
-             Same JSON as resource://catalog/skills/{id} or resource://catalog/docs/{path}.",
-            json!({"id": {"type": "string", "description": "Skill id, doc path (guides/install.md) or any catalog URI."}}),
-            &["id"],
-            json!({"type": "object", "properties": {"kind": {"type": "string"}, "uri": {"type": "string"}}, "required": ["kind", "uri"]}),
-        ),
-        tool(
-            "get_skill_document_by_id",
-            "A skill's SKILL.md text (byte-identical to skill://…/SKILL.md) and its file list. Read references only when SKILL.md asks.",
-            json!({
-                "skill_id": {"type": "string", "description": "Skill name, e.g. from search_patterns."},
-                "section": {"type": "string", "description": "Only this heading id."},
-            }),
-            &["skill_id"],
-            json!({"type": "object", "properties": {
-                "skill_id": {"type": "string"}, "uri": {"type": "string"}, "text": {"type": "string"},
-                "files": {"type": "array", "items": {"type": "object"}},
-            }, "required": ["skill_id", "uri", "text", "files"]}),
-        ),
-        tool(
-            "list_resources",
-            "List catalog URIs with title and size, filtered and paginated, plus the URI templates (first page).",
-            json!({
-                "kind": {"enum": ["skill", "skill_file", "doc", "catalog", "all"]},
-                "prefix": {"type": "string", "description": "Path prefix, e.g. guides/."},
-                "tag": {"type": "string"},
-                "category": {"type": "string"},
-                "lang": {"type": "string", "description": "Only docs in this locale, e.g. ja or zh-cn."},
-                "updated_since": {"type": "string", "description": "YYYY-MM-DD."},
-                "sort": {"enum": ["path", "updated"]},
-                "cursor": {"type": "string"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-            }),
-            &[],
-            json!({"type": "object", "properties": {
-                "resources": {"type": "array", "items": {"type": "object"}},
-                "templates": {"type": "array", "items": {"type": "object"}},
-                "next_cursor": {"type": "string"},
-            }, "required": ["resources"]}),
-        ),
-        tool(
-            "read_resource",
-            "Read a catalog URI: the same text resources/read returns. Large docs are bounded; \
-             use section or start_line/end_line (see total_lines, next).",
-            json!({
-                "uri": {"type": "string", "description": "e.g. resource://docs/guides/install.md or skill://pdf/SKILL.md"},
-                "section": {"type": "string", "description": "Heading id from the detail record."},
-                "start_line": {"type": "integer", "minimum": 1},
-                "end_line": {"type": "integer", "minimum": 1},
-            }),
-            &["uri"],
-            json!({"type": "object", "properties": {
-                "uri": {"type": "string"}, "mime_type": {"type": "string"}, "text": {"type": "string"},
-                "blob": {"type": "string"}, "total_lines": {"type": "integer"}, "start_line": {"type": "integer"},
-                "end_line": {"type": "integer"}, "blake3": {"type": "string"}, "truncated": {"type": "boolean"},
-                "next": {"type": "string"},
-            }, "required": ["uri", "mime_type", "truncated"]}),
-        ),
-        tool(
-            "search_patterns",
-            "Ranked search over skills and docs: uri, kind, title, snippet, score, size. In a catalog built \
-             with vectors, words and meaning are ranked together (mode hybrid); mode semantic ranks by \
-             meaning alone and gives each hit's distance.",
-            json!({
-                "query": {"type": "string"},
-                "mode": {"enum": ["hybrid", "keyword", "semantic"]},
-                "kind": {"enum": ["skill", "skill_file", "doc", "all"]},
-                "tag": {"type": "string"},
-                "capability": {"type": "string"},
-                "category": {"type": "string"},
-                "lang": {"type": "string", "description": "Only docs in this locale, e.g. ja or zh-cn."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
-                "cursor": {"type": "string"},
-            }),
-            &["query"],
-            json!({"type": "object", "properties": {
-                "hits": {"type": "array", "items": {"type": "object"}},
-                "next_cursor": {"type": "string"},
-            }, "required": ["hits"]}),
-        ),
-    ];
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
-    tools
+/// Declares the tools: one line each, `Variant = "name", Arguments, handler;`. Listing and
+/// dispatch both match on [`ToolName`], so a tool cannot be listed without a handler or called
+/// with arguments other than those its schema was derived from.
+macro_rules! tools {
+    ($($variant:ident = $name:literal, $args:ty, $run:ident;)*) => {
+        /// A tool's name: every tool Folio serves, sorted by name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum ToolName {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $variant,
+            )*
+        }
+
+        impl ToolName {
+            /// Every tool, sorted by name (`tools/list` is deterministic).
+            pub(crate) const ALL: &'static [ToolName] = &[$(ToolName::$variant),*];
+
+            /// The name clients call it by.
+            pub(crate) const fn as_str(self) -> &'static str {
+                match self {
+                    $(ToolName::$variant => $name,)*
+                }
+            }
+
+            fn from_name(name: &str) -> Option<ToolName> {
+                match name {
+                    $($name => Some(ToolName::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// Its input schema, derived from its arguments.
+            fn input_schema(self) -> JsonObject {
+                match self {
+                    $(ToolName::$variant => input_schema::<$args>(),)*
+                }
+            }
+
+            fn run(self, state: &State, args: JsonObject) -> Result<CallToolResult, Failure> {
+                match self {
+                    $(ToolName::$variant => parse::<$args>(args).and_then(|a| $run(state, a)),)*
+                }
+            }
+        }
+    };
 }
 
-fn tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-    output: Value,
-) -> Tool {
-    let mut input = JsonObject::new();
-    input.insert("type".to_owned(), json!("object"));
-    input.insert("properties".to_owned(), properties);
-    if !required.is_empty() {
-        input.insert("required".to_owned(), json!(required));
+tools! {
+    GetPatternById = "get_pattern_by_id", PatternArgs, get_pattern_by_id;
+    GetSkillDocumentById = "get_skill_document_by_id", SkillDocArgs, get_skill_document_by_id;
+    ListResources = "list_resources", ListArgs, list_resources;
+    ReadResource = "read_resource", ReadArgs, read_resource;
+    SearchPatterns = "search_patterns", SearchArgs, search_patterns;
+}
+
+/// The tools, sorted by name (`tools/list` is deterministic).
+pub(crate) fn list() -> Vec<Tool> {
+    ToolName::ALL.iter().map(|&name| tool(name, description(name), output_schema(name))).collect()
+}
+
+/// What the model reads about a tool.
+fn description(name: ToolName) -> &'static str {
+    match name {
+        ToolName::GetPatternById => {
+            "Detail record of a skill or doc: metadata, outline (section ids, line ranges), files, links. \
+             Same JSON as resource://catalog/skills/{id} or resource://catalog/docs/{path}."
+        }
+        ToolName::GetSkillDocumentById => {
+            "A skill's SKILL.md text (byte-identical to skill://…/SKILL.md) and its file list. Read references only when SKILL.md asks."
+        }
+        ToolName::ListResources => {
+            "List catalog URIs with title and size, filtered and paginated, plus the URI templates (first page)."
+        }
+        ToolName::ReadResource => {
+            "Read a catalog URI: the same text resources/read returns. Large docs are bounded; \
+             use section or start_line/end_line (see total_lines, next)."
+        }
+        ToolName::SearchPatterns => {
+            "Ranked search over skills and docs: uri, kind, title, snippet, score, size. In a catalog built \
+             with vectors, words and meaning are ranked together (mode hybrid); mode semantic ranks by \
+             meaning alone and gives each hit's distance."
+        }
     }
-    input.insert("additionalProperties".to_owned(), json!(false));
+}
+
+/// The shape of a tool's `structuredContent` (built with `json!`, so written by hand).
+fn output_schema(name: ToolName) -> Value {
+    match name {
+        ToolName::GetPatternById => {
+            json!({"type": "object", "properties": {"kind": {"type": "string"}, "uri": {"type": "string"}}, "required": ["kind", "uri"]})
+        }
+        ToolName::GetSkillDocumentById => json!({"type": "object", "properties": {
+            "skill_id": {"type": "string"}, "uri": {"type": "string"}, "text": {"type": "string"},
+            "files": {"type": "array", "items": {"type": "object"}},
+        }, "required": ["skill_id", "uri", "text", "files"]}),
+        ToolName::ListResources => json!({"type": "object", "properties": {
+            "resources": {"type": "array", "items": {"type": "object"}},
+            "templates": {"type": "array", "items": {"type": "object"}},
+            "next_cursor": {"type": "string"},
+        }, "required": ["resources"]}),
+        ToolName::ReadResource => json!({"type": "object", "properties": {
+            "uri": {"type": "string"}, "mime_type": {"type": "string"}, "text": {"type": "string"},
+            "blob": {"type": "string"}, "total_lines": {"type": "integer"}, "start_line": {"type": "integer"},
+            "end_line": {"type": "integer"}, "blake3": {"type": "string"}, "truncated": {"type": "boolean"},
+            "next": {"type": "string"},
+        }, "required": ["uri", "mime_type", "truncated"]}),
+        ToolName::SearchPatterns => json!({"type": "object", "properties": {
+            "hits": {"type": "array", "items": {"type": "object"}},
+            "next_cursor": {"type": "string"},
+        }, "required": ["hits"]}),
+    }
+}
+
+/// The JSON Schema (2020-12, MCP's default dialect) of a tool's arguments, derived from the type
+/// `tools/call` deserializes them into: subschemas inline (no `$defs` for a model to chase), and
+/// without `$schema` (the default dialect) or the type's own title and doc (noise in every
+/// model context). Optional arguments accept `null`, as serde does.
+fn input_schema<T: JsonSchema>() -> JsonObject {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    settings.inline_subschemas = true;
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let Ok(Value::Object(mut schema)) = serde_json::to_value(schema) else {
+        unreachable!("a derived schema is a JSON object")
+    };
+    schema.remove("title");
+    schema.remove("description");
+    schema
+}
+
+fn tool(name: ToolName, description: &'static str, output: Value) -> Tool {
     let Value::Object(output) = output else { unreachable!("output schemas are object literals") };
-    Tool::new(name, description, Arc::new(input)).with_raw_output_schema(Arc::new(output)).with_annotations(
-        ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false),
-    )
+    Tool::new(name.as_str(), description, Arc::new(name.input_schema()))
+        .with_raw_output_schema(Arc::new(output))
+        .with_annotations(
+            ToolAnnotations::new().read_only(true).idempotent(true).destructive(false).open_world(false),
+        )
 }
 
 /// Runs one tool. Unknown tools are a protocol error; everything else is a result.
 pub(crate) fn call(state: &State, name: &str, args: JsonObject) -> Result<CallToolResult, McpError> {
-    let res = match name {
-        "list_resources" => parse(args).and_then(|a| list_resources(state, a)),
-        "read_resource" => parse(args).and_then(|a| read_resource(state, a)),
-        "search_patterns" => parse(args).and_then(|a| search_patterns(state, a)),
-        "get_pattern_by_id" => parse(args).and_then(|a| get_pattern_by_id(state, a)),
-        "get_skill_document_by_id" => parse(args).and_then(|a| get_skill_document_by_id(state, a)),
-        _ => return Err(errors::unknown_tool(name)),
-    };
-    Ok(res.unwrap_or_else(Failure::into_result))
+    let Some(tool) = ToolName::from_name(name) else { return Err(errors::unknown_tool(name)) };
+    Ok(tool.run(state, args).unwrap_or_else(Failure::into_result))
 }
 
 /// A failure the caller can fix: one sentence for the model plus a structured next step.
@@ -182,32 +208,79 @@ fn parse<T: DeserializeOwned>(args: JsonObject) -> Result<T, Failure> {
     })
 }
 
-#[derive(Deserialize)]
+// The arguments of each tool. Their doc comments are the `description`s of `tools/list`: an
+// argument whose name says enough has none (every byte of the list is in every model context).
+
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 struct ListArgs {
-    kind: Option<String>,
+    kind: Option<ListKind>,
+    /// Path prefix, e.g. guides/.
     prefix: Option<String>,
     tag: Option<String>,
     category: Option<String>,
+    /// Only docs in this locale, e.g. ja or zh-cn.
     lang: Option<String>,
+    /// YYYY-MM-DD.
     updated_since: Option<String>,
-    sort: Option<String>,
+    sort: Option<ListSort>,
     cursor: Option<String>,
+    #[schemars(range(min = 1, max = 500))]
     limit: Option<usize>,
+}
+
+// Which entries `list_resources` lists (the aliases are the CLI's spellings, accepted as before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "snake_case")]
+enum ListKind {
+    #[serde(alias = "skills")]
+    Skill,
+    #[serde(alias = "skill-file")]
+    SkillFile,
+    #[serde(alias = "docs")]
+    Doc,
+    Catalog,
+    All,
+}
+
+impl ListKind {
+    fn filter(self) -> Option<Kind> {
+        match self {
+            ListKind::Skill => Some(Kind::Skill),
+            ListKind::SkillFile => Some(Kind::SkillFile),
+            ListKind::Doc => Some(Kind::Doc),
+            ListKind::Catalog => Some(Kind::Catalog),
+            ListKind::All => None,
+        }
+    }
+}
+
+// The order of `list_resources`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "snake_case")]
+enum ListSort {
+    Path,
+    Updated,
 }
 
 fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure> {
     let query = state.query();
-    let fail = |e: QueryError| Failure::query(&e, "list_resources", "prefix");
+    let fail = |e: QueryError| Failure::query(&e, ToolName::ListResources.as_str(), "prefix");
     let params = ListParams {
-        kind: Kind::parse_filter(a.kind.as_deref().unwrap_or("all")).map_err(fail)?,
+        kind: a.kind.and_then(ListKind::filter),
         prefix: a.prefix,
         tag: a.tag,
         category: a.category,
         lang: a.lang,
         capability: None,
         updated_since: a.updated_since,
-        sort: Sort::parse(a.sort.as_deref().unwrap_or("path")).map_err(fail)?,
+        sort: match a.sort {
+            None | Some(ListSort::Path) => Sort::Path,
+            Some(ListSort::Updated) => Sort::Updated,
+        },
         cursor: a.cursor.clone(),
         limit: Some(a.limit.unwrap_or(DEFAULT_LIST_LIMIT).min(500)),
     };
@@ -248,19 +321,26 @@ fn list_resources(state: &State, a: ListArgs) -> Result<CallToolResult, Failure>
 /// Default page of `list_resources` (the query layer's default is for the indexes).
 const DEFAULT_LIST_LIMIT: usize = 100;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
+    /// e.g. resource://docs/guides/install.md or skill://pdf/SKILL.md
     uri: String,
+    /// Heading id from the detail record.
     section: Option<String>,
+    #[schemars(range(min = 1))]
     start_line: Option<u32>,
+    #[schemars(range(min = 1))]
     end_line: Option<u32>,
 }
 
 fn read_resource(state: &State, a: ReadArgs) -> Result<CallToolResult, Failure> {
     let selection = Selection { section: a.section, start_line: a.start_line, end_line: a.end_line };
-    let read =
-        state.query().read(&a.uri, &selection).map_err(|e| Failure::query(&e, "read_resource", "uri"))?;
+    let read = state
+        .query()
+        .read(&a.uri, &selection)
+        .map_err(|e| Failure::query(&e, ToolName::ReadResource.as_str(), "uri"))?;
     let mut out = json!({
         "uri": read.uri,
         "mime_type": read.mime,
@@ -293,27 +373,57 @@ fn read_resource(state: &State, a: ReadArgs) -> Result<CallToolResult, Failure> 
     Ok(structured(out, text))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 struct SearchArgs {
     query: String,
-    kind: Option<String>,
+    mode: Option<SearchMode>,
+    kind: Option<SearchKind>,
     tag: Option<String>,
     capability: Option<String>,
     category: Option<String>,
+    /// Only docs in this locale, e.g. ja or zh-cn.
     lang: Option<String>,
+    #[schemars(range(min = 1, max = 50))]
     limit: Option<usize>,
     cursor: Option<String>,
-    mode: Option<String>,
+}
+
+// Which entries `search_patterns` ranks (the catalog's own records are not searched).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "snake_case")]
+enum SearchKind {
+    #[serde(alias = "skills")]
+    Skill,
+    #[serde(alias = "skill-file")]
+    SkillFile,
+    #[serde(alias = "docs")]
+    Doc,
+    All,
+}
+
+// How `search_patterns` ranks (`bm25` is the CLI's older name for keyword).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "snake_case")]
+enum SearchMode {
+    Hybrid,
+    #[serde(alias = "bm25")]
+    Keyword,
+    Semantic,
 }
 
 fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failure> {
-    let fail = |e: QueryError| Failure::query(&e, "search_patterns", "query");
+    let fail = |e: QueryError| Failure::query(&e, ToolName::SearchPatterns.as_str(), "query");
     let params = SearchParams {
         query: a.query.clone(),
-        kind: match a.kind.as_deref() {
-            None | Some("all") => None,
-            Some(k) => Kind::parse_filter(k).map_err(fail)?,
+        kind: match a.kind {
+            None | Some(SearchKind::All) => None,
+            Some(SearchKind::Skill) => Some(Kind::Skill),
+            Some(SearchKind::SkillFile) => Some(Kind::SkillFile),
+            Some(SearchKind::Doc) => Some(Kind::Doc),
         },
         tag: a.tag,
         capability: a.capability,
@@ -321,7 +431,11 @@ fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failu
         lang: a.lang,
         limit: Some(a.limit.unwrap_or(10).min(50)),
         cursor: a.cursor,
-        mode: Mode::parse(a.mode.as_deref().unwrap_or_default()).map_err(fail)?,
+        mode: match a.mode {
+            None | Some(SearchMode::Hybrid) => Mode::Hybrid,
+            Some(SearchMode::Keyword) => Mode::Keyword,
+            Some(SearchMode::Semantic) => Mode::Semantic,
+        },
     };
     let page = state.query().search(&params).map_err(fail)?;
     let mut text = String::new();
@@ -349,14 +463,19 @@ fn search_patterns(state: &State, a: SearchArgs) -> Result<CallToolResult, Failu
     Ok(structured(out, text))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 struct PatternArgs {
+    /// Skill id, doc path (guides/install.md) or any catalog URI.
     id: String,
 }
 
 fn get_pattern_by_id(state: &State, a: PatternArgs) -> Result<CallToolResult, Failure> {
-    let detail = state.query().detail(&a.id).map_err(|e| Failure::query(&e, "get_pattern_by_id", "id"))?;
+    let detail = state
+        .query()
+        .detail(&a.id)
+        .map_err(|e| Failure::query(&e, ToolName::GetPatternById.as_str(), "id"))?;
     // The exact text `resources/read` returns for the detail URI.
     let text = detail.to_json();
     let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -364,10 +483,13 @@ fn get_pattern_by_id(state: &State, a: PatternArgs) -> Result<CallToolResult, Fa
     Ok(out)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 struct SkillDocArgs {
+    /// Skill name, e.g. from search_patterns.
     skill_id: String,
+    /// Only this heading id.
     section: Option<String>,
 }
 
@@ -375,12 +497,12 @@ fn get_skill_document_by_id(state: &State, a: SkillDocArgs) -> Result<CallToolRe
     let query = state.query();
     let detail = query
         .skill_detail(&a.skill_id)
-        .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
+        .map_err(|e| Failure::query(&e, ToolName::GetSkillDocumentById.as_str(), "skill_id"))?;
     let selection = Selection { section: a.section, ..Selection::default() };
     let read = state
         .query()
         .read(&detail.uri, &selection)
-        .map_err(|e| Failure::query(&e, "get_skill_document_by_id", "skill_id"))?;
+        .map_err(|e| Failure::query(&e, ToolName::GetSkillDocumentById.as_str(), "skill_id"))?;
     let text = read.text().unwrap_or_default().to_owned();
     let out = json!({
         "skill_id": detail.id,

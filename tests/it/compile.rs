@@ -619,16 +619,3 @@ fn a_streamed_build_writes_the_bytes_encode_writes() {
         }
     }
 }
-
-#[test]
-fn every_code_has_a_manual_page_and_every_page_a_code() {
-    let dir = crate::support::repo().join("content/docs/diagnostics");
-    let mut pages: Vec<String> = std::fs::read_dir(&dir)
-        .expect("the diagnostics pages")
-        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".md").map(str::to_owned))
-        .filter(|name| name != "index")
-        .collect();
-    pages.sort();
-    let codes: Vec<&str> = folio::compile::lints::CODES.iter().map(|c| c.name).collect();
-    assert_eq!(pages, codes);
-}

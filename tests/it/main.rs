@@ -20,6 +20,7 @@ mod live;
 mod live_root;
 mod live_serve;
 mod llms;
+mod manual;
 mod mapped;
 mod mcp;
 mod mcp_http;

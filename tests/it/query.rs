@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use folio::catalog::{Catalog, codec, uri};
-use folio::compile::{Config, Severity, compile};
+use folio::compile::{Code, Config, Severity, compile};
 use folio::query::{ListParams, Query, QueryError, ReadContent, SearchParams, Selection};
 
 use crate::support::{Tree, copy_dir, corpora};
@@ -38,7 +38,7 @@ fn compile_fresh(name: &str) -> Catalog {
             return catalog;
         }
         for d in compilation.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
-            if d.code == "broken-link" {
+            if d.code == Code::BrokenLink {
                 let target = d.message.split('`').nth(1).expect("the message names the link");
                 ignored.push(target.to_owned());
             } else if let Some(rest) = d.path.strip_prefix("skills/") {

@@ -351,7 +351,7 @@ fn a_skill_with_fields_outside_the_spec_is_served_leniently_with_them_unchanged(
         "---\nname: release-notes\ndescription: Writes release notes.\nowner: docs-team\nwhen_to_use: at a release\n---\n# Release notes\n",
     );
     let config = folio::compile::Config::new(tree.join("content"));
-    let codes: Vec<&str> = folio::compile::check(&config).diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = folio::compile::check(&config).diagnostics.iter().map(|d| d.code.name()).collect();
     assert_eq!(codes, ["unknown-field", "host-field"], "`folio check` still reports both");
     let lenient = folio::compile::lenient(&config);
     assert!(lenient.left_out.is_empty(), "{:?}", lenient.left_out);

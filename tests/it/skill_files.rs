@@ -5,6 +5,7 @@
 
 use crate::compile::{SKILL, case, skill_md};
 use crate::support::{corpora, folio};
+use folio::compile::Code;
 use folio::compile::markdown::{Dialect, analyze_with_mentions};
 
 #[test]
@@ -107,6 +108,6 @@ fn the_mention_lint_is_quiet_on_every_vendored_skill() {
     }
     assert_eq!(found, 385, "the count content/docs/diagnostics/mentioned-file.md quotes");
     let checked = folio::compile::check(&folio::compile::Config::new(corpora().join("agent-skills")));
-    let reported: Vec<_> = checked.diagnostics.iter().filter(|d| d.code == "mentioned-file").collect();
+    let reported: Vec<_> = checked.diagnostics.iter().filter(|d| d.code == Code::MentionedFile).collect();
     assert!(reported.is_empty(), "{reported:#?}");
 }

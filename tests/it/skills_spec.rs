@@ -24,7 +24,7 @@ fn folio_verdict(case: &Path) -> (String, String) {
         copy_dir(&skill, &tree.join("content/skills").join(skill.file_name().unwrap()));
     }
     let checked = folio::compile::check(&folio::compile::Config::new(tree.join("content")));
-    let codes: BTreeSet<&str> = checked.diagnostics.iter().map(|d| d.code).collect();
+    let codes: BTreeSet<&str> = checked.diagnostics.iter().map(|d| d.code.name()).collect();
     let verdict = if checked.has_errors() { "invalid" } else { "valid" };
     (verdict.to_owned(), codes.into_iter().collect::<Vec<_>>().join(" "))
 }

@@ -28,7 +28,7 @@ pub mod validate;
 use std::path::PathBuf;
 
 use crate::catalog::Catalog;
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, Severity};
 use frontmatter::DocMeta;
 pub use lenient::{Lenient, lenient, lenient_incremental};
 use source::{Found, Kind};
@@ -313,7 +313,7 @@ fn run(config: &Config, mut mode: Mode<'_>, cache: Option<&mut Cache>) -> Compil
     let unsettled = changed
         || diagnostics
             .iter()
-            .any(|d| d.code == "unreadable-file" && source::moved_since(&config.root, &d.path));
+            .any(|d| d.code == Code::UnreadableFile && source::moved_since(&config.root, &d.path));
     built.levels.apply(&mut diagnostics);
     diagnostic::sort(&mut diagnostics);
     let catalog = if diagnostics.iter().any(|d| config.gate.blocks(d)) { None } else { built.catalog };

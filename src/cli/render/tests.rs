@@ -1,13 +1,13 @@
 use std::borrow::Cow;
 
-use folio::compile::diagnostic::sort;
+use folio::compile::diagnostic::{Code, sort};
 
 use super::*;
 
 fn sample() -> Vec<Diagnostic> {
     let mut v = vec![
-        Diagnostic::warning("orphan-doc", "docs/b.md", 1, 1, "no doc links to `b.md`"),
-        Diagnostic::error("broken-link", "docs/a.md", 2, 7, "link to `x.md` does not resolve")
+        Diagnostic::warning(Code::OrphanDoc, "docs/b.md", 1, 1, "no doc links to `b.md`"),
+        Diagnostic::error(Code::BrokenLink, "docs/a.md", 2, 7, "link to `x.md` does not resolve")
             .with_help("did you mean `X.md`?"),
     ];
     sort(&mut v);
@@ -106,7 +106,7 @@ fn control_characters_are_escaped_and_the_caret_follows() {
 
 #[test]
 fn file_names_with_escapes_are_escaped_in_every_human_format() {
-    let d = vec![Diagnostic::error("broken-link", "docs/e\u{1b}[31m.md", 1, 1, "in `e\u{1b}[31m.md`")];
+    let d = vec![Diagnostic::error(Code::BrokenLink, "docs/e\u{1b}[31m.md", 1, 1, "in `e\u{1b}[31m.md`")];
     let human = render_human(&d, ".", &|_| Some("x\u{1b}y".to_owned()), false);
     assert_eq!(
         human,
@@ -121,10 +121,12 @@ fn file_names_with_escapes_are_escaped_in_every_human_format() {
 fn many(n: u32) -> Vec<Diagnostic> {
     // `n` broken links in a.md, two orphans in b.md, one more code in a.md.
     let mut v: Vec<Diagnostic> = (0..n)
-        .map(|i| Diagnostic::error("broken-link", "docs/a.md", 1, 1 + 4 * i, format!("link `{i}` is broken")))
+        .map(|i| {
+            Diagnostic::error(Code::BrokenLink, "docs/a.md", 1, 1 + 4 * i, format!("link `{i}` is broken"))
+        })
         .collect();
-    v.push(Diagnostic::warning("orphan-doc", "docs/a.md", 1, 1, "orphan a"));
-    v.push(Diagnostic::warning("orphan-doc", "docs/b.md", 1, 1, "orphan b"));
+    v.push(Diagnostic::warning(Code::OrphanDoc, "docs/a.md", 1, 1, "orphan a"));
+    v.push(Diagnostic::warning(Code::OrphanDoc, "docs/b.md", 1, 1, "orphan b"));
     sort(&mut v);
     v
 }

@@ -31,6 +31,9 @@ async fn tools_list_is_stable_sorted_read_only_and_small() {
     );
     for t in tools {
         assert_eq!(t["inputSchema"]["type"], "object");
+        // Derived from the argument types, with subschemas inline: nothing for a model to chase.
+        let input = serde_json::to_string(&t["inputSchema"]).unwrap();
+        assert!(!input.contains("$ref") && !input.contains("$defs"), "{input}");
         assert_eq!(t["inputSchema"]["additionalProperties"], json!(false));
         assert_eq!(t["outputSchema"]["type"], "object");
         assert_eq!(t["annotations"]["readOnlyHint"], json!(true));
@@ -38,6 +41,12 @@ async fn tools_list_is_stable_sorted_read_only_and_small() {
         assert_eq!(t["annotations"]["openWorldHint"], json!(false));
         assert_eq!(t["annotations"]["destructiveHint"], json!(false));
     }
+    // An enum argument lists its values (and `null`: an optional argument may be given as null).
+    let list = tools.iter().find(|t| t["name"] == "list_resources").unwrap();
+    assert_eq!(
+        list["inputSchema"]["properties"]["kind"]["enum"],
+        json!(["skill", "skill_file", "doc", "catalog", "all", null])
+    );
     let size = serde_json::to_string(r).unwrap().len();
     assert!(size < 6 * 1024, "tools/list is {size} bytes; keep it under 6 KiB");
 }

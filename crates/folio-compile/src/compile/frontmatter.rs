@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::{Code, Diagnostic, Severity};
 use crate::lookup::LookupMap;
 
 mod date;
@@ -128,7 +128,7 @@ fn parse_block<'a>(
     if split.unclosed {
         diags.push(
             Diagnostic::error(
-                "frontmatter-unclosed",
+                Code::FrontmatterUnclosed,
                 path,
                 1,
                 1,
@@ -142,14 +142,20 @@ fn parse_block<'a>(
     match parse_lenient(yaml, split.yaml_line) {
         Err(e) => {
             let last = split.body_line.saturating_sub(1).max(1);
-            diags.push(Diagnostic::error("frontmatter-syntax", path, e.line.min(last), e.column, e.message));
+            diags.push(Diagnostic::error(
+                Code::FrontmatterSyntax,
+                path,
+                e.line.min(last),
+                e.column,
+                e.message,
+            ));
             (split, None)
         }
         Ok(node) if node.is_null() => (split, Some(Vec::new())),
         Ok(Node { value: NodeValue::Map(entries), .. }) => (split, Some(entries)),
         Ok(node) => {
             diags.push(Diagnostic::error(
-                "frontmatter-type",
+                Code::FrontmatterType,
                 path,
                 node.line,
                 node.column,
@@ -194,7 +200,7 @@ fn text_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
         Some((s, _)) => Some(s.to_owned()),
         None => {
             diags.push(Diagnostic::error(
-                "frontmatter-type",
+                Code::FrontmatterType,
                 path,
                 v.line,
                 v.column,
@@ -217,7 +223,7 @@ fn list_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<
                         out.push(Located { value: s.to_owned(), line: item.line, column: item.column })
                     }
                     _ => diags.push(Diagnostic::error(
-                        "frontmatter-type",
+                        Code::FrontmatterType,
                         path,
                         item.line,
                         item.column,
@@ -230,7 +236,7 @@ fn list_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Vec<
         _ => {
             diags.push(
                 Diagnostic::error(
-                    "frontmatter-type",
+                    Code::FrontmatterType,
                     path,
                     v.line,
                     v.column,
@@ -251,7 +257,7 @@ fn date_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
         None => {
             diags.push(
                 Diagnostic::error(
-                    "invalid-date",
+                    Code::InvalidDate,
                     path,
                     v.line,
                     v.column,
@@ -273,7 +279,7 @@ fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
     }
     diags.push(
         Diagnostic::warning(
-            "invalid-lang",
+            Code::InvalidLang,
             path,
             v.line,
             v.column,

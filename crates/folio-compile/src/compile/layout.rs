@@ -29,7 +29,7 @@ pub use generators::Generator;
 pub use hosts::PluginRoot;
 pub use site::SiteRules;
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
 
 /// A part of the catalog a folder of the tree is read as.
@@ -141,7 +141,7 @@ impl Layout {
                 }
                 None => diags.push(
                     Diagnostic::error(
-                        "invalid-config",
+                        Code::InvalidConfig,
                         "folio.toml",
                         *line,
                         *column,
@@ -170,7 +170,7 @@ impl Layout {
                             super::source::config_too_large(&f.config, *size)
                         }
                         why => Diagnostic::error(
-                            "invalid-config",
+                            Code::InvalidConfig,
                             &f.config,
                             1,
                             1,
@@ -201,14 +201,14 @@ impl Layout {
                 diags.push(
                     match at {
                         Some((line, column)) => Diagnostic::error(
-                            "invalid-config",
+                            Code::InvalidConfig,
                             "folio.toml",
                             line,
                             column,
                             format!("invalid `folio.toml`: {what} `{dir}` {why}"),
                         ),
                         None => {
-                            Diagnostic::error("invalid-config", ".", 1, 1, format!("{what} `{dir}` {why}"))
+                            Diagnostic::error(Code::InvalidConfig, ".", 1, 1, format!("{what} `{dir}` {why}"))
                         }
                     }
                     .with_help(
@@ -363,7 +363,7 @@ impl Layout {
         for d in diagnostics {
             d.path = self.real(root, &d.path);
             // Its reasons name the repository's own files (`docs/nuxt.config.ts`), already real.
-            if d.code == "unverified-link" {
+            if d.code == Code::UnverifiedLink {
                 continue;
             }
             for (from, to) in &renames {
@@ -467,7 +467,7 @@ impl Layout {
                     .to_owned()
             }
         };
-        Diagnostic::error("no-content", ".", 1, 1, message).with_help(help)
+        Diagnostic::error(Code::NoContent, ".", 1, 1, message).with_help(help)
     }
 }
 

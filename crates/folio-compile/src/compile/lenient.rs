@@ -12,9 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::layout::Layout;
-use super::lints::{Class, Gate, lookup};
+use super::lints::{Class, Gate};
 use super::{Compilation, Config, compile, source};
 use crate::catalog::LeftOut;
 
@@ -90,10 +90,10 @@ fn owners<'d>(
     let mut owners: BTreeMap<String, Vec<&Diagnostic>> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for d in diags.iter().filter(|d| config.gate.blocks(d)) {
-        match lookup(d.code).map(|c| c.class) {
-            Some(Class::Entry) => {}
-            _ if d.code == "path-escape" => {}
-            _ if d.code == "duplicate-skill-name" => {
+        match d.code.class() {
+            Class::Entry => {}
+            _ if d.code == Code::PathEscape => {}
+            _ if d.code == Code::DuplicateSkillName => {
                 duplicates.push(d);
                 continue;
             }

@@ -56,7 +56,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::markdown::RawLink;
 use crate::catalog::Link;
 
@@ -239,7 +239,7 @@ fn run<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>, keep_links: boo
     let res = resolve_all(&index, sources, keep_links);
     // A base path is worked out only for a tree whose links miss (most trees pay nothing for
     // it), and the links are then resolved again with it.
-    let misses = res.diagnostics.iter().filter(|d| d.code == "broken-link").count();
+    let misses = res.diagnostics.iter().filter(|d| d.code == Code::BrokenLink).count();
     if misses < 3 {
         return res;
     }
@@ -314,21 +314,18 @@ struct Chunk {
 
 /// A problem with one link.
 struct Problem {
-    code: &'static str,
+    code: Code,
     message: String,
     help: Option<String>,
 }
 
 impl Problem {
-    /// The diagnostic at a link's target. `broken-anchor` (the page still opens) and
-    /// `cross-skill-link` (the target is served) are warnings; every other link problem is an
-    /// error.
+    /// The diagnostic at a link's target, at its code's default severity: `broken-anchor` (the
+    /// page still opens) and `cross-skill-link` (the target is served) are warnings; every other
+    /// link problem is an error (each link code has one default, see [`Code`]).
     fn into_diagnostic(self, path: &str, line: u32, column: u32) -> Diagnostic {
-        let diagnostic = if matches!(self.code, "broken-anchor" | "cross-skill-link" | "locale-fallback") {
-            Diagnostic::warning(self.code, path, line, column, self.message)
-        } else {
-            Diagnostic::error(self.code, path, line, column, self.message)
-        };
+        let severity = self.code.default_severities()[0];
+        let diagnostic = Diagnostic::new(severity, self.code, path, line, column, self.message);
         match self.help {
             Some(help) => diagnostic.with_help(help),
             None => diagnostic,
@@ -336,7 +333,7 @@ impl Problem {
     }
 
     fn broken(message: String, help: Option<String>) -> Self {
-        Problem { code: "broken-link", message, help }
+        Problem { code: Code::BrokenLink, message, help }
     }
 }
 

@@ -2,8 +2,9 @@
 //! (`error`, `warn`, `allow`) a project gives it in `folio.toml` `[lints]` or on the command line
 //! (`--allow/--warn/--deny CODE`), the way Cargo's `[lints]` and rustc's `-A/-W/-D` work.
 //!
-//! Owns the code registry ([`CODES`]), the rule that codes which would make a catalog unsound
-//! cannot be lowered, and applying levels to diagnostics. Must not find problems itself: the
+//! Owns the rule that codes which would make a catalog unsound cannot be lowered, and applying
+//! levels to diagnostics; the code registry itself is [`Code`] (declared in `diagnostic.rs`,
+//! which diagnostics are built from). Must not find problems itself: the
 //! other stages report them at the severity they were written with, and [`Levels::apply`]
 //! changes or drops them afterwards.
 
@@ -43,85 +44,12 @@ impl Level {
     }
 }
 
-/// What kind of problem a code names, which decides what lowering it and lenient serving may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    /// The catalog itself would be wrong (two entries at one URI, a file from outside the
-    /// root…): can never be lowered below `error`, and `serve --content` refuses the tree.
-    Unsound,
-    /// A problem of one entry's own content (a skill's frontmatter breaks the spec): lowerable;
-    /// `serve --content` leaves that entry out.
-    Entry,
-    /// A link or navigation problem, or a field the spec does not define (it passes through
-    /// unchanged, so the entry is still what its author wrote): lowerable; never removes an
-    /// entry.
-    Link,
-}
-
-/// One diagnostic code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Code {
-    /// The stable code (`broken-link`).
-    pub name: &'static str,
-    /// What kind of problem it is.
-    pub class: Class,
-    /// True when it is not reported unless a level turns it on.
-    pub allow_by_default: bool,
-}
-
-const fn code(name: &'static str, class: Class) -> Code {
-    Code { name, class, allow_by_default: false }
-}
-
-/// Every code Folio reports, sorted by name. Each has a page under `content/docs/diagnostics/`.
-pub const CODES: &[Code] = &[
-    code("broken-anchor", Class::Link),
-    code("broken-link", Class::Link),
-    code("byte-order-mark", Class::Entry),
-    code("case-collision", Class::Unsound),
-    code("case-mismatch", Class::Link),
-    code("compatibility-too-long", Class::Entry),
-    code("cross-skill-link", Class::Link),
-    code("description-too-long", Class::Entry),
-    code("duplicate-key", Class::Entry),
-    code("duplicate-skill-name", Class::Unsound),
-    code("duplicate-uri", Class::Unsound),
-    code("file-too-large", Class::Entry),
-    code("frontmatter-ambiguous", Class::Entry),
-    code("frontmatter-syntax", Class::Entry),
-    code("frontmatter-type", Class::Entry),
-    code("frontmatter-unclosed", Class::Entry),
-    code("hidden-file", Class::Entry),
-    code("host-field", Class::Link),
-    code("invalid-config", Class::Unsound),
-    code("invalid-date", Class::Entry),
-    code("invalid-lang", Class::Link),
-    code("invalid-name", Class::Entry),
-    code("invalid-utf8", Class::Unsound),
-    Code { name: "locale-fallback", class: Class::Link, allow_by_default: true },
-    code("mentioned-file", Class::Link),
-    code("missing-description", Class::Entry),
-    code("missing-name", Class::Entry),
-    code("missing-skill-md", Class::Entry),
-    code("name-mismatch", Class::Entry),
-    code("no-content", Class::Unsound),
-    code("non-portable-name", Class::Unsound),
-    code("not-a-regular-file", Class::Entry),
-    code("orphan-doc", Class::Link),
-    code("path-escape", Class::Unsound),
-    code("skill-left-out", Class::Link),
-    code("skill-md-too-long", Class::Entry),
-    code("skill-too-large", Class::Entry),
-    code("skill-too-many-files", Class::Entry),
-    code("symlink-loop", Class::Unsound),
-    code("unknown-field", Class::Link),
-    code("unreadable-file", Class::Entry),
-    code("unverified-link", Class::Link),
-];
+/// The code registry: [`Code::ALL`], each code's [`Class`] and default severities.
+pub use super::diagnostic::{Class, Code};
 
 /// The registry entry of `name`.
-pub fn lookup(name: &str) -> Option<&'static Code> {
-    CODES.binary_search_by(|c| c.name.cmp(name)).ok().map(|i| &CODES[i])
+pub fn lookup(name: &str) -> Option<Code> {
+    Code::from_name(name)
 }
 
 /// Where a code's level was set.
@@ -164,18 +92,17 @@ pub struct Request {
 /// Why a requested level is refused.
 pub fn refusal(request: &Request) -> Option<String> {
     let Some(code) = lookup(&request.code) else {
-        let names: Vec<&str> = CODES.iter().map(|c| c.name).collect();
-        let near = crate::suggest::closest_name(&request.code, names.iter().copied());
+        let near = crate::suggest::closest_name(&request.code, Code::ALL.iter().map(|c| c.name()));
         return Some(match near {
             Some(near) => format!("unknown diagnostic code `{}`; did you mean `{near}`?", request.code),
             None => format!("unknown diagnostic code `{}`", request.code),
         });
     };
-    (code.class == Class::Unsound && request.level != Level::Error).then(|| {
+    (code.class() == Class::Unsound && request.level != Level::Error).then(|| {
         format!(
             "`{}` cannot be lowered to `{}`: it means the catalog itself would be wrong (see the \
              diagnostics reference); fix the content instead",
-            code.name,
+            code.name(),
             request.level.as_str()
         )
     })
@@ -185,7 +112,7 @@ pub fn refusal(request: &Request) -> Option<String> {
 /// their default.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Levels {
-    set: BTreeMap<&'static str, (Level, SetBy)>,
+    set: BTreeMap<Code, (Level, SetBy)>,
 }
 
 impl Levels {
@@ -197,15 +124,15 @@ impl Levels {
             if refusal(request).is_none()
                 && let Some(code) = lookup(&request.code)
             {
-                set.insert(code.name, (request.level, request.set_by.clone()));
+                set.insert(code, (request.level, request.set_by.clone()));
             }
         }
         Levels { set }
     }
 
     /// The level of `code` when a project set it, and where.
-    pub fn get(&self, code: &str) -> Option<&(Level, SetBy)> {
-        self.set.get(code)
+    pub fn get(&self, code: Code) -> Option<&(Level, SetBy)> {
+        self.set.get(&code)
     }
 
     /// True when the project set no level.
@@ -214,16 +141,16 @@ impl Levels {
     }
 
     /// Every code the project set, by name, with its level and where it was set.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &(Level, SetBy))> {
+    pub fn iter(&self) -> impl Iterator<Item = (Code, &(Level, SetBy))> {
         self.set.iter().map(|(code, set)| (*code, set))
     }
 
     /// The effective level of a diagnostic and where it was set.
     pub fn level_of(&self, d: &Diagnostic) -> (Level, SetBy) {
-        if let Some((level, set_by)) = self.set.get(d.code) {
+        if let Some((level, set_by)) = self.set.get(&d.code) {
             return (*level, set_by.clone());
         }
-        let level = if lookup(d.code).is_some_and(|c| c.allow_by_default) {
+        let level = if d.code.allow_by_default() {
             Level::Allow
         } else if d.is_error() {
             Level::Error
@@ -263,7 +190,7 @@ pub enum Gate {
 impl Gate {
     /// True when `d` keeps a catalog from being made.
     pub fn blocks(self, d: &Diagnostic) -> bool {
-        d.is_error() && (self == Gate::Strict || lookup(d.code).is_none_or(|c| c.class != Class::Link))
+        d.is_error() && (self == Gate::Strict || d.code.class() != Class::Link)
     }
 }
 
@@ -277,8 +204,9 @@ mod tests {
 
     #[test]
     fn registry_is_sorted_and_unique() {
-        assert!(CODES.windows(2).all(|w| w[0].name < w[1].name));
-        assert_eq!(lookup("broken-link").map(|c| c.class), Some(Class::Link));
+        assert!(Code::ALL.windows(2).all(|w| w[0].name() < w[1].name() && w[0] < w[1]));
+        assert!(Code::ALL.iter().all(|&c| lookup(c.name()) == Some(c) && c.name().parse() == Ok(c)));
+        assert_eq!(lookup("broken-link").map(Code::class), Some(Class::Link));
         assert!(lookup("nope").is_none());
     }
 
@@ -297,18 +225,18 @@ mod tests {
         let levels =
             Levels::new(&[request("broken-link", Level::Warn), request("broken-link", Level::Allow)]);
         let mut diags = vec![
-            Diagnostic::error("broken-link", "docs/a.md", 1, 1, "x"),
-            Diagnostic::error("duplicate-uri", "docs/a.md", 1, 1, "x"),
-            Diagnostic::warning("locale-fallback", "docs/a.md", 1, 1, "x"),
+            Diagnostic::error(Code::BrokenLink, "docs/a.md", 1, 1, "x"),
+            Diagnostic::error(Code::DuplicateUri, "docs/a.md", 1, 1, "x"),
+            Diagnostic::warning(Code::LocaleFallback, "docs/a.md", 1, 1, "x"),
         ];
         levels.apply(&mut diags);
-        assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), ["duplicate-uri"]);
+        assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), [Code::DuplicateUri]);
     }
 
     #[test]
     fn lenient_gate_lets_link_errors_through() {
-        let link = Diagnostic::error("broken-link", "docs/a.md", 1, 1, "x");
-        let own = Diagnostic::error("description-too-long", "skills/a/SKILL.md", 1, 1, "x");
+        let link = Diagnostic::error(Code::BrokenLink, "docs/a.md", 1, 1, "x");
+        let own = Diagnostic::error(Code::DescriptionTooLong, "skills/a/SKILL.md", 1, 1, "x");
         assert!(Gate::Strict.blocks(&link) && Gate::Strict.blocks(&own));
         assert!(!Gate::Lenient.blocks(&link) && Gate::Lenient.blocks(&own));
     }

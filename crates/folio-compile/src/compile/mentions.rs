@@ -16,7 +16,7 @@
 //! mentions); [`check`] runs once the skill's files are known. Pure: no IO; must not parse
 //! markdown itself, nor import the markdown analysis that calls it.
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 
 /// A file name or path written in a skill's markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +109,7 @@ pub fn check(
         }
         let Some((near, case_only)) = nearest(mention, &from_dir, bare, files) else { continue };
         let d = Diagnostic::warning(
-            "mentioned-file",
+            Code::MentionedFile,
             path,
             m.line,
             m.column,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::{lints, validate};
 use crate::catalog::Settings;
 
@@ -171,7 +171,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
             let message = e.message().trim().replace('\n', "; ");
             diags.push(
                 Diagnostic::error(
-                    "invalid-config",
+                    Code::InvalidConfig,
                     path,
                     line,
                     column,
@@ -228,7 +228,7 @@ pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
                     let (line, column) = at(rule.span());
                     diags.push(
                         Diagnostic::error(
-                            "invalid-config",
+                            Code::InvalidConfig,
                             path,
                             line,
                             column,
@@ -267,7 +267,7 @@ fn docs_locales(
     let mut bad = |span: std::ops::Range<usize>, message: String| {
         let (line, column) = line_column(text, span.start);
         diags.push(
-            Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml` [docs]: {message}"))
+            Diagnostic::error(Code::InvalidConfig, path, line, column, format!("invalid `folio.toml` [docs]: {message}"))
                 .with_help("locales are folder names under docs/ that are BCP 47 tags, such as `en`, `ja`, `zh-cn`, `pt-br`"),
         );
     };
@@ -317,7 +317,7 @@ fn lint_requests(
             let (line, column) = line_column(text, value.span().start);
             diags.push(
                 Diagnostic::error(
-                    "invalid-config",
+                    Code::InvalidConfig,
                     path,
                     line,
                     column,
@@ -338,7 +338,7 @@ fn lint_requests(
         };
         if let Some(why) = lints::refusal(&request) {
             diags.push(
-                Diagnostic::error("invalid-config", path, line, column, format!("invalid `folio.toml` [lints]: {why}"))
+                Diagnostic::error(Code::InvalidConfig, path, line, column, format!("invalid `folio.toml` [lints]: {why}"))
                     .with_help("every code is listed in the diagnostics reference (`folio show docs/diagnostics/index.md`)"),
             );
             continue;
@@ -381,7 +381,7 @@ mod tests {
     fn bad_toml_is_located() {
         let mut diags = Vec::new();
         parse("folio.toml", b"[server]\nttl_ms = \"soon\"\n", &mut diags);
-        assert_eq!((diags[0].code, diags[0].line, diags[0].column), ("invalid-config", 2, 10));
+        assert_eq!((diags[0].code, diags[0].line, diags[0].column), (Code::InvalidConfig, 2, 10));
         diags.clear();
         parse("folio.toml", b"[catalog]\nnmae = \"x\"\n", &mut diags);
         assert_eq!((diags[0].line, diags[0].column), (2, 1));

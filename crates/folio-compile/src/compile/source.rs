@@ -31,7 +31,7 @@ use beneath::{is_link_refused, open_file};
 pub use walker::MAX_DEPTH;
 use walker::{Top, Walker};
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::layout::{Layout, Part};
 
 /// Largest file the compiler reads, in bytes (8 MiB). A skill may hold at most 16 MiB in total
@@ -114,7 +114,7 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
         Ok(root) => Arc::new(root),
         Err(e) => {
             out.diagnostics.push(Diagnostic::error(
-                "unreadable-file",
+                Code::UnreadableFile,
                 ".",
                 1,
                 1,
@@ -189,7 +189,7 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
         if !first {
             out.diagnostics.push(
                 Diagnostic::error(
-                    "duplicate-uri",
+                    Code::DuplicateUri,
                     path,
                     1,
                     1,
@@ -239,8 +239,14 @@ pub fn skill_dir_of(root: &Path, layout: &Layout, path: &str) -> Option<String> 
 }
 
 fn escape(path: &str) -> Diagnostic {
-    Diagnostic::error("path-escape", path, 1, 1, format!("symlink `{path}` points outside the content root"))
-        .with_help("copy the file into the content tree, or point the link at a file inside it")
+    Diagnostic::error(
+        Code::PathEscape,
+        path,
+        1,
+        1,
+        format!("symlink `{path}` points outside the content root"),
+    )
+    .with_help("copy the file into the content tree, or point the link at a file inside it")
 }
 
 /// What a file type is called in a message.
@@ -275,13 +281,13 @@ fn not_regular_named(path: &str, what: &str) -> Diagnostic {
     } else {
         format!("`{path}` is {what}, not a regular file; not read")
     };
-    Diagnostic::error("not-a-regular-file", path, 1, 1, message)
+    Diagnostic::error(Code::NotARegularFile, path, 1, 1, message)
         .with_help("remove it from the content tree: Folio reads only regular files")
 }
 
 fn not_regular_dir(path: &str) -> Diagnostic {
     Diagnostic::error(
-        "not-a-regular-file",
+        Code::NotARegularFile,
         path,
         1,
         1,
@@ -307,7 +313,7 @@ fn resolve_link(link: &Path, path: &str, canonical_root: &Path) -> Target {
         Ok(resolved) => resolved,
         Err(e) => {
             let message = format!("cannot follow `{path}` (a dangling symlink?): {e}");
-            return Target::Refused(Diagnostic::error("unreadable-file", path, 1, 1, message));
+            return Target::Refused(Diagnostic::error(Code::UnreadableFile, path, 1, 1, message));
         }
     };
     if !resolved.starts_with(canonical_root) {
@@ -319,7 +325,7 @@ fn resolve_link(link: &Path, path: &str, canonical_root: &Path) -> Target {
         Ok(meta) if meta.is_dir() => Target::Dir(resolved),
         Ok(meta) => Target::Refused(not_regular(path, meta.file_type())),
         Err(e) => Target::Refused(Diagnostic::error(
-            "unreadable-file",
+            Code::UnreadableFile,
             path,
             1,
             1,
@@ -382,7 +388,7 @@ fn classify(
 
             diags.push(
                 Diagnostic::warning(
-                    "hidden-file",
+                    Code::HiddenFile,
                     path,
                     1,
                     1,
@@ -445,18 +451,18 @@ fn missing_skill_md(dir: &str, lookalike: Option<&str>) -> Diagnostic {
         "`{dir}` holds markdown but no `SKILL.md`, so it is not a skill and none of its files is served"
     );
     match lookalike {
-        Some(name) => Diagnostic::error("missing-skill-md", &format!("{dir}/{name}"), 1, 1, message)
+        Some(name) => Diagnostic::error(Code::MissingSkillMd, &format!("{dir}/{name}"), 1, 1, message)
             .with_help(format!(
                 "did you mean `SKILL.md`? rename `{name}` to `SKILL.md` (the name is case-sensitive)"
             )),
-        None => Diagnostic::warning("missing-skill-md", dir, 1, 1, message)
+        None => Diagnostic::warning(Code::MissingSkillMd, dir, 1, 1, message)
             .with_help("add a `SKILL.md` to make it a skill, or move the files under `docs/`"),
     }
 }
 
 fn too_large(path: &str, size: u64) -> Diagnostic {
     Diagnostic::error(
-        "file-too-large",
+        Code::FileTooLarge,
         path,
         1,
         1,
@@ -469,7 +475,7 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
 /// parsed.
 pub fn config_too_large(path: &str, size: u64) -> Diagnostic {
     Diagnostic::error(
-        "invalid-config",
+        Code::InvalidConfig,
         path,
         1,
         1,
@@ -493,7 +499,7 @@ pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
         ReadError::TooLarge(size) => too_large(&found.path, size),
         ReadError::NotRegular(file_type) => not_regular(&found.path, file_type),
         ReadError::Io(e) if is_link_refused(&e) => Diagnostic::error(
-            "unreadable-file",
+            Code::UnreadableFile,
             &found.path,
             1,
             1,
@@ -501,7 +507,7 @@ pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
         )
         .with_help("run the command again once nothing writes to the content tree"),
         ReadError::Io(e) => Diagnostic::error(
-            "unreadable-file",
+            Code::UnreadableFile,
             &found.path,
             1,
             1,

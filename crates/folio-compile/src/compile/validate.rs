@@ -9,7 +9,7 @@ use std::collections::btree_map::Entry;
 
 use unicode_normalization::UnicodeNormalization as _;
 
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Code, Diagnostic};
 use super::frontmatter::Located;
 
 /// Most files one skill may hold, SKILL.md included (SEP-2640).
@@ -31,7 +31,7 @@ pub fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
     let column = 1 + valid[line_start..].iter().filter(|&&b| (b & 0xC0) != 0x80).count();
     Some(
         Diagnostic::error(
-            "invalid-utf8",
+            Code::InvalidUtf8,
             path,
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
@@ -64,7 +64,7 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
     if shape.files.len() > MAX_SKILL_FILES {
         diags.push(
             Diagnostic::error(
-                "skill-too-many-files",
+                Code::SkillTooManyFiles,
                 doc,
                 1,
                 1,
@@ -81,7 +81,7 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
     if total > MAX_SKILL_BYTES {
         diags.push(
             Diagnostic::error(
-                "skill-too-large",
+                Code::SkillTooLarge,
                 doc,
                 1,
                 1,
@@ -93,7 +93,7 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
     if shape.document_lines > MAX_SKILL_MD_LINES {
         diags.push(
             Diagnostic::warning(
-                "skill-md-too-long",
+                Code::SkillMdTooLong,
                 doc,
                 MAX_SKILL_MD_LINES + 1,
                 1,
@@ -111,7 +111,7 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
         match seen.get(name.value.as_str()) {
             Some(first) => diags.push(
                 Diagnostic::error(
-                    "duplicate-skill-name",
+                    Code::DuplicateSkillName,
                     document,
                     name.line,
                     name.column,
@@ -134,7 +134,7 @@ pub fn scoped_name(scope: &str, name: &Located<String>) -> Located<String> {
 /// The SKILL.md a `duplicate-skill-name` diagnostic says first used the name (the message
 /// [`skill_names`] writes names it last, in backquotes).
 pub fn duplicate_of(d: &Diagnostic) -> Option<&str> {
-    if d.code != "duplicate-skill-name" {
+    if d.code != Code::DuplicateSkillName {
         return None;
     }
     let (_, first) = d.message.rsplit_once(DUPLICATE_OF)?;
@@ -153,7 +153,7 @@ pub fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
         for &(_, path) in &group[1..] {
             diags.push(
                 Diagnostic::error(
-                    "duplicate-uri",
+                    Code::DuplicateUri,
                     path,
                     1,
                     1,
@@ -199,7 +199,7 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
         let (parent, name) = prefix.rsplit_once('/').unwrap_or(("", prefix));
         if let Some(why) = non_portable(name) {
             diags.push(
-                Diagnostic::error("non-portable-name", prefix, 1, 1, format!("`{name}` {why}"))
+                Diagnostic::error(Code::NonPortableName, prefix, 1, 1, format!("`{name}` {why}"))
                     .with_help("rename it so it can be checked out on Windows, macOS and Linux"),
             );
         }
@@ -208,7 +208,7 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
         if let Some(composed) = composed.as_deref().filter(|c| *c != name) {
             diags.push(
                 Diagnostic::warning(
-                    "non-portable-name",
+                    Code::NonPortableName,
                     prefix,
                     1,
                     1,
@@ -227,7 +227,7 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
             match by_form.entry((parent, composed)) {
                 Entry::Occupied(first) if *first.get() != name => diags.push(
                     Diagnostic::error(
-                        "non-portable-name",
+                        Code::NonPortableName,
                         prefix,
                         1,
                         1,
@@ -256,7 +256,7 @@ pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
         match by_case.entry((parent, lower)) {
             Entry::Occupied(first) => diags.push(
                 Diagnostic::error(
-                    "case-collision",
+                    Code::CaseCollision,
                     prefix,
                     1,
                     1,
@@ -326,13 +326,13 @@ mod tests {
     fn codes(paths: &[&str]) -> Vec<(String, &'static str)> {
         let mut diags = Vec::new();
         portable_names(paths, &mut diags);
-        diags.into_iter().map(|d| (d.path, d.code)).collect()
+        diags.into_iter().map(|d| (d.path, d.code.name())).collect()
     }
 
     #[test]
     fn utf8_error_points_at_first_bad_byte() {
         let d = utf8("docs/a.md", b"# ok\nab\xc3\xa9c\xff").unwrap();
-        assert_eq!((d.line, d.column, d.code), (2, 5, "invalid-utf8"));
+        assert_eq!((d.line, d.column, d.code), (2, 5, Code::InvalidUtf8));
         assert!(utf8("docs/a.md", "é\n".as_bytes()).is_none());
     }
 

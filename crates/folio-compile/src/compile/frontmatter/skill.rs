@@ -18,7 +18,7 @@ use unicode_normalization::UnicodeNormalization as _;
 use super::{
     Frontmatter, Located, Node, NodeValue, Style, dedup_keys, parse_block, parse_date, yaml11_non_string,
 };
-use crate::compile::diagnostic::{Diagnostic, Severity};
+use crate::compile::diagnostic::{Code, Diagnostic, Severity};
 use crate::suggest::closest_name as closest;
 
 /// Most characters a skill `name` may have (Agent Skills specification).
@@ -94,7 +94,7 @@ pub fn parse_skill<'a>(
     if text.starts_with("\u{feff}---") {
         diags.push(
             Diagnostic::warning(
-                "byte-order-mark",
+                Code::ByteOrderMark,
                 path,
                 1,
                 1,
@@ -157,7 +157,7 @@ pub fn parse_skill<'a>(
         let mut found = Vec::new();
         check_skill_fields(path, dir_name, &mut meta, description_at, &mut found);
         found.retain(|d| {
-            !(mistyped.0 && d.code == "missing-name" || mistyped.1 && d.code == "missing-description")
+            !(mistyped.0 && d.code == Code::MissingName || mistyped.1 && d.code == Code::MissingDescription)
         });
         diags.extend(found);
     }
@@ -169,7 +169,7 @@ pub fn parse_skill<'a>(
 fn extra_field(path: &str, key: &str, k: &Node) -> Diagnostic {
     if let Some((_, host)) = HOST_KEYS.iter().find(|(h, _)| *h == key) {
         return Diagnostic::warning(
-            "host-field",
+            Code::HostField,
             path,
             k.line,
             k.column,
@@ -188,7 +188,7 @@ fn extra_field(path: &str, key: &str, k: &Node) -> Diagnostic {
         }
     };
     Diagnostic::error(
-        "unknown-field",
+        Code::UnknownField,
         path,
         k.line,
         k.column,
@@ -206,7 +206,7 @@ fn check_compatibility(path: &str, v: &Node, value: Option<&str>, diags: &mut Ve
     let n = c.chars().count();
     if n > MAX_COMPATIBILITY_CHARS {
         diags.push(Diagnostic::error(
-            "compatibility-too-long",
+            Code::CompatibilityTooLong,
             path,
             v.line,
             v.column,
@@ -215,7 +215,7 @@ fn check_compatibility(path: &str, v: &Node, value: Option<&str>, diags: &mut Ve
     } else if n == 0 {
         diags.push(
             Diagnostic::error(
-                "compatibility-too-long",
+                Code::CompatibilityTooLong,
                 path,
                 v.line,
                 v.column,
@@ -255,7 +255,7 @@ fn read_folio_fields(
             .unwrap_or((1, 1));
         diags.push(
             Diagnostic::error(
-                "invalid-date",
+                Code::InvalidDate,
                 path,
                 at.0,
                 at.1,
@@ -275,11 +275,11 @@ fn check_skill_fields(
 ) {
     match &meta.name {
         None => diags.push(
-            Diagnostic::error("missing-name", path, 1, 1, "SKILL.md frontmatter lacks `name`")
+            Diagnostic::error(Code::MissingName, path, 1, 1, "SKILL.md frontmatter lacks `name`")
                 .with_help(format!("add `name: {}` to the frontmatter", suggested_name(dir_name))),
         ),
         Some(name) if name.value.trim().is_empty() => diags.push(
-            Diagnostic::error("missing-name", path, name.line, name.column, "SKILL.md `name` is empty")
+            Diagnostic::error(Code::MissingName, path, name.line, name.column, "SKILL.md `name` is empty")
                 .with_help(format!("set `name: {}`", suggested_name(dir_name))),
         ),
         Some(name) => check_name(path, dir_name, name, diags),
@@ -290,7 +290,7 @@ fn check_skill_fields(
             if n > MAX_DESCRIPTION_CHARS {
                 diags.push(
                     Diagnostic::error(
-                        "description-too-long",
+                        Code::DescriptionTooLong,
                         path,
                         line,
                         column,
@@ -304,7 +304,7 @@ fn check_skill_fields(
             let (line, column) = at.unwrap_or((1, 1));
             diags.push(
                 Diagnostic::error(
-                    "missing-description",
+                    Code::MissingDescription,
                     path,
                     line,
                     column,
@@ -327,7 +327,7 @@ fn check_name(path: &str, dir_name: &str, name: &Located<String>, diags: &mut Ve
     if folded != written {
         diags.push(
             Diagnostic::warning(
-                "invalid-name",
+                Code::InvalidName,
                 path,
                 name.line,
                 name.column,
@@ -339,7 +339,7 @@ fn check_name(path: &str, dir_name: &str, name: &Located<String>, diags: &mut Ve
     if let Some(why) = name_problem(&folded) {
         diags.push(
             Diagnostic::error(
-                "invalid-name",
+                Code::InvalidName,
                 path,
                 name.line,
                 name.column,
@@ -353,7 +353,7 @@ fn check_name(path: &str, dir_name: &str, name: &Located<String>, diags: &mut Ve
     if dir_folded != folded {
         diags.push(
             Diagnostic::error(
-                "name-mismatch",
+                Code::NameMismatch,
                 path,
                 name.line,
                 name.column,
@@ -443,7 +443,7 @@ fn allowed_tools(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Option<St
     let joined = tools.join(" ");
     diags.push(
         Diagnostic::warning(
-            "frontmatter-type",
+            Code::FrontmatterType,
             path,
             v.line,
             v.column,
@@ -467,7 +467,7 @@ fn string_value(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) ->
             if *style == Style::Plain && v.tag.is_none() && yaml11_non_string(s) {
                 diags.push(
                     Diagnostic::warning(
-                        "frontmatter-ambiguous",
+                        Code::FrontmatterAmbiguous,
                         path,
                         v.line,
                         v.column,
@@ -488,7 +488,7 @@ fn string_value(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) ->
             };
             diags.push(
                 Diagnostic::error(
-                    "frontmatter-type",
+                    Code::FrontmatterType,
                     path,
                     v.line,
                     v.column,
@@ -502,7 +502,7 @@ fn string_value(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) ->
             let field = key.rsplit('.').next().unwrap_or(key);
             diags.push(
                 Diagnostic::error(
-                    "frontmatter-type",
+                    Code::FrontmatterType,
                     path,
                     v.line,
                     v.column,
@@ -547,7 +547,7 @@ fn flag_yaml_features(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) {
     if let Some(what) = what {
         diags.push(
             Diagnostic::error(
-                "frontmatter-ambiguous",
+                Code::FrontmatterAmbiguous,
                 path,
                 v.line,
                 v.column,
@@ -593,7 +593,7 @@ pub(super) fn duplicate_key(
 ) -> Diagnostic {
     let d = match severity {
         Severity::Error => Diagnostic::error(
-            "duplicate-key",
+            Code::DuplicateKey,
             path,
             k.line,
             k.column,
@@ -602,7 +602,7 @@ pub(super) fn duplicate_key(
             ),
         ),
         _ => Diagnostic::warning(
-            "frontmatter-ambiguous",
+            Code::FrontmatterAmbiguous,
             path,
             k.line,
             k.column,
@@ -626,7 +626,7 @@ fn skill_metadata(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> BTreeMap
                 if !matches!(k.to_json(), Value::String(_)) {
                     diags.push(
                         Diagnostic::error(
-                            "frontmatter-type",
+                            Code::FrontmatterType,
                             path,
                             k.line,
                             k.column,
@@ -643,7 +643,7 @@ fn skill_metadata(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> BTreeMap
                 if val.is_null() {
                     diags.push(
                         Diagnostic::error(
-                            "frontmatter-type",
+                            Code::FrontmatterType,
                             path,
                             val.line,
                             val.column,
@@ -658,7 +658,7 @@ fn skill_metadata(path: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> BTreeMap
         }
         _ => diags.push(
             Diagnostic::error(
-                "frontmatter-type",
+                Code::FrontmatterType,
                 path,
                 v.line,
                 v.column,

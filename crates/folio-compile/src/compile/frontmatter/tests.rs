@@ -1,5 +1,5 @@
 use super::*;
-use crate::compile::diagnostic::Severity;
+use crate::compile::diagnostic::{Code, Severity};
 
 fn doc(text: &str) -> (DocMeta, Vec<Diagnostic>) {
     let mut diags = Vec::new();
@@ -98,13 +98,13 @@ fn extra_top_level_fields_are_refused_or_named_after_their_host() {
     let (meta, diags) =
         skill("---\nname: pdf\ndescription: d\nauthor: me\nwhen_to_use: forms\nversion: 2\n---\n");
     check(&diags, &["host-field 5:1", "unknown-field 4:1", "unknown-field 6:1"]);
-    let unknown = diags.iter().find(|d| d.code == "unknown-field").unwrap();
+    let unknown = diags.iter().find(|d| d.code == Code::UnknownField).unwrap();
     assert_eq!(
         unknown.message,
         "`author` is not an Agent Skills field; the specification allows only name, description, license, compatibility, metadata, allowed-tools"
     );
     assert!(unknown.help.as_deref().unwrap().contains("move it under `metadata:`"), "{unknown:?}");
-    let host = diags.iter().find(|d| d.code == "host-field").unwrap();
+    let host = diags.iter().find(|d| d.code == Code::HostField).unwrap();
     assert!(
         host.message.starts_with("`when_to_use` is read by Claude Code; other hosts ignore it"),
         "{host:?}"
@@ -279,7 +279,7 @@ fn alias_bombs_are_refused_quickly() {
     text.push_str("---\n");
     let (_, diags) = doc(&text);
     assert_eq!(diags.len(), 1, "{diags:?}");
-    assert_eq!(diags[0].code, "frontmatter-syntax");
+    assert_eq!(diags[0].code, Code::FrontmatterSyntax);
     assert!(diags[0].message.contains("alias bomb"), "{}", diags[0].message);
 }
 
@@ -562,7 +562,7 @@ mod core_schema {
         fn a_numeric_name_is_a_type_error(n in any::<i64>()) {
             let (meta, diags) = skill(&format!("---\nname: {n}\ndescription: d\n---\n"));
             prop_assert!(meta.name.is_none());
-            prop_assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), vec!["frontmatter-type"]);
+            prop_assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), vec![Code::FrontmatterType]);
         }
     }
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{Layout, detect, strip_dir};
-use crate::compile::diagnostic::Diagnostic;
+use crate::compile::diagnostic::{Code, Diagnostic};
 
 /// Entries walked at most: a tree larger than this is accounted for in part, and says so.
 const MAX_ENTRIES: usize = 500_000;
@@ -93,7 +93,7 @@ impl LeftOut {
         };
         vec![
             Diagnostic::error(
-                "skill-left-out",
+                Code::SkillLeftOut,
                 first,
                 1,
                 1,

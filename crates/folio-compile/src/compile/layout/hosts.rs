@@ -24,7 +24,7 @@ mod claude;
 
 use std::path::Path;
 
-use super::super::diagnostic::Diagnostic;
+use super::super::diagnostic::{Code, Diagnostic};
 use super::{Layout, Mount, Part, beside, join, strip_dir};
 
 /// An agent host's layout of skills.
@@ -238,7 +238,7 @@ impl Layout {
             if let Some(why) = &found.read.error {
                 diags.push(
                     Diagnostic::error(
-                        "invalid-config",
+                        Code::InvalidConfig,
                         found.marker,
                         1,
                         1,

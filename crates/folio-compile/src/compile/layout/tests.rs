@@ -161,8 +161,14 @@ fn catalog_paths_and_real_paths_map_both_ways() {
     assert_eq!(layout.logical("guide/src/intro.md").as_deref(), Some("docs/intro.md"));
     assert_eq!(layout.logical("guide/book.toml"), None);
     let mut diags = vec![
-        Diagnostic::error("broken-link", "docs/intro.md", 3, 1, "link `x` matches no file: no `docs/x.md`")
-            .with_help("did you mean `docs/y.md`?"),
+        Diagnostic::error(
+            Code::BrokenLink,
+            "docs/intro.md",
+            3,
+            1,
+            "link `x` matches no file: no `docs/x.md`",
+        )
+        .with_help("did you mean `docs/y.md`?"),
     ];
     layout.translate(tree.root(), &mut diags);
     assert_eq!(diags[0].path, "guide/src/intro.md");
@@ -182,7 +188,7 @@ fn an_empty_result_names_the_folder_the_markdown_is_in() {
     );
     let layout = Layout::default();
     let d = layout.nothing_found(tree.root());
-    assert_eq!((d.code, d.path.as_str()), ("no-content", "."));
+    assert_eq!((d.code, d.path.as_str()), (Code::NoContent, "."));
     assert_eq!(
         d.message,
         "found no docs and no skills (read docs from docs/, skills from skills/), but the tree holds 3 markdown \
@@ -219,7 +225,7 @@ fn a_config_file_too_large_or_broken_is_an_error_and_the_defaults_apply() {
     let (layout, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());
     assert_eq!(layout.docs_dir(), "site/docs");
     assert_eq!(diags.len(), 1, "{diags:?}");
-    assert_eq!((diags[0].code, diags[0].path.as_str()), ("invalid-config", "site/mkdocs.yml"));
+    assert_eq!((diags[0].code, diags[0].path.as_str()), (Code::InvalidConfig, "site/mkdocs.yml"));
     assert!(diags[0].message.contains("more than the 1048576-byte (1 MiB) limit"), "{}", diags[0].message);
     std::fs::write(tree.root().join("site/mkdocs.yml"), "nav: [a\n").unwrap();
     let (_, diags) = resolve(&tree, &LayoutKeys::default(), &Requested::default());

@@ -16,7 +16,7 @@ use super::forms::{
 use super::site::Site;
 use super::{Anchors, Chunk, LinkSource, Origin, Outcome, Problem, Targets};
 use crate::catalog::{Link, LinkKind, mdx};
-use crate::compile::diagnostic::Diagnostic;
+use crate::compile::diagnostic::{Code, Diagnostic};
 use crate::compile::markdown::RawLink;
 use crate::lookup::LookupMap;
 
@@ -117,7 +117,7 @@ struct FileTarget<'t> {
 /// The warning for a link from the skill at `skill_dir` into the skill at `other`.
 fn cross_skill(target: &str, skill_dir: &str, other: &str) -> Problem {
     Problem {
-        code: "cross-skill-link",
+        code: Code::CrossSkillLink,
         message: format!(
             "link `{target}` reaches into another skill, `{other}`: it resolves here, but a host that \
              installs `{skill_dir}` alone loses the target"
@@ -383,7 +383,7 @@ impl<'t> Index<'t> {
             return match self.resolve_written(source, raw, &route, absolute) {
                 Outcome::Problem(problem) => match self.resolve_written(source, raw, path, absolute) {
                     // Found as written, or a more telling problem (a case twin of a static file).
-                    Outcome::Problem(p) if p.code == "broken-link" => Outcome::Problem(problem),
+                    Outcome::Problem(p) if p.code == Code::BrokenLink => Outcome::Problem(problem),
                     outcome => outcome,
                 },
                 outcome => outcome,
@@ -483,7 +483,10 @@ impl<'t> Index<'t> {
                      as the site renders it",
                     raw.target
                 );
-                return Outcome::FoundWith(found, Problem { code: "locale-fallback", message, help: None });
+                return Outcome::FoundWith(
+                    found,
+                    Problem { code: Code::LocaleFallback, message, help: None },
+                );
             }
             for candidate in &candidates {
                 if let Some(actual) = self.case_twin(candidate) {
@@ -493,7 +496,7 @@ impl<'t> Index<'t> {
                     }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
-                        code: "case-mismatch",
+                        code: Code::CaseMismatch,
                         message: format!(
                             "link `{}` matches `{actual}` only when case is ignored; servers and unpacked skills compare case",
                             raw.target
@@ -709,7 +712,7 @@ impl<'t> Index<'t> {
             .or_else(|| closest(&anchor.to_lowercase(), anchors.iter().map(|a| (a, a))));
         let place = if path == source.path { "this file".to_owned() } else { format!("`{path}`") };
         Some(Problem {
-            code: "broken-anchor",
+            code: Code::BrokenAnchor,
             message: format!("{place} has no heading with id `{anchor}`"),
             help: suggestion.map(|s| format!("did you mean `#{s}`?")),
         })
@@ -721,7 +724,7 @@ impl<'t> Index<'t> {
         let docs = served.filter(|(p, _)| p.starts_with("docs/") && is_page(p));
         docs.filter(|&(p, &linked)| !linked && !self.reached_without_link(p))
             .map(|(p, _)| {
-                Diagnostic::warning("orphan-doc", p, 1, 1, format!("no other doc or skill links to `{p}`"))
+                Diagnostic::warning(Code::OrphanDoc, p, 1, 1, format!("no other doc or skill links to `{p}`"))
                     .with_help(
                         "link to it from a related doc or an index page, or remove it; if the site's navigation \
                          is generated (a sidebar), set `orphan-doc = \"allow\"` under [lints] in folio.toml",

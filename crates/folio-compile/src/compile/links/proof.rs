@@ -16,7 +16,7 @@ use super::forms::{join, parent, percent_decode, to_path};
 use super::site::Site;
 use super::{LinkSource, Origin};
 use crate::catalog::LinkKind;
-use crate::compile::diagnostic::Diagnostic;
+use crate::compile::diagnostic::{Code, Diagnostic};
 use crate::compile::markdown::RawLink;
 
 /// What only the disk can tell about a link that matches nothing in the catalog.
@@ -305,7 +305,7 @@ impl Tally {
                     n => format!(" and {n} more links"),
                 };
                 Diagnostic::warning(
-                    "unverified-link",
+                    Code::UnverifiedLink,
                     &first.path,
                     first.line,
                     first.column,

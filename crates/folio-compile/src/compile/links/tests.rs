@@ -1,5 +1,5 @@
 use super::*;
-use crate::compile::diagnostic::Severity;
+use crate::compile::diagnostic::{Code, Severity};
 use crate::compile::markdown::{Markdown, analyze};
 
 /// Builds a tree from a fixture (`//- path` lines start files; markdown files are analysed, any
@@ -87,7 +87,7 @@ fn render_diagnostic(d: &Diagnostic) -> String {
 fn check(fixture: &str, expected: &str) {
     let (res, _) = run(fixture);
     let actual: Vec<String> =
-        res.diagnostics.iter().filter(|d| d.code != "orphan-doc").map(render_diagnostic).collect();
+        res.diagnostics.iter().filter(|d| d.code != Code::OrphanDoc).map(render_diagnostic).collect();
     assert_eq!(actual.join("\n"), expected.trim(), "\nfixture:\n{fixture}");
 }
 
@@ -96,7 +96,7 @@ fn check(fixture: &str, expected: &str) {
 fn check_orphans(fixture: &str, expected: &str) {
     let (res, _) = run(fixture);
     let actual: Vec<&str> =
-        res.diagnostics.iter().filter(|d| d.code == "orphan-doc").map(|d| d.path.as_str()).collect();
+        res.diagnostics.iter().filter(|d| d.code == Code::OrphanDoc).map(|d| d.path.as_str()).collect();
     assert_eq!(actual.join(" "), expected.trim(), "\nfixture:\n{fixture}");
 }
 
@@ -171,7 +171,7 @@ fn site_absolute_links_to_aliases_resolve_to_the_doc() {
     let resolved: Vec<_> = res.links[0].iter().map(|l| l.resolved.as_deref()).collect();
     assert_eq!(resolved, [Some("uri:new"), Some("uri:new"), None]);
     let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.code, d.path.as_str(), d.column)).collect();
-    assert_eq!(codes, [("broken-link", "docs/a.md", 38), ("orphan-doc", "docs/a.md", 1)]);
+    assert_eq!(codes, [(Code::BrokenLink, "docs/a.md", 38), (Code::OrphanDoc, "docs/a.md", 1)]);
 }
 
 #[test]
@@ -324,9 +324,9 @@ fn links_into_another_skill_resolve_with_a_warning() {
     assert_eq!(
         codes,
         [
-            (5, "cross-skill-link", Severity::Warning),
-            (43, "broken-link", Severity::Error),
-            (75, "cross-skill-link", Severity::Warning)
+            (5, Code::CrossSkillLink, Severity::Warning),
+            (43, Code::BrokenLink, Severity::Error),
+            (75, Code::CrossSkillLink, Severity::Warning)
         ]
     );
 }
@@ -338,7 +338,7 @@ fn host_command_references_are_not_file_links() {
     let (res, _) = run(tree);
     let broken: Vec<_> = res.diagnostics.iter().map(|d| (d.column, d.code)).collect();
     // `/commit` names no skill and `/docs:x/y` is a path: both stay file links, and miss.
-    assert_eq!(broken, [(48, "broken-link"), (61, "broken-link")]);
+    assert_eq!(broken, [(48, Code::BrokenLink), (61, Code::BrokenLink)]);
 }
 
 #[test]
@@ -526,7 +526,7 @@ fn ignored_targets_are_recorded_unresolved_and_unchecked() {
     let targets: Vec<_> = res.links[0].iter().map(|l| (l.target.as_str(), l.resolved.is_some())).collect();
     assert_eq!(targets, [("g", false), ("/api/*", false), ("/api/v1/", false), ("gone.md", false)]);
     let codes: Vec<_> = res.diagnostics.iter().map(|d| (d.code, d.column)).collect();
-    assert_eq!(codes, [("broken-link", 41), ("orphan-doc", 1)]);
+    assert_eq!(codes, [(Code::BrokenLink, 41), (Code::OrphanDoc, 1)]);
 }
 
 /// Path pieces that exercise every branch of target resolution.
@@ -606,10 +606,10 @@ fn many_sources_resolve_in_order_across_threads() {
         assert_eq!(links[0].resolved.as_deref(), expected, "{path}");
     }
     let broken: Vec<_> =
-        res.diagnostics.iter().filter(|d| d.code == "broken-link").map(|d| d.path.as_str()).collect();
+        res.diagnostics.iter().filter(|d| d.code == Code::BrokenLink).map(|d| d.path.as_str()).collect();
     assert_eq!(broken.len(), 301);
     assert!(broken.windows(2).all(|w| w[0] <= w[1]), "diagnostics come in source order");
-    assert!(res.diagnostics.iter().all(|d| d.code != "orphan-doc"));
+    assert!(res.diagnostics.iter().all(|d| d.code != Code::OrphanDoc));
 }
 
 #[test]

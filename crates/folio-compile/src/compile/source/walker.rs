@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::beneath::{DirHandle, EntryKind, Root, is_link_refused};
 use super::{Target, is_hidden, not_regular_named, resolve_link};
-use crate::compile::diagnostic::Diagnostic;
+use crate::compile::diagnostic::{Code, Diagnostic};
 
 /// How many directories deep the walk goes below `docs/` or `skills/`. A deeper tree is almost
 /// certainly generated or hostile, and each level holds a handle open while its children are
@@ -116,7 +116,7 @@ impl Walker<'_> {
             if !utf8 {
                 self.diags.push(
                     Diagnostic::error(
-                        "non-portable-name",
+                        Code::NonPortableName,
                         &rel,
                         1,
                         1,
@@ -164,7 +164,7 @@ impl Walker<'_> {
                 if walked.chain([(at.start, at.canonical)]).any(on_the_way) {
                     self.diags.push(
                         Diagnostic::warning(
-                            "symlink-loop",
+                            Code::SymlinkLoop,
                             rel,
                             1,
                             1,
@@ -200,7 +200,7 @@ impl Walker<'_> {
         }
         self.diags.push(
             Diagnostic::error(
-                "unreadable-file",
+                Code::UnreadableFile,
                 rel,
                 1,
                 1,
@@ -217,6 +217,6 @@ impl Walker<'_> {
         } else {
             format!("cannot read `{rel}`: {e}")
         };
-        self.diags.push(Diagnostic::error("unreadable-file", rel, 1, 1, message));
+        self.diags.push(Diagnostic::error(Code::UnreadableFile, rel, 1, 1, message));
     }
 }

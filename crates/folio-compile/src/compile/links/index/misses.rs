@@ -10,6 +10,7 @@ use super::super::forms::percent_decode;
 use super::super::{LinkSource, Miss, Origin, Outcome, Problem};
 use super::Index;
 use crate::catalog::LinkKind;
+use crate::compile::diagnostic::Code;
 use crate::compile::markdown::RawLink;
 
 impl<'t> Index<'t> {
@@ -55,7 +56,7 @@ impl<'t> Index<'t> {
             // A page of a pages folder given as the content root linking above it:
             // say that the link leaves the root, not that a file of it is missing.
             Outcome::Problem(problem)
-                if problem.code == "broken-link"
+                if problem.code == Code::BrokenLink
                     && raw.kind == LinkKind::Relative
                     && source.origin == Origin::Doc
                     && self.targets.site.pages_at_root
@@ -63,7 +64,7 @@ impl<'t> Index<'t> {
                     && self.leaves_the_catalog(source, raw) =>
             {
                 Outcome::Problem(Problem {
-                    code: "broken-link",
+                    code: Code::BrokenLink,
                     message: format!(
                         "link `{}` leaves the content root: the pages folder is the root Folio was given, and the link names a file above it",
                         raw.target
@@ -77,14 +78,14 @@ impl<'t> Index<'t> {
             // A file of the repository the site's build takes from outside its pages
             // (an image beside the pages folder).
             Outcome::Problem(problem)
-                if problem.code == "broken-link"
+                if problem.code == Code::BrokenLink
                     && (source.origin == Origin::Doc || raw.plugin_root)
                     && self.targets.site.unverifiable.exists_on_disk(source, raw) =>
             {
                 Outcome::Unchecked
             }
             Outcome::Problem(problem)
-                if problem.code == "broken-link" && source.origin == Origin::Doc =>
+                if problem.code == Code::BrokenLink && source.origin == Origin::Doc =>
             {
                 // The site path as the pages folder serves it (`/docs/x` of a site whose
                 // pages are at `/docs` names `docs/x`), for asking the disk.
@@ -122,7 +123,7 @@ impl<'t> Index<'t> {
             ));
         }
         Outcome::Problem(Problem {
-            code: "broken-link",
+            code: Code::BrokenLink,
             message: format!(
                 "link `{}` matches no file: `{prefix}*` stands for `{dir}*` (`compilerOptions.paths` of `tsconfig.json`), and there is no `{real}`",
                 raw.target
