@@ -40,7 +40,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::mentions::{self, Mention};
+use super::mentions;
+pub use super::mentions::Mention;
 
 use crate::catalog::{LinkKind, Section, mdx};
 
@@ -57,15 +58,16 @@ use html::{decode_character_references, html_attributes, is_link};
 use hugo::find_ascii;
 use hugo::{hugo_includes, mask_hugo_block_shortcodes};
 use lines::LineIndex;
-pub use render::Render;
+pub(crate) use render::Render;
 use render::without_inline_components;
-pub use slug::HeadingIds;
+pub(crate) use slug::HeadingIds;
 use slug::Slugger;
 #[cfg(test)]
 use slug::slug;
 
-/// What one markdown body says about itself.
+/// What one markdown body says about itself. (It will gain fields: read it, do not build it.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Markdown {
     /// Plain text of the first H1, if any.
     pub title: Option<String>,
@@ -235,7 +237,7 @@ impl Dialect {
 }
 
 /// Analyses a CommonMark body: [`analyze_in`] with [`Dialect::Markdown`].
-pub fn analyze(body: &str, first_line: u32) -> Markdown {
+pub(crate) fn analyze(body: &str, first_line: u32) -> Markdown {
     analyze_in(body, first_line, Dialect::Markdown)
 }
 
@@ -254,7 +256,7 @@ pub fn analyze_with_mentions(body: &str, first_line: u32, dialect: Dialect) -> M
 
 /// [`analyze_in`] for a page of a site that renders it by `render`; with `mentions`, also
 /// [`Markdown::mentions`].
-pub fn analyze_site(
+pub(crate) fn analyze_site(
     body: &str,
     first_line: u32,
     dialect: Dialect,

@@ -17,7 +17,7 @@ use crate::catalog::{Doc, Entry, mdx, search};
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.
 #[derive(Debug, Clone)]
-pub struct Processed {
+pub(crate) struct Processed {
     /// Where it came from and what it is.
     pub found: Found,
     /// The exact bytes (empty when the catalog is compiled without bodies).
@@ -40,7 +40,7 @@ pub struct Processed {
 
 /// Frontmatter and markdown of a doc or SKILL.md.
 #[derive(Debug, Clone)]
-pub enum Parsed {
+pub(crate) enum Parsed {
     /// Not markdown, or markdown that could not be parsed (not UTF-8).
     None,
     /// A doc: its record (with no entry or links yet), and what link resolution needs.

@@ -107,7 +107,7 @@ impl LeftOut {
 }
 
 /// The markdown files under `root` that `layout` does not read.
-pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
+pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut skills = Vec::new();
     let mut partial = false;

@@ -29,7 +29,7 @@ use super::{Layout, Mount, Part, beside, join, strip_dir};
 
 /// An agent host's layout of skills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Host {
+pub(crate) enum Host {
     /// A Claude Code plugin marketplace (`.claude-plugin/marketplace.json`).
     ClaudeMarketplace,
     /// One Claude Code plugin at the root (`.claude-plugin/plugin.json`, no marketplace).
@@ -47,7 +47,7 @@ pub enum Host {
 impl Host {
     /// Every host, in the order their folders are read (the first folder holding a skill path
     /// keeps it).
-    pub const ALL: [Host; 6] = [
+    pub(crate) const ALL: [Host; 6] = [
         Host::ClaudeMarketplace,
         Host::ClaudePlugin,
         Host::ClaudeSkills,
@@ -69,7 +69,7 @@ impl Host {
     }
 
     /// Its name, for messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.preset().name()
     }
 }
@@ -86,7 +86,7 @@ trait Preset: Sync {
 
 /// What a host preset read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Read {
+pub(crate) struct Read {
     /// The skills folders, each with the catalog path it is mounted at.
     pub mounts: Vec<Mount>,
     /// The plugins read, for the summary.
@@ -103,7 +103,7 @@ pub struct Read {
 
 /// A host's layout found at the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The host.
     pub host: Host,
     /// Its marker (content-relative).
@@ -114,7 +114,7 @@ pub struct Found {
 
 /// Every host layout at `root`, in [`Host::ALL`] order. A marketplace and a plugin at one root
 /// are one layout: the marketplace lists the plugin.
-pub fn find(root: &Path) -> Vec<Found> {
+pub(crate) fn find(root: &Path) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     for host in Host::ALL {
         let preset = host.preset();
