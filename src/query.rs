@@ -34,7 +34,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
-use crate::catalog::codec::{self, DecodeError};
+use crate::catalog::codec::DecodeError;
 use crate::catalog::mdx::SearchBlanks;
 use crate::catalog::{Catalog, Doc, Entry, EntryKind, Settings, Skill};
 
@@ -213,7 +213,7 @@ impl QueryError {
 /// on first use. A field that does not decode (a forged catalog: its hash proves nothing) is
 /// [`QueryError::Corrupt`], never an empty value served as if it were the record's.
 pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
-    field: &'a codec::Lazy<T>,
+    field: &'a crate::catalog::Lazy<T>,
     uri: &str,
     what: &str,
 ) -> Result<&'a T, QueryError> {

@@ -5,7 +5,7 @@
 //! It performs no IO. Everything here is deterministic: vectors are sorted, maps are `BTreeMap`.
 
 pub mod codec;
-pub mod consistency;
+pub(crate) mod consistency;
 pub mod fence;
 pub mod mdx;
 pub mod search;
@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use codec::Lazy;
+pub use codec::lazy::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.

@@ -10,7 +10,7 @@
 
 pub(crate) mod assemble;
 mod cache;
-pub mod diagnostic;
+pub(crate) mod diagnostic;
 pub(crate) mod frontmatter;
 pub(crate) mod index;
 pub(crate) mod layout;
@@ -28,7 +28,7 @@ pub(crate) mod validate;
 use std::path::PathBuf;
 
 use crate::catalog::Catalog;
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Diagnostic, Severity, counts as count_diagnostics, sort as sort_diagnostics};
 use frontmatter::DocMeta;
 pub use index::build as search_index;
 pub use layout::{Layout, LeftOut, Requested};
@@ -58,7 +58,7 @@ pub struct Config {
     /// They stay valid link targets, without a URI (see [`lenient()`]).
     pub exclude: Vec<String>,
     /// Where the content is, as the command line says (`--docs`, `--skills`); it wins over
-    /// `folio.toml` and detection ([`layout`]).
+    /// `folio.toml` and detection ([`Layout`]).
     pub layout: layout::Requested,
 }
 
@@ -129,7 +129,7 @@ pub struct Compilation {
     /// The lint levels in force (`folio.toml` and the command line), already applied to
     /// `diagnostics`.
     pub levels: lints::Levels,
-    /// The folders that were read, and why ([`layout`]).
+    /// The folders that were read, and why ([`Layout`]).
     pub layout: layout::Layout,
     /// How many docs and skills were found (also when there is no catalog).
     pub found: (usize, usize),

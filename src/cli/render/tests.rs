@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 
-use folio::compile::diagnostic::sort;
+use folio::compile::sort_diagnostics as sort;
 
 use super::*;
 

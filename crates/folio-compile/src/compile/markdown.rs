@@ -79,7 +79,7 @@ pub struct Markdown {
     pub links: Vec<RawLink>,
     /// Ids of definition-list terms (`Term` followed by `: definition`), which Hugo's goldmark
     /// gives GitHub-style ids from the same counter as headings (`autoDefinitionTermID`).
-    pub term_ids: Vec<String>,
+    pub(crate) term_ids: Vec<String>,
     /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), and the ids
     /// footnotes are rendered with by the site's rule, which are link targets as well as heading
     /// ids are.
@@ -89,7 +89,7 @@ pub struct Markdown {
     pub mentions: Vec<Mention>,
     /// True when a plugin directive writes content into the page at build time
     /// (`::: module.path`): it has headings this analysis cannot see.
-    pub generated: bool,
+    pub(crate) generated: bool,
 }
 
 impl Markdown {
@@ -105,6 +105,7 @@ impl Markdown {
 
 /// A link as written, located in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RawLink {
     /// The target as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`), after
     /// CommonMark's backslash-escape and entity decoding; an email autolink gets `mailto:`.
@@ -124,13 +125,13 @@ pub struct RawLink {
     /// True for an include (Hugo's `{{% include "/_common/x.md" %}}`, mdBook's `{{#include}}`,
     /// VitePress's `<!--@include:-->`, a snippet): the target's text becomes part of this page,
     /// headings and all.
-    pub include: bool,
+    pub(crate) include: bool,
     /// True for a snippet's path, relative to the repository root (written here as a
     /// site-absolute path).
-    pub from_root: bool,
+    pub(crate) from_root: bool,
     /// True for a link written from a Claude Code plugin's root (`${CLAUDE_PLUGIN_ROOT}/…`):
     /// the plugin is installed whole, so the link may leave its skill for a file of the plugin.
-    pub plugin_root: bool,
+    pub(crate) plugin_root: bool,
 }
 
 impl RawLink {

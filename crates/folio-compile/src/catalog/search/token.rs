@@ -119,7 +119,8 @@ pub fn tokenize_until(text: &str, keep_stop_words: bool, mut f: impl FnMut(usize
 /// but `translation_thread = release(x)` names a local variable nobody searches for: joining
 /// those multiplied a large generated tree's distinct terms sevenfold and its build time by a
 /// third. In prose, inline code, headings and titles, `snake_case` is joined.
-pub fn tokenize_body(text: &str, mut f: impl FnMut(usize, usize, &str)) {
+#[cfg(test)]
+pub(crate) fn tokenize_body(text: &str, mut f: impl FnMut(usize, usize, &str)) {
     let mut term = String::new();
     let mut emit = |start: usize, end: usize, t: &str| {
         f(start, end, t);

@@ -195,7 +195,7 @@ impl Indexer {
         SmallTerms { dict: self.id, terms, lengths }
     }
 
-    /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`](crate::catalog::search::tokenize_body); else
+    /// Tokenizes `texts` as one field (a markdown body when `fenced`: `tokenize_body` of `catalog::search`; else
     /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term (in no
     /// promised order), and returns the number of tokens.
     pub(super) fn count<'a>(

@@ -25,17 +25,17 @@ const MAX_ENTRIES: usize = 500_000;
 pub struct LeftOut {
     /// How many markdown files, by folder (content-relative, `""` for the root's own files),
     /// most first, then by name.
-    pub folders: Vec<(String, usize)>,
+    pub(crate) folders: Vec<(String, usize)>,
     /// The `SKILL.md` files a host would load that no skills folder read holds
     /// (content-relative, sorted).
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
     /// The walk stopped at its bound (500,000 entries).
-    pub partial: bool,
+    pub(crate) partial: bool,
 }
 
 impl LeftOut {
     /// How many markdown files were left out.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.folders.iter().map(|(_, n)| n).sum()
     }
 
@@ -63,7 +63,7 @@ impl LeftOut {
     }
 
     /// One `skill-left-out` error, at the first such `SKILL.md`, naming how many.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+    pub(crate) fn diagnostics(&self) -> Vec<Diagnostic> {
         let Some(first) = self.skills.first() else { return Vec::new() };
         let others = match self.skills.len() - 1 {
             0 => String::new(),

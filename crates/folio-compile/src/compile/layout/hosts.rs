@@ -298,7 +298,7 @@ impl Layout {
 
     /// What `${CLAUDE_PLUGIN_ROOT}` stands for in the file at the catalog path `path`: its
     /// plugin's folder, when a plugin's skills folder holds it.
-    pub fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
+    pub(crate) fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
         let scope = self.scope_of(path)?;
         let real = self.hosts.iter().flat_map(|f| &f.read.roots).find(|(name, _)| name == scope)?.1.clone();
         let mounts = self
@@ -312,7 +312,7 @@ impl Layout {
 
     /// The scope a host gives the skill in the catalog folder `skill_dir` (`skills/<plugin>/x`):
     /// the plugin's name, when a scoped folder holds it.
-    pub fn scope_of(&self, skill_dir: &str) -> Option<&str> {
+    pub(crate) fn scope_of(&self, skill_dir: &str) -> Option<&str> {
         self.mounts
             .iter()
             .filter(|m| m.part == Part::Skills && !m.at.is_empty())
@@ -324,7 +324,7 @@ impl Layout {
 /// A plugin's folder, for resolving `${CLAUDE_PLUGIN_ROOT}` in its skills' links without the
 /// layout at hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PluginRoot {
+pub(crate) struct PluginRoot {
     /// The plugin's folder, content-relative.
     pub real: String,
     /// The folders read (content-relative), each with its catalog path.
@@ -335,7 +335,7 @@ impl PluginRoot {
     /// The relative link `written` of the file at catalog path `from`, when it lands inside the
     /// plugin (which is installed whole, so such a link resolves where the host installs it,
     /// even out of its skill): rewritten as [`PluginRoot::link`] writes it.
-    pub fn rebase(&self, from: &str, written: &str) -> Option<String> {
+    pub(crate) fn rebase(&self, from: &str, written: &str) -> Option<String> {
         let from_real = self.real_of(from)?;
         let from_dir = from_real.rsplit_once('/').map_or("", |(d, _)| d);
         let target = beside(from_dir, written)?;
@@ -345,7 +345,7 @@ impl PluginRoot {
     /// The link from the file at catalog path `from` to `${CLAUDE_PLUGIN_ROOT}/rest`: relative
     /// in catalog terms when a folder read holds the target, else relative on disk (a script or
     /// template of the plugin, checked there).
-    pub fn link(&self, from: &str, rest: &str) -> Option<String> {
+    pub(crate) fn link(&self, from: &str, rest: &str) -> Option<String> {
         self.to(from, &self.real_of(from)?, rest)
     }
 
