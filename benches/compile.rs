@@ -249,7 +249,7 @@ fn floor_with_parser(files: &[PathBuf], index: bool) -> u64 {
     use folio::catalog::search::{strip_frontmatter, tokenize};
     let options = folio::compile::markdown::options();
     floor_then(files, cores(), |path, bytes| {
-        let is_markdown = path.extension().is_some_and(|e| e == "md");
+        let is_markdown = path.to_str().is_some_and(folio::catalog::is_markdown);
         match std::str::from_utf8(bytes) {
             Ok(text) if is_markdown => {
                 let events = pulldown_cmark::Parser::new_ext(text, options).into_offset_iter().count() as u64;

@@ -44,7 +44,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let progress = super::progress::Progress::counter("compiling", "files read");
     let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
         progress.inc(1);
-        if model.is_some() && compile::is_markdown(path) {
+        if model.is_some() && folio::catalog::is_markdown(path) {
             markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
         }
         // After a failed write the rest of the compile still runs (its diagnostics are worth

@@ -97,6 +97,14 @@ impl Default for Settings {
     }
 }
 
+/// True for the files read as markdown: `.md` and `.mdx` ([`mdx::is_mdx`]), in any case. The one
+/// answer to "is this markdown?": the compiler parses these (outline, links, search body), and
+/// every reader of a catalog (the web view, semantic search, `folio build`) treats the same
+/// files as markdown. A `.markdown` file is served as a plain file.
+pub fn is_markdown(path: &str) -> bool {
+    mdx::is_mdx(path) || (path.len() >= 3 && path.as_bytes()[path.len() - 3..].eq_ignore_ascii_case(b".md"))
+}
+
 /// What kind of file an [`Entry`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

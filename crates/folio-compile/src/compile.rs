@@ -39,7 +39,6 @@ use source::{Found, Kind};
 pub use cache::Cache;
 use process::process_all;
 pub(crate) use process::{Parsed, Processed};
-pub use process::is_markdown;
 
 /// What to compile: [`Config::new`] and the `with_` methods. (It will gain fields: build it with
 /// those, not with a struct literal.)

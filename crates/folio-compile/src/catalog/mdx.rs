@@ -102,8 +102,7 @@ pub(crate) fn markdown_imports(body: &str) -> Vec<(usize, String)> {
         // A JavaScript string: `\_` is `_` (Docusaurus's docs escape the underscore of a
         // partial's name, as markdown would need).
         let path = unescape_js(&rest[1..1 + len]);
-        let markdown = path.ends_with(".md") || is_mdx(&path);
-        if markdown && (path.starts_with("./") || path.starts_with("../")) {
+        if super::is_markdown(&path) && (path.starts_with("./") || path.starts_with("../")) {
             out.push((start + (line.len() - rest.len()) + 1, path));
         }
     }

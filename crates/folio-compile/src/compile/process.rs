@@ -13,7 +13,7 @@ use super::source::{Found, Kind};
 use super::{
     BodySink, Cache, Diagnostic, Mode, assemble, cache, frontmatter, index, markdown, source, validate,
 };
-use crate::catalog::{Doc, Entry, mdx, search};
+use crate::catalog::{Doc, Entry, is_markdown, mdx, search};
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.
 #[derive(Debug, Clone)]
@@ -359,12 +359,6 @@ fn skill_root_placeholders(
             link.plugin_root = true;
         }
     }
-}
-
-/// True for the files the compiler parses as markdown: `.md` and `.mdx`, in any case.
-pub fn is_markdown(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.ends_with(".md") || lower.ends_with(".mdx")
 }
 
 /// True for a file under the skill's `assets/`: templates and data the skill copies into its

@@ -168,7 +168,7 @@ pub(crate) fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> 
         walker.hidden.clear();
         match mount.part {
             Part::Docs => walker.top(&top, &mut |path, abs| {
-                if super::process::is_markdown(&path) {
+                if crate::catalog::is_markdown(&path) {
                     doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root), plugin: None });
                 } else {
                     out.unserved.push(path);
@@ -408,7 +408,7 @@ fn classify(
             let Some(skill_dir) = owner(&path) else {
                 if let Some((dir, name)) = path.rsplit_once('/')
                     && dir != "skills"
-                    && super::process::is_markdown(&path)
+                    && crate::catalog::is_markdown(&path)
                 {
                     let lookalike = outside.entry(dir.to_owned()).or_default();
                     if name.eq_ignore_ascii_case("SKILL.md") {

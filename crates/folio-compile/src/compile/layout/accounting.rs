@@ -135,8 +135,7 @@ pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
         let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else { continue };
         let name = rel.rsplit('/').next().unwrap_or(&rel);
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
-        if !matches!(ext.as_str(), "md" | "mdx" | "markdown") {
+        if !written_as_markdown(name) {
             continue;
         }
         if layout.logical(&rel).is_some() {
@@ -167,4 +166,12 @@ pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     skills.sort();
     LeftOut { folders, skills, partial }
+}
+
+/// True for a file a person would call markdown: `.md`, `.mdx` and `.markdown`, in any case.
+/// Wider than [`crate::catalog::is_markdown`] on purpose: a `.markdown` file is not read as a doc,
+/// and that is exactly what the account of left-out files must tell.
+fn written_as_markdown(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+    matches!(ext.as_str(), "md" | "mdx" | "markdown")
 }
