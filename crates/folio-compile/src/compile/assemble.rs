@@ -20,9 +20,9 @@ use super::markdown::Markdown;
 use super::source::Kind;
 use super::{Config, Parsed, Processed, lints, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, Link, Skill, SkillFile};
+pub(crate) use records::first_sentences;
 use records::skill_record;
 pub(super) use records::{doc_record, entry_record};
-pub(crate) use records::first_sentences;
 
 /// What [`build`] produced.
 #[derive(Debug)]

@@ -285,7 +285,11 @@ fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 
 /// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
 /// `extra`), scalars of any type are read as written where text is expected.
-pub(crate) fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Frontmatter<'a, DocMeta> {
+pub(crate) fn parse_doc<'a>(
+    path: &str,
+    text: &'a str,
+    diags: &mut Vec<Diagnostic>,
+) -> Frontmatter<'a, DocMeta> {
     let (split, entries) = parse_block(path, text, diags);
     let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();

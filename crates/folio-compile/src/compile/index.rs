@@ -223,7 +223,12 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
 
 /// [`build`], with some or all bodies tokenized ahead (a body missing from `pre` is tokenized
 /// here). The bytes are the same either way, however the bodies were spread over indexers.
-pub(crate) fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretokenized) -> SearchIndex {
+pub(crate) fn build_with(
+    entries: &[Entry],
+    docs: &[Doc],
+    skills: &[Skill],
+    pre: Pretokenized,
+) -> SearchIndex {
     let Pretokenized { mut dicts, mut bodies, mut small } = pre;
     let (fields, ready) = collect_fields(
         entries,

@@ -130,7 +130,11 @@ impl Layout {
     /// Works out the layout of the tree at `root` (canonical). Problems (a folder that does not
     /// exist, an unknown generator) are `invalid-config` errors; what cannot be used falls back
     /// to what detection or the default gives.
-    pub(crate) fn resolve(root: &Path, keys: &LayoutKeys, requested: &Requested) -> (Layout, Vec<Diagnostic>) {
+    pub(crate) fn resolve(
+        root: &Path,
+        keys: &LayoutKeys,
+        requested: &Requested,
+    ) -> (Layout, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut generator = None;
         let mut named = false;

@@ -49,7 +49,7 @@ mod html;
 mod hugo;
 mod includes;
 mod indented;
-mod lines;
+pub(crate) mod lines;
 mod render;
 mod slug;
 
