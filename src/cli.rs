@@ -154,8 +154,7 @@ pub(crate) fn config(
     lints: &LintArgs,
     layout: &LayoutArgs,
 ) -> anyhow::Result<folio::compile::Config> {
-    let requested =
-        folio::compile::layout::Requested { docs: layout.docs.clone(), skills: layout.skills.clone() };
+    let requested = folio::compile::Requested { docs: layout.docs.clone(), skills: layout.skills.clone() };
     Ok(folio::compile::Config::new(content.to_path_buf())
         .with_lints(lints.requests()?)
         .with_layout(requested))

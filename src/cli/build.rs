@@ -15,7 +15,7 @@ use anyhow::{Context as _, bail};
 use super::{BuildArgs, CheckArgs, Format};
 use folio::catalog::codec;
 use folio::compile::lints::Level;
-use folio::compile::{self, Compilation, Config, Diagnostic, diagnostic};
+use folio::compile::{self, Compilation, Config, Diagnostic};
 use folio::error;
 
 /// `folio build [CONTENT] [--out DIR]`.
@@ -44,7 +44,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let progress = super::progress::Progress::counter("compiling", "files read");
     let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
         progress.inc(1);
-        if model.is_some() && compile::is_markdown(path) {
+        if model.is_some() && folio::catalog::is_markdown(path) {
             markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
         }
         // After a failed write the rest of the compile still runs (its diagnostics are worth
@@ -131,7 +131,7 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         eprint!("{}", found_line(&compilation));
     }
     stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
-    let (errors, warnings) = diagnostic::counts(&compilation.diagnostics);
+    let (errors, warnings) = compile::count_diagnostics(&compilation.diagnostics);
     let deny = args.deny_warnings || compilation.deny_warnings;
     Ok(if errors > 0 || (deny && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use folio::compile::diagnostic::{Code, Diagnostic, Severity, counts};
+use folio::compile::{Code, Diagnostic, Severity, count_diagnostics as counts};
 use serde::Serialize;
 
 use super::terminal::{printable, unprintable};

@@ -57,10 +57,8 @@ pub(crate) fn requested(flag: Option<&Path>, content: Option<&Path>) -> Option<R
     let given = content?;
     let root = given.canonicalize().ok()?;
     // Read as the compiler reads it: a regular file inside the root, never a FIFO or a device.
-    let bytes = folio::compile::source::read_inside(&root, "folio.toml")?;
-    // Problems with the file are `folio check`'s to report; here only the key is read.
-    let project = folio::compile::settings::parse("folio.toml", &bytes, &mut Vec::new());
-    project.search_model.map(|dir| Requested::Tree { shown: given.join(&dir), root, dir })
+    let dir = folio::compile::search_model(&root)?;
+    Some(Requested::Tree { shown: given.join(&dir), root, dir })
 }
 
 #[cfg(feature = "semantic")]

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::catalog::codec::{self, DecodeError};
+use crate::catalog::codec::DecodeError;
 use crate::catalog::uri::UriError;
 
 /// Why a query could not be answered. Never a panic, never content from outside the catalog.
@@ -99,7 +99,7 @@ impl QueryError {
 /// on first use. A field that does not decode (a forged catalog: its hash proves nothing) is
 /// [`QueryError::Corrupt`], never an empty value served as if it were the record's.
 pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
-    field: &'a codec::Lazy<T>,
+    field: &'a crate::catalog::Lazy<T>,
     uri: &str,
     what: &str,
 ) -> Result<&'a T, QueryError> {

@@ -165,7 +165,7 @@ pub(super) fn fixture() -> Catalog {
             vec![section("pdf", "PDF", 1, 5, 9), section("forms", "Forms", 2, 7, 9)],
         ),
     ];
-    let search = crate::compile::index::build(&entries, &docs, &skills);
+    let search = crate::compile::search_index(&entries, &docs, &skills);
     let settings = Settings { max_read_bytes: 200, ..Settings::default() };
     Catalog { settings, source_fingerprint: "00".repeat(32), entries, docs, skills, search, vectors: None }
 }

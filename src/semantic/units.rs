@@ -13,9 +13,9 @@
 //!
 //! Must not: embed (that is `build.rs`) or read files (the catalog's bytes are the source).
 
+use crate::catalog::is_markdown;
 use crate::catalog::search::body_of;
 use crate::catalog::{Catalog, EntryKind, Section};
-use crate::compile::is_markdown;
 
 /// Characters of a unit's text handed to the tokenizer: well past what a 512-token window holds.
 pub const MAX_UNIT_CHARS: usize = 4000;

@@ -116,10 +116,7 @@ pub(crate) fn file(view: &View<'_>, skill: &Skill, file: &SkillFile) -> (String,
     };
     let raw = format!("/raw{}", view.sitemap.page(file.entry));
     out.push_str("<div class=\"entry\">\n<article>\n");
-    let is_markdown = {
-        let lower = file.rel_path.to_ascii_lowercase();
-        lower.ends_with(".md") || lower.ends_with(".mdx") || lower.ends_with(".markdown")
-    };
+    let is_markdown = crate::catalog::is_markdown(&file.rel_path);
     let mut outline: Vec<Section> = Vec::new();
     match entry.text() {
         Some(text) if is_markdown => {

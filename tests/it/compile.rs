@@ -560,7 +560,7 @@ fn index_of_bodies_tokenized_while_reading_equals_a_single_pass() {
     let root = crate::support::repo().join("content");
     let catalog =
         folio::compile::compile(&folio::compile::Config::new(root)).catalog.expect("content/ compiles");
-    let single = folio::compile::index::build(&catalog.entries, &catalog.docs, &catalog.skills);
+    let single = folio::compile::search_index(&catalog.entries, &catalog.docs, &catalog.skills);
     assert!(single.data.len() > 10_000, "the manual has a real index");
     assert!(single.data == catalog.search.data, "index bytes differ from a single-threaded build");
     let encoded = folio::catalog::codec::encode(&catalog);

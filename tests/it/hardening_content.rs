@@ -176,58 +176,6 @@ fn special_files_are_reported_never_read() {
     assert_eq!(build.code, Some(1), "{}", build.stderr);
 }
 
-/// Reads `path` (under `tree`'s `content/`) as the compile does once the walk has found a
-/// regular file there, and gives the diagnostic's code and message.
-#[cfg(unix)]
-fn read_found(tree: &Tree, path: &str) -> Result<Vec<u8>, String> {
-    let canonical = tree.join("content").canonicalize().unwrap();
-    let root = folio::compile::source::Root::open(canonical.clone()).unwrap();
-    let found = folio::compile::source::Found {
-        path: path.to_owned(),
-        abs: canonical.join(path),
-        kind: folio::compile::source::Kind::Doc,
-        root: std::sync::Arc::new(root),
-        plugin: None,
-    };
-    folio::compile::source::read(&found).map_err(|d| format!("{} {}", d.code, d.message))
-}
-
-#[cfg(unix)]
-#[test]
-fn a_file_replaced_after_the_walk_is_refused_without_following_or_blocking() {
-    // What the walk found was a regular file; by the time it is read, the path holds a link
-    // (here out of the root), a FIFO, or a file over the limit.
-    let tree = Tree::new();
-    tree.file("outside/secret.md", "secret\n");
-    tree.symlink("../../outside/secret.md", "content/docs/swapped.md");
-    mkfifo(&tree.join("content/docs/pipe.md"));
-    let big = std::fs::File::create(tree.join("content/docs/big.md")).unwrap();
-    big.set_len(folio::compile::source::MAX_FILE_BYTES + 1).unwrap();
-    tree.file("content/docs/plain.md", "# Plain\n");
-    // A directory on the way replaced by a link to a directory outside holding the same name.
-    tree.file("outside/keys/x.md", "secret\n");
-    tree.symlink("../../outside/keys", "content/docs/dir");
-    for swapped in ["docs/swapped.md", "docs/dir/x.md"] {
-        assert_eq!(
-            read_found(&tree, swapped),
-            Err(format!(
-                "unreadable-file `{swapped}` changed while it was being read (a symlink on its path; not followed)"
-            ))
-        );
-    }
-    assert_eq!(
-        read_found(&tree, "docs/pipe.md"),
-        Err("not-a-regular-file `docs/pipe.md` is a FIFO (named pipe), not a regular file; not read"
-            .to_owned())
-    );
-    assert_eq!(
-        read_found(&tree, "docs/big.md"),
-        Err("file-too-large `docs/big.md` is 8388609 bytes, more than the 8388608-byte limit per file"
-            .to_owned())
-    );
-    assert_eq!(read_found(&tree, "docs/plain.md"), Ok(b"# Plain\n".to_vec()));
-}
-
 #[test]
 fn an_oversize_file_is_refused_on_its_size_and_never_shown() {
     // Sparse: 64 MiB on the file system's word, nothing on disk. Its first "line" is all of it.

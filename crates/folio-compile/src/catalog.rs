@@ -5,7 +5,7 @@
 //! It performs no IO. Everything here is deterministic: vectors are sorted, maps are `BTreeMap`.
 
 pub mod codec;
-pub mod consistency;
+pub(crate) mod consistency;
 pub mod fence;
 pub mod mdx;
 pub mod search;
@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use codec::Lazy;
+pub use codec::lazy::Lazy;
 pub use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
@@ -95,6 +95,14 @@ impl Default for Settings {
             left_out: Vec::new(),
         }
     }
+}
+
+/// True for the files read as markdown: `.md` and `.mdx` ([`mdx::is_mdx`]), in any case. The one
+/// answer to "is this markdown?": the compiler parses these (outline, links, search body), and
+/// every reader of a catalog (the web view, semantic search, `folio build`) treats the same
+/// files as markdown. A `.markdown` file is served as a plain file.
+pub fn is_markdown(path: &str) -> bool {
+    mdx::is_mdx(path) || (path.len() >= 3 && path.as_bytes()[path.len() - 3..].eq_ignore_ascii_case(b".md"))
 }
 
 /// What kind of file an [`Entry`] is.

@@ -8,34 +8,37 @@
 //! file names meanwhile. Results are merged back in path order, and the index is rebuilt by
 //! term, so the output never depends on scheduling.
 
-pub mod assemble;
+pub(crate) mod assemble;
 mod cache;
-pub mod diagnostic;
-pub mod frontmatter;
-pub mod index;
-pub mod layout;
-pub mod lenient;
-pub mod links;
+pub(crate) mod diagnostic;
+pub(crate) mod frontmatter;
+pub(crate) mod index;
+pub(crate) mod layout;
+pub(crate) mod lenient;
+pub(crate) mod links;
 pub mod lints;
-pub mod locales;
+pub(crate) mod locales;
 pub mod markdown;
-pub mod mentions;
+pub(crate) mod mentions;
 mod process;
-pub mod settings;
+pub(crate) mod settings;
 pub mod source;
-pub mod validate;
+pub(crate) mod validate;
 
 use std::path::PathBuf;
 
 use crate::catalog::Catalog;
-pub use diagnostic::{Code, Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, Severity, counts as count_diagnostics, sort as sort_diagnostics};
 use frontmatter::DocMeta;
+pub use index::build as search_index;
+pub use layout::{Layout, LeftOut, Requested};
 pub use lenient::{Lenient, lenient, lenient_incremental};
+pub use settings::search_model;
 use source::{Found, Kind};
 
 pub use cache::Cache;
 use process::process_all;
-pub use process::{Parsed, Processed, is_markdown};
+pub(crate) use process::{Parsed, Processed};
 
 /// What to compile: [`Config::new`] and the `with_` methods. (It will gain fields: build it with
 /// those, not with a struct literal.)
@@ -54,7 +57,7 @@ pub struct Config {
     /// They stay valid link targets, without a URI (see [`lenient()`]).
     pub exclude: Vec<String>,
     /// Where the content is, as the command line says (`--docs`, `--skills`); it wins over
-    /// `folio.toml` and detection ([`layout`]).
+    /// `folio.toml` and detection ([`Layout`]).
     pub layout: layout::Requested,
 }
 
@@ -95,7 +98,7 @@ impl Config {
     /// The layout of the tree, and the problems naming its folders: from the command line,
     /// `folio.toml` (read here for its `[docs]` and `[skills]` keys alone; the compile reads it
     /// again in full) and detection.
-    pub fn resolve_layout(&self) -> (layout::Layout, Vec<Diagnostic>) {
+    pub(crate) fn resolve_layout(&self) -> (layout::Layout, Vec<Diagnostic>) {
         let Ok(root) = self.root.canonicalize() else { return (layout::Layout::default(), Vec::new()) };
         let keys = source::read_inside(&root, "folio.toml")
             .map(|bytes| settings::parse("folio.toml", &bytes, &mut Vec::new()).layout)
@@ -111,8 +114,10 @@ impl Config {
     }
 }
 
-/// The result of a compile: the catalog when there were no errors, and every diagnostic.
+/// The result of a compile: the catalog when there were no errors, and every diagnostic. (It
+/// will gain fields: read it, do not build it.)
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Compilation {
     /// The catalog; `None` when any diagnostic is an error.
     pub catalog: Option<Catalog>,
@@ -123,7 +128,7 @@ pub struct Compilation {
     /// The lint levels in force (`folio.toml` and the command line), already applied to
     /// `diagnostics`.
     pub levels: lints::Levels,
-    /// The folders that were read, and why ([`layout`]).
+    /// The folders that were read, and why ([`Layout`]).
     pub layout: layout::Layout,
     /// How many docs and skills were found (also when there is no catalog).
     pub found: (usize, usize),

@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 
-use folio::compile::diagnostic::{Code, sort};
+use folio::compile::{Code, sort_diagnostics as sort};
 
 use super::*;
 

@@ -6,7 +6,7 @@
 //!
 //! | module | owns |
 //! | --- | --- |
-//! | `lazy.rs` | [`Lazy`], the fields decoded on first read, and bounded msgpack decoding |
+//! | `lazy.rs` | [`Lazy`](crate::catalog::Lazy), the fields decoded on first read, and bounded msgpack decoding |
 //! | `writer.rs` | [`Writer`], the one way a catalog is written, and the envelope's bytes |
 //! | `meta.rs` | the metadata parts and the tail that locates the body's areas |
 //! | `decode.rs` | opening a file held in memory, [`DecodeError`], the parallel hash |
@@ -42,7 +42,7 @@
 //! never copies them; the metadata comes after the bodies and index so that an owned buffer is
 //! cut back to them once it is decoded. Inside the metadata, each doc's and skill's heavy
 //! fields (outline, links, backlinks, extra frontmatter) are msgpack `bin`s holding their own
-//! msgpack, kept undecoded until a detail, section or snippet read needs them ([`Lazy`]), so an
+//! msgpack, kept undecoded until a detail, section or snippet read needs them ([`Lazy`](crate::catalog::Lazy)), so an
 //! open decodes only what listing, search and resolve use. Verification hashes `body` on two
 //! threads with blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata
 //! decodes.
@@ -53,15 +53,15 @@
 //! [`decode_owned`].
 //!
 //! The hash proves only that the body is the one the envelope names; a decoded catalog is then
-//! checked for consistency ([`super::consistency`]) before it is handed out, so a file whose
+//! checked for consistency (the catalog's `consistency` module) before it is handed out, so a file whose
 //! tables were edited and whose hash was recomputed is refused too, and a lazily decoded field
-//! that does not decode is an error when it is read ([`Lazy::get`]). Nothing may follow the
+//! that does not decode is an error when it is read ([`Lazy::get`](crate::catalog::Lazy::get)). Nothing may follow the
 //! body.
 //!
 //! This module performs no IO: callers read and write the bytes.
 
 mod decode;
-mod lazy;
+pub(crate) mod lazy;
 mod manifest;
 mod meta;
 mod plan;
@@ -70,7 +70,6 @@ mod writer;
 use serde::{Deserialize, Serialize};
 
 pub use decode::{DecodeError, catalog_hash, decode, decode_owned, decode_shared, decode_static, hash};
-pub use lazy::Lazy;
 pub use manifest::manifest;
 pub use meta::Meta;
 pub use plan::{PLAN_PREFIX, PLAN_SUFFIX, Plan, check_envelope, decode_planned_meta, finish, plan};
@@ -79,7 +78,7 @@ pub use writer::{MAX_FILE_BYTES, STAGE_BYTES, Writer, source_order};
 use super::Catalog;
 
 /// The `format` field every catalog file starts with.
-pub const FORMAT_NAME: &str = "folio-catalog";
+pub(crate) const FORMAT_NAME: &str = "folio-catalog";
 
 /// The two files of a written catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ use super::{Catalog, EntryKind};
 
 /// Checks `catalog`'s cross-references and orders. `Err` says what is wrong, as a sentence
 /// fragment naming the record (lowercase, no trailing period).
-pub fn check(catalog: &Catalog) -> Result<(), String> {
+pub(crate) fn check(catalog: &Catalog) -> Result<(), String> {
     let entries = &catalog.entries;
     if let Some(w) = entries.windows(2).find(|w| w[0].uri >= w[1].uri) {
         let what = if w[0].uri == w[1].uri { "twice" } else { "out of order" };

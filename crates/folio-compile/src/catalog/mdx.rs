@@ -3,7 +3,7 @@
 //! time and at run time) and anything else that parses MDX.
 //!
 //! What it knows:
-//! - the ESM `import`/`export` statements at the top of a body ([`skip_esm`]), which are module
+//! - the ESM `import`/`export` statements at the top of a body (`skip_esm`), which are module
 //!   code, not prose;
 //! - JSX flow elements: a line holding only tags (`<Tabs>`, `</Fragment>`, `<TabItem
 //!   label="npm">`, `<Steps>`, `<LinkCard href="/x/" />`, `<div>`), possibly indented and a tag
@@ -40,7 +40,7 @@ pub fn is_mdx(path: &str) -> bool {
 /// `body` after the MDX `import`/`export` statements at its top (and the blank lines around
 /// them); `body` itself when it does not start with one. A statement runs over several lines
 /// while its brackets are open (`import {\n  a,\n} from 'x';`).
-pub fn skip_esm(body: &str) -> &str {
+pub(crate) fn skip_esm(body: &str) -> &str {
     let mut at = 0;
     let mut end = 0;
     let mut depth: i64 = 0;
@@ -86,7 +86,7 @@ pub fn skip_esm(body: &str) -> &str {
 /// path), in source order: a statement at the start of a line whose module is a relative path to
 /// a `.md` or `.mdx` file. Other imports (components, packages, aliases such as `@site/`) are
 /// code. The caller leaves out statements inside code blocks.
-pub fn markdown_imports(body: &str) -> Vec<(usize, String)> {
+pub(crate) fn markdown_imports(body: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut at = 0;
     for line in body.split_inclusive('\n') {
@@ -102,8 +102,7 @@ pub fn markdown_imports(body: &str) -> Vec<(usize, String)> {
         // A JavaScript string: `\_` is `_` (Docusaurus's docs escape the underscore of a
         // partial's name, as markdown would need).
         let path = unescape_js(&rest[1..1 + len]);
-        let markdown = path.ends_with(".md") || is_mdx(&path);
-        if markdown && (path.starts_with("./") || path.starts_with("../")) {
+        if super::is_markdown(&path) && (path.starts_with("./") || path.starts_with("../")) {
             out.push((start + (line.len() - rest.len()) + 1, path));
         }
     }

@@ -50,7 +50,9 @@ mod check;
 mod token;
 
 pub use token::is_cjk;
-pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_body, tokenize_until, word_terms};
+#[cfg(test)]
+pub(crate) use token::tokenize_body;
+pub use token::{QueryWord, query_terms, query_words, tokenize, tokenize_until, word_terms};
 pub(crate) use token::{for_each_span, is_connector};
 
 /// The search index stored in the catalog.
@@ -68,8 +70,6 @@ pub struct SearchIndex {
 pub const FIELDS: usize = 5;
 /// The headings field's index.
 const HEADINGS: usize = 3;
-/// Field names, in index order.
-pub const FIELD_NAMES: [&str; FIELDS] = ["title", "description", "keywords", "headings", "body"];
 /// BM25F weight of each field: a match in a title counts like many in the body. Tuned on the
 /// labeled Hugo query set (`tests/search/hugo-queries.json`) together with `K1`: with weights
 /// this large, a `K1` near 1 saturates a single title hit as much as a few body hits, so the title

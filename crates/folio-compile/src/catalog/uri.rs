@@ -23,7 +23,7 @@ pub const SKILL_ALIAS_PREFIX: &str = "resource://skills/";
 /// Longest request URI parsed, in bytes: a catalog path is at most a few KiB even fully
 /// percent-encoded, and refusing longer input up front keeps lookups and "did you mean"
 /// suggestions cheap.
-pub const MAX_URI_BYTES: usize = 32 * 1024;
+pub(crate) const MAX_URI_BYTES: usize = 32 * 1024;
 
 /// Bytes of client input an error message or error data echoes back; the rest is summarized.
 pub const ECHO_BYTES: usize = 256;
@@ -78,11 +78,11 @@ pub fn encode_path(path: &str) -> String {
 }
 
 /// Percent-encodes one component: like [`encode_path`], but `/` becomes `%2F`.
-pub fn encode_component(component: &str) -> String {
+pub(crate) fn encode_component(component: &str) -> String {
     encode(component, false, false)
 }
 
-/// Percent-encodes a query-string value: like [`encode_component`], and `&`, `=` and `+` (which
+/// Percent-encodes a query-string value: like `encode_component` (a path segment), and `&`, `=` and `+` (which
 /// the query parser reads as separators and a space) are encoded too.
 pub fn encode_query_value(value: &str) -> String {
     encode(value, false, true)
@@ -133,7 +133,7 @@ pub enum UriError {
     Traversal,
     /// A control character (CR, LF, NUL, …), raw or percent-encoded.
     ControlCharacter,
-    /// Longer than [`MAX_URI_BYTES`] (its length in bytes).
+    /// Longer than 32 KiB (its length in bytes).
     TooLong(usize),
     /// Not a URI of any family this catalog serves (`content/docs/reference/uris.md`).
     UnknownScheme,
@@ -168,13 +168,13 @@ impl std::error::Error for UriError {}
 
 /// Decodes a raw (still percent-encoded) path once and checks that it is a clean relative path:
 /// no `.`/`..`/empty segments, no backslash, no control characters (NUL included).
-pub fn decode_path(raw: &str) -> Result<String, UriError> {
+pub(crate) fn decode_path(raw: &str) -> Result<String, UriError> {
     let path = percent_decode(raw)?;
     check_path(&path)?;
     Ok(path)
 }
 
-/// Checks an already decoded relative path (see [`decode_path`]).
+/// Checks an already decoded relative path (`decode_path` decodes one).
 ///
 /// A segment that still holds `%` escapes after the one decoding is decoded again only to look
 /// for traversal: `%252e%252e` is an encoded `..` and is refused like it, rather than reaching a
@@ -272,7 +272,7 @@ pub enum Target {
 ///
 /// Every path is percent-decoded exactly once and checked before it is returned, so no lookup
 /// ever sees `..`, `.`, empty segments, backslashes, control characters or an encoded variant
-/// of them. Fails with [`UriError`] on any of those, on a URI over [`MAX_URI_BYTES`], on an
+/// of them. Fails with [`UriError`] on any of those, on a URI over 32 KiB, on an
 /// unknown scheme and on a malformed query string.
 pub fn parse(uri: &str) -> Result<Target, UriError> {
     if uri.len() > MAX_URI_BYTES {

@@ -120,7 +120,7 @@ impl Vectors {
 
     /// Why these vectors cannot be read, if they cannot: counts that disagree or entries out of
     /// range. Checked when a catalog is opened.
-    pub fn inconsistency(&self, entries: usize) -> Option<String> {
+    pub(crate) fn inconsistency(&self, entries: usize) -> Option<String> {
         let dims = self.model.dims as usize;
         if dims == 0 {
             return Some("vectors have zero dimensions".to_owned());

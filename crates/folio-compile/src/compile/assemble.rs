@@ -20,13 +20,13 @@ use super::markdown::Markdown;
 use super::source::Kind;
 use super::{Config, Parsed, Processed, lints, settings, validate};
 use crate::catalog::{self, Catalog, Doc, Entry, Link, Skill, SkillFile};
+pub(crate) use records::first_sentences;
 use records::skill_record;
 pub(super) use records::{doc_record, entry_record};
-pub use records::{first_sentences, mime_for};
 
 /// What [`build`] produced.
 #[derive(Debug)]
-pub struct Built {
+pub(crate) struct Built {
     /// The catalog (the caller drops it when there are errors).
     pub catalog: Option<Catalog>,
     /// `[check] deny_warnings` from `folio.toml`.
@@ -53,7 +53,7 @@ struct Pending {
 /// when errors were found.
 /// `unserved` are the files under `docs/` that are not docs: valid link targets without a URI.
 /// With `assemble` false, it stops once every diagnostic is known (what `folio check` needs).
-pub fn build(
+pub(crate) fn build(
     files: impl ExactSizeIterator<Item = Processed>,
     n_docs: usize,
     dicts: Vec<super::index::TermDict>,

@@ -25,26 +25,25 @@ mod flat;
 mod skill;
 pub(crate) mod yaml;
 
-pub use date::parse_date;
-pub use skill::{
-    FOLIO_METADATA_KEYS, HOST_KEYS, MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
-    SKILL_KEYS, SkillMeta, is_valid_name, parse_skill,
-};
+pub(crate) use date::parse_date;
+pub(crate) use skill::{SkillMeta, parse_skill};
 #[cfg(test)]
 use yaml::parse_events;
 use yaml::parse_lenient;
-pub use yaml::{Node, NodeValue, Style, YamlError, parse_yaml, yaml11_non_string};
+#[cfg(test)]
+use yaml::parse_yaml;
+pub(crate) use yaml::{Node, NodeValue, Style, yaml11_non_string};
 
 /// Most YAML nodes one frontmatter block may hold once aliases are expanded. Real frontmatter
 /// has tens of nodes; an alias bomb reaches millions after a few lines.
-pub const MAX_YAML_NODES: usize = 10_000;
+pub(crate) const MAX_YAML_NODES: usize = 10_000;
 
 /// Deepest nesting of sequences and mappings accepted in frontmatter.
-pub const MAX_YAML_DEPTH: usize = 64;
+pub(crate) const MAX_YAML_DEPTH: usize = 64;
 
 /// Where the frontmatter block and the body of a markdown file are.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Split<'a> {
+pub(crate) struct Split<'a> {
     /// The YAML between the fences, if the file opens with a closed `---` block.
     pub yaml: Option<&'a str>,
     /// 1-based line of the first YAML line (the line after the opening fence).
@@ -60,7 +59,7 @@ pub struct Split<'a> {
 /// Splits a file into its frontmatter block and its body, by the one fence rule
 /// ([`crate::catalog::fence`]): a UTF-8 BOM is skipped; CRLF and LF line endings are both
 /// accepted; the closing fence is `---` or `...`.
-pub fn split(text: &str) -> Split<'_> {
+pub(crate) fn split(text: &str) -> Split<'_> {
     use crate::catalog::fence::{Fence, fence};
     match fence(text) {
         Fence::None(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: false },
@@ -73,7 +72,7 @@ pub fn split(text: &str) -> Split<'_> {
 
 /// A value with the position it was written at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located<T> {
+pub(crate) struct Located<T> {
     /// The value.
     pub value: T,
     /// 1-based line in the file.
@@ -84,7 +83,7 @@ pub struct Located<T> {
 
 /// Typed frontmatter of a doc.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DocMeta {
+pub(crate) struct DocMeta {
     /// `title`.
     pub title: Option<String>,
     /// `description`.
@@ -107,7 +106,7 @@ pub struct DocMeta {
 
 /// A markdown file's typed frontmatter and its body (what the split left after the block).
 #[derive(Debug, Clone)]
-pub struct Frontmatter<'a, M> {
+pub(crate) struct Frontmatter<'a, M> {
     /// The typed metadata (defaults where the frontmatter was absent or broken).
     pub meta: M,
     /// The body after the frontmatter.
@@ -292,7 +291,11 @@ fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 
 /// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
 /// `extra`), scalars of any type are read as written where text is expected.
-pub fn parse_doc<'a>(path: &str, text: &'a str, diags: &mut Vec<Diagnostic>) -> Frontmatter<'a, DocMeta> {
+pub(crate) fn parse_doc<'a>(
+    path: &str,
+    text: &'a str,
+    diags: &mut Vec<Diagnostic>,
+) -> Frontmatter<'a, DocMeta> {
     let (split, entries) = parse_block(path, text, diags);
     let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();

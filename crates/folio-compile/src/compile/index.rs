@@ -23,9 +23,9 @@ mod postings;
 mod scan;
 mod terms;
 
-pub use indexer::{BodyTerms, Indexer, SmallTerms};
+pub(crate) use indexer::{BodyTerms, Indexer, SmallTerms};
 use postings::{PARALLEL_MIN_DOCS, fill_runs, join_runs};
-pub use terms::TermDict;
+pub(crate) use terms::TermDict;
 
 /// The fields of one indexed document, in field order (the body last).
 struct Fields<'a> {
@@ -167,7 +167,7 @@ fn posting_head_len(delta: u32, inline_tf: u32) -> usize {
 /// Fields tokenized ahead of [`build_with`]: the indexers' dictionaries (by [`Indexer::new`]
 /// id) and, by entry index, each text entry's [`BodyTerms`] and each doc's [`SmallTerms`].
 #[derive(Debug, Default)]
-pub struct Pretokenized {
+pub(crate) struct Pretokenized {
     /// The dictionaries, in indexer-id order.
     pub dicts: Vec<TermDict>,
     /// By index into `Catalog::entries`: the body, when tokenized ahead.
@@ -223,7 +223,12 @@ pub fn build(entries: &[Entry], docs: &[Doc], skills: &[Skill]) -> SearchIndex {
 
 /// [`build`], with some or all bodies tokenized ahead (a body missing from `pre` is tokenized
 /// here). The bytes are the same either way, however the bodies were spread over indexers.
-pub fn build_with(entries: &[Entry], docs: &[Doc], skills: &[Skill], pre: Pretokenized) -> SearchIndex {
+pub(crate) fn build_with(
+    entries: &[Entry],
+    docs: &[Doc],
+    skills: &[Skill],
+    pre: Pretokenized,
+) -> SearchIndex {
     let Pretokenized { mut dicts, mut bodies, mut small } = pre;
     let (fields, ready) = collect_fields(
         entries,

@@ -15,26 +15,27 @@
 //! files it detects; must not read content (that is `source`).
 
 mod accounting;
-pub mod config;
+pub(crate) mod config;
 mod detect;
 mod generated;
 mod generators;
-pub mod hosts;
+pub(crate) mod hosts;
 mod site;
 
 use std::path::Path;
 
-pub use accounting::{LeftOut, left_out};
-pub use generators::Generator;
-pub use hosts::PluginRoot;
-pub use site::SiteRules;
+pub use accounting::LeftOut;
+pub(crate) use accounting::left_out;
+pub(crate) use generators::Generator;
+pub(crate) use hosts::PluginRoot;
+pub(crate) use site::SiteRules;
 
 use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
 
 /// A part of the catalog a folder of the tree is read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Part {
+pub(crate) enum Part {
     /// Pages: the catalog's `docs/`.
     Docs,
     /// Skills: the catalog's `skills/`.
@@ -45,7 +46,7 @@ pub enum Part {
 
 impl Part {
     /// The catalog path the folder's files are under.
-    pub fn logical(self) -> &'static str {
+    pub(crate) fn logical(self) -> &'static str {
         match self {
             Part::Docs => "docs",
             Part::Skills => "skills",
@@ -56,7 +57,7 @@ impl Part {
 
 /// One folder of the tree read as a part of the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
+pub(crate) struct Mount {
     /// What its files are.
     pub part: Part,
     /// Its path relative to the content root, `/`-separated; empty for the root itself.
@@ -68,12 +69,12 @@ pub struct Mount {
 
 impl Mount {
     /// A folder read as `part`, at the part's own catalog folder.
-    pub fn new(part: Part, dir: impl Into<String>) -> Mount {
+    pub(crate) fn new(part: Part, dir: impl Into<String>) -> Mount {
         Mount { part, dir: dir.into(), at: String::new() }
     }
 
     /// The catalog path its files are under: `skills`, or `skills/<plugin>`.
-    pub fn logical(&self) -> String {
+    pub(crate) fn logical(&self) -> String {
         join(self.part.logical(), &self.at)
     }
 }
@@ -91,23 +92,23 @@ pub struct Requested {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
     /// Every folder read, docs first, then skills, then assets.
-    pub mounts: Vec<Mount>,
+    pub(crate) mounts: Vec<Mount>,
     /// The site generator whose rules apply, when one was detected or named.
-    pub generator: Option<Generator>,
+    pub(crate) generator: Option<Generator>,
     /// The config file the generator was detected from (content-relative), when it was.
-    pub detected_from: Option<String>,
+    pub(crate) detected_from: Option<String>,
     /// How the site routes and renders its pages: the generator's preset, with `folio.toml`
     /// `[site]` over it.
-    pub site: SiteRules,
+    pub(crate) site: SiteRules,
     /// Folders of the site (content-relative) whose pages are not read, each with why: archived
     /// versions, a blog, translations, other sites of the repository.
-    pub unread: Vec<(String, String)>,
+    pub(crate) unread: Vec<(String, String)>,
     /// The agent hosts' layouts of skills read (Claude Code plugins, `.claude/skills/`…), found
     /// from their markers when neither the command line nor `folio.toml` names skills folders.
-    pub hosts: Vec<hosts::Found>,
+    pub(crate) hosts: Vec<hosts::Found>,
     /// Skill folders (content-relative) not read because an earlier host folder holds a skill
     /// of the same path (`.agents/skills/x` beside `.claude/skills/x`): each with the one read.
-    pub shadowed: Vec<(String, String)>,
+    pub(crate) shadowed: Vec<(String, String)>,
 }
 
 impl Default for Layout {
@@ -129,7 +130,11 @@ impl Layout {
     /// Works out the layout of the tree at `root` (canonical). Problems (a folder that does not
     /// exist, an unknown generator) are `invalid-config` errors; what cannot be used falls back
     /// to what detection or the default gives.
-    pub fn resolve(root: &Path, keys: &LayoutKeys, requested: &Requested) -> (Layout, Vec<Diagnostic>) {
+    pub(crate) fn resolve(
+        root: &Path,
+        keys: &LayoutKeys,
+        requested: &Requested,
+    ) -> (Layout, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut generator = None;
         let mut named = false;
@@ -277,7 +282,7 @@ impl Layout {
 
     /// How pages are rendered: the site's heading-id rule; wiki links only where no site
     /// generator's rules apply, its includes only where one does.
-    pub fn render(&self) -> crate::compile::markdown::Render {
+    pub(crate) fn render(&self) -> crate::compile::markdown::Render {
         crate::compile::markdown::Render {
             ids: self.site.heading_ids,
             wiki_links: self.generator.is_none(),
@@ -293,7 +298,7 @@ impl Layout {
     }
 
     /// The folder read as `docs/`.
-    pub fn docs_dir(&self) -> &str {
+    pub(crate) fn docs_dir(&self) -> &str {
         self.mounts.iter().find(|m| m.part == Part::Docs).map_or("docs", |m| m.dir.as_str())
     }
 
@@ -306,7 +311,7 @@ impl Layout {
     /// The real path (content-relative) of the catalog path `logical`: `docs/intro.md` →
     /// `guide/src/intro.md`. Where several folders are read as one part (two skills folders),
     /// the one that holds the path on disk.
-    pub fn real(&self, root: &Path, logical: &str) -> String {
+    pub(crate) fn real(&self, root: &Path, logical: &str) -> String {
         if self.is_identity() {
             return logical.to_owned();
         }
@@ -329,7 +334,7 @@ impl Layout {
 
     /// The catalog path of a real path (content-relative), when a folder of the layout holds it:
     /// the deepest such folder decides.
-    pub fn logical(&self, real: &str) -> Option<String> {
+    pub(crate) fn logical(&self, real: &str) -> Option<String> {
         if matches!(real, "." | "folio.toml") {
             return None;
         }
@@ -343,7 +348,7 @@ impl Layout {
 
     /// Rewrites diagnostics from catalog paths to real ones: the path, and the paths named in
     /// backticks in the message and help (`` `docs/intro.md` `` → `` `src/intro.md` ``).
-    pub fn translate(&self, root: &Path, diagnostics: &mut [Diagnostic]) {
+    pub(crate) fn translate(&self, root: &Path, diagnostics: &mut [Diagnostic]) {
         if self.is_identity() {
             return;
         }
@@ -425,7 +430,7 @@ impl Layout {
     /// `no-content`: the error for a compile that found no doc and no skill. When the tree holds
     /// markdown elsewhere, it names some, and the hint says what to run: on the folder laid out as
     /// a content root, with `--skills` for a folder of skill folders, or `--docs` for pages.
-    pub fn nothing_found(&self, root: &Path) -> Diagnostic {
+    pub(crate) fn nothing_found(&self, root: &Path) -> Diagnostic {
         let found = markdown_in(root);
         let message = match found.first() {
             None => {

@@ -18,8 +18,9 @@ use super::lints::{Class, Gate};
 use super::{Compilation, Config, compile, source};
 use crate::catalog::LeftOut;
 
-/// What [`lenient`] produced.
+/// What [`lenient`] produced. (It will gain fields: read it, do not build it.)
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Lenient {
     /// The compilation of what is served: its catalog lists [`Lenient::left_out`] in its
     /// settings. `catalog` is `None` when the tree is refused all the same (see the module docs);

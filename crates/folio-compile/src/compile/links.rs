@@ -66,12 +66,12 @@ mod pattern;
 mod proof;
 mod site;
 
-pub use proof::{Disk, DiskRef, Miss, Unverifiable};
+pub(crate) use proof::{Disk, DiskRef, Miss, Unverifiable};
 
 /// Where the site's navigation (the links its config files list) is resolved from: a page at the
 /// root of `docs/` that no tree holds (hidden names are never walked). Its links are not counted
 /// and its problems not reported: they are the config's.
-pub const NAVIGATION: &str = "docs/.navigation";
+pub(crate) const NAVIGATION: &str = "docs/.navigation";
 
 use forms::alias_key;
 pub(crate) use forms::page_alias;
@@ -81,7 +81,7 @@ use index::Index;
 
 /// What a linking file is, which decides how its links resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A doc under `docs/`.
     Doc,
     /// A skill's SKILL.md; `skill_dir` is its directory, content-relative (`skills/acme/billing`).
@@ -108,7 +108,7 @@ impl Origin {
 
 /// One file's links, to be resolved.
 #[derive(Debug, Clone)]
-pub struct LinkSource<'a> {
+pub(crate) struct LinkSource<'a> {
     /// Content-relative path of the linking file (`docs/guides/install.md`).
     pub path: &'a str,
     /// What the linking file is.
@@ -120,7 +120,7 @@ pub struct LinkSource<'a> {
 /// Everything a link may point at, borrowed from the entries and analyses it was gathered from
 /// (copying every path, URI and anchor of a large tree cost more than resolving its links).
 #[derive(Debug, Clone, Default)]
-pub struct Targets<'a> {
+pub(crate) struct Targets<'a> {
     /// Canonical URI of every served file, by content-relative path.
     pub uri_by_path: BTreeMap<&'a str, &'a str>,
     /// Anchors of every analysed markdown file (heading, term and HTML ids:
@@ -158,7 +158,7 @@ pub struct Targets<'a> {
 impl<'a> Targets<'a> {
     /// Records that the site path `alias` (`/getting-started/glossary/`) redirects to the doc at
     /// `doc_path`. The first doc to claim an alias keeps it.
-    pub fn add_alias(&mut self, alias: &str, doc_path: &'a str) {
+    pub(crate) fn add_alias(&mut self, alias: &str, doc_path: &'a str) {
         self.aliases.entry(alias_key(alias)).or_insert(doc_path);
     }
 
@@ -173,7 +173,7 @@ impl<'a> Targets<'a> {
 /// The anchors of one file, sorted and without repeats: one allocation per file rather than a
 /// tree node per anchor (a large tree has hundreds of thousands).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Anchors<'a>(Box<[&'a str]>);
+pub(crate) struct Anchors<'a>(Box<[&'a str]>);
 
 impl<'a> Anchors<'a> {
     fn contains(&self, anchor: &str) -> bool {
@@ -202,7 +202,7 @@ impl<'a, const N: usize> From<[&'a str; N]> for Anchors<'a> {
 
 /// The outcome of resolving every link of the tree.
 #[derive(Debug, Clone, Default)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     /// Resolved links, one vector per [`LinkSource`], in the same order.
     pub links: Vec<Vec<Link>>,
     /// Per [`LinkSource`], like `links`: the served files its links resolve to, but for itself,
@@ -223,13 +223,13 @@ pub struct Resolution {
 }
 
 /// Resolves every link of every source against the targets.
-pub fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
+pub(crate) fn resolve<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
     run(sources, targets, true)
 }
 
 /// The diagnostics of [`resolve`] alone: no [`Link`] records are made (`folio check` has no
 /// catalog to put them in), so `links` and `served` hold one empty vector per source.
-pub fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
+pub(crate) fn diagnose<'t>(sources: &[LinkSource<'t>], targets: &'t Targets<'t>) -> Resolution {
     run(sources, targets, false)
 }
 

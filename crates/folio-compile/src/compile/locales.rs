@@ -16,7 +16,7 @@ const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm b
 
 /// True when `name` has the shape of a BCP 47 language tag: a language (2-3 letters), then
 /// optional subtags of 2-8 letters or digits (`en`, `zh-cn`, `pt-BR`, `zh-Hant-TW`, `es-419`).
-pub fn is_tag(name: &str) -> bool {
+pub(crate) fn is_tag(name: &str) -> bool {
     let mut parts = name.split('-');
     let language = parts.next().unwrap_or("");
     (2..=3).contains(&language.len())
@@ -26,7 +26,7 @@ pub fn is_tag(name: &str) -> bool {
 
 /// True when `name` is detected as a locale folder (or a translation's site folder): a BCP 47 tag whose language is an ISO 639-1
 /// code, with at most a script (4 letters) and a region (2 letters or 3 digits).
-pub fn is_detected_tag(name: &str) -> bool {
+pub(crate) fn is_detected_tag(name: &str) -> bool {
     let mut parts = name.split('-');
     let language = parts.next().unwrap_or("").to_ascii_lowercase();
     if language.len() != 2 || !ISO_639_1.split(' ').any(|code| code == language) {
@@ -53,11 +53,11 @@ fn counts_outside(counts: &std::collections::BTreeMap<&str, usize>, folders: &[S
 
 /// The locale used when a tree says nothing: docs are in English unless `[docs] default_locale`
 /// says otherwise.
-pub const FALLBACK_DEFAULT: &str = "en";
+pub(crate) const FALLBACK_DEFAULT: &str = "en";
 
 /// The locales of a docs tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Locales {
+pub(crate) struct Locales {
     /// The locale folders under `docs/`, as named, sorted; empty for a single-language tree.
     pub folders: Vec<String>,
     /// The default locale: a member of `folders` when there are any.
@@ -69,7 +69,7 @@ pub struct Locales {
 
 /// The locale suffix of a page path and the path of its default-locale page:
 /// `docs/guide.ja.mdx` → (`ja`, `docs/guide.mdx`), when the suffix has a locale's shape.
-pub fn split_suffix(path: &str) -> Option<(&str, String)> {
+pub(crate) fn split_suffix(path: &str) -> Option<(&str, String)> {
     let (stem, ext) = path.rsplit_once('.')?;
     let (base, tag) = stem.rsplit_once('.')?;
     let shaped = (2..=7).contains(&tag.len())
@@ -99,7 +99,7 @@ impl Locales {
     /// `[docs] locales` and `default_locale` (already checked). Without `locales`, the top
     /// folders of `docs/` named like a locale are the locales, when there are at least two (one
     /// folder named `ml/` is a topic, not a translation).
-    pub fn new<'a>(
+    pub(crate) fn new<'a>(
         doc_paths: impl Iterator<Item = &'a str>,
         configured: Option<&[String]>,
         default: Option<&str>,
@@ -149,19 +149,19 @@ impl Locales {
 
     /// The locale suffix of a doc path (relative to `docs/`) and its default page, when the
     /// tree writes locales as suffixes and this is one.
-    pub fn suffix_of<'p>(&self, doc_path: &'p str) -> Option<(&'p str, String)> {
+    pub(crate) fn suffix_of<'p>(&self, doc_path: &'p str) -> Option<(&'p str, String)> {
         split_suffix(doc_path).filter(|(tag, _)| self.suffixes.iter().any(|s| s == tag))
     }
 
     /// The locale folder a doc path (relative to `docs/`) is in, if any.
-    pub fn folder_of<'p>(&self, doc_path: &'p str) -> Option<&'p str> {
+    pub(crate) fn folder_of<'p>(&self, doc_path: &'p str) -> Option<&'p str> {
         let (top, _) = doc_path.split_once('/')?;
         self.folders.iter().any(|f| f == top).then_some(top)
     }
 
     /// A doc's page across locales: its path below its locale folder, without the extension
     /// (`ja/guides/deploy.mdx` → `guides/deploy`), so its translations share it.
-    pub fn page_of(&self, doc_path: &str) -> String {
+    pub(crate) fn page_of(&self, doc_path: &str) -> String {
         if let Some((_, base)) = self.suffix_of(doc_path) {
             return base.rsplit_once('.').map_or(base.as_str(), |(stem, _)| stem).to_owned();
         }
@@ -173,7 +173,7 @@ impl Locales {
     }
 
     /// A doc's locale, lowercase: its locale folder, else the default locale.
-    pub fn locale_of(&self, doc_path: &str) -> String {
+    pub(crate) fn locale_of(&self, doc_path: &str) -> String {
         if let Some((tag, _)) = self.suffix_of(doc_path) {
             return tag.to_ascii_lowercase();
         }

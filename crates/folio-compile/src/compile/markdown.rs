@@ -40,7 +40,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::mentions::{self, Mention};
+use super::mentions;
+pub use super::mentions::Mention;
 
 use crate::catalog::{LinkKind, Section, mdx};
 
@@ -48,7 +49,7 @@ mod html;
 mod hugo;
 mod includes;
 mod indented;
-mod lines;
+pub(crate) mod lines;
 mod render;
 mod slug;
 
@@ -57,15 +58,16 @@ use html::{decode_character_references, html_attributes, is_link};
 use hugo::find_ascii;
 use hugo::{hugo_includes, mask_hugo_block_shortcodes};
 use lines::LineIndex;
-pub use render::Render;
+pub(crate) use render::Render;
 use render::without_inline_components;
-pub use slug::HeadingIds;
+pub(crate) use slug::HeadingIds;
 use slug::Slugger;
 #[cfg(test)]
 use slug::slug;
 
-/// What one markdown body says about itself.
+/// What one markdown body says about itself. (It will gain fields: read it, do not build it.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Markdown {
     /// Plain text of the first H1, if any.
     pub title: Option<String>,
@@ -77,7 +79,7 @@ pub struct Markdown {
     pub links: Vec<RawLink>,
     /// Ids of definition-list terms (`Term` followed by `: definition`), which Hugo's goldmark
     /// gives GitHub-style ids from the same counter as headings (`autoDefinitionTermID`).
-    pub term_ids: Vec<String>,
+    pub(crate) term_ids: Vec<String>,
     /// Ids declared in raw HTML (`<a id="x">`, `<a name="x">`, `<span id='x'>`), and the ids
     /// footnotes are rendered with by the site's rule, which are link targets as well as heading
     /// ids are.
@@ -87,7 +89,7 @@ pub struct Markdown {
     pub mentions: Vec<Mention>,
     /// True when a plugin directive writes content into the page at build time
     /// (`::: module.path`): it has headings this analysis cannot see.
-    pub generated: bool,
+    pub(crate) generated: bool,
 }
 
 impl Markdown {
@@ -103,6 +105,7 @@ impl Markdown {
 
 /// A link as written, located in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RawLink {
     /// The target as written (`../x.md#a`, `/guides/install/`, `Target` of `[[Target|l]]`), after
     /// CommonMark's backslash-escape and entity decoding; an email autolink gets `mailto:`.
@@ -122,13 +125,13 @@ pub struct RawLink {
     /// True for an include (Hugo's `{{% include "/_common/x.md" %}}`, mdBook's `{{#include}}`,
     /// VitePress's `<!--@include:-->`, a snippet): the target's text becomes part of this page,
     /// headings and all.
-    pub include: bool,
+    pub(crate) include: bool,
     /// True for a snippet's path, relative to the repository root (written here as a
     /// site-absolute path).
-    pub from_root: bool,
+    pub(crate) from_root: bool,
     /// True for a link written from a Claude Code plugin's root (`${CLAUDE_PLUGIN_ROOT}/…`):
     /// the plugin is installed whole, so the link may leave its skill for a file of the plugin.
-    pub plugin_root: bool,
+    pub(crate) plugin_root: bool,
 }
 
 impl RawLink {
@@ -235,7 +238,7 @@ impl Dialect {
 }
 
 /// Analyses a CommonMark body: [`analyze_in`] with [`Dialect::Markdown`].
-pub fn analyze(body: &str, first_line: u32) -> Markdown {
+pub(crate) fn analyze(body: &str, first_line: u32) -> Markdown {
     analyze_in(body, first_line, Dialect::Markdown)
 }
 
@@ -254,7 +257,7 @@ pub fn analyze_with_mentions(body: &str, first_line: u32, dialect: Dialect) -> M
 
 /// [`analyze_in`] for a page of a site that renders it by `render`; with `mentions`, also
 /// [`Markdown::mentions`].
-pub fn analyze_site(
+pub(crate) fn analyze_site(
     body: &str,
     first_line: u32,
     dialect: Dialect,

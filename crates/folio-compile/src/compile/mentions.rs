@@ -90,7 +90,7 @@ fn is_mention(word: &str) -> bool {
 /// Checks the mentions of one markdown file of a skill: `path` is the file's content path,
 /// `file_dir` its directory relative to the skill (`""` for SKILL.md, `references`), `files` the
 /// paths of every file of the skill relative to its directory.
-pub fn check(
+pub(crate) fn check(
     path: &str,
     skill_dir: &str,
     file_dir: &str,

@@ -9,15 +9,16 @@
 
 use super::frontmatter::SkillMeta;
 use super::markdown::Markdown;
+use super::markdown::lines::count_newlines;
 use super::source::{Found, Kind};
 use super::{
     BodySink, Cache, Diagnostic, Mode, assemble, cache, frontmatter, index, markdown, source, validate,
 };
-use crate::catalog::{Doc, Entry, mdx, search};
+use crate::catalog::{Doc, Entry, is_markdown, mdx, search};
 
 /// One file after the parallel stage: read, hashed, and (for markdown) parsed.
 #[derive(Debug, Clone)]
-pub struct Processed {
+pub(crate) struct Processed {
     /// Where it came from and what it is.
     pub found: Found,
     /// The exact bytes (empty when the catalog is compiled without bodies).
@@ -40,7 +41,7 @@ pub struct Processed {
 
 /// Frontmatter and markdown of a doc or SKILL.md.
 #[derive(Debug, Clone)]
-pub enum Parsed {
+pub(crate) enum Parsed {
     /// Not markdown, or markdown that could not be parsed (not UTF-8).
     None,
     /// A doc: its record (with no entry or links yet), and what link resolution needs.
@@ -316,14 +317,6 @@ pub(super) fn process_bytes(
     Some(Processed { found, bytes, size, blake3, entry, parsed, body_terms, small_terms })
 }
 
-pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
-    // memchr counts with the widest compares the CPU has (chosen at run time: AVX2 where there
-    // is one), where a loop of ours compiles for the baseline's SSE2; counting into a `usize`
-    // byte by byte did not vectorise at all and cost four instructions a byte.
-    memchr::memchr_iter(b'\n', bytes).count()
-}
-
-/// True for a `.md` or `.mdx` path (any case).
 /// Links written with a placeholder a host fills in, read as the host reads them: from the
 /// skill's root (`{baseDir}/references/x.md`, which some collections require of their authors,
 /// and Claude Code's `${CLAUDE_SKILL_DIR}/…`) as the path from the linking file's folder to that
@@ -361,33 +354,8 @@ fn skill_root_placeholders(
     }
 }
 
-/// True for the files the compiler parses as markdown: `.md` and `.mdx`, in any case.
-pub fn is_markdown(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.ends_with(".md") || lower.ends_with(".mdx")
-}
-
 /// True for a file under the skill's `assets/`: templates and data the skill copies into its
 /// output (Agent Skills specification), so their links are not meant to resolve in place.
 fn is_skill_asset(path: &str, skill_dir: &str) -> bool {
     path.strip_prefix(skill_dir).is_some_and(|rest| rest.starts_with("/assets/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count_newlines;
-
-    #[test]
-    fn newlines_are_counted_across_block_edges() {
-        // Lengths around the vector widths (16, 32 bytes) and their multiples, all newlines and
-        // none, and a mix.
-        for len in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 254, 255, 256, 1000] {
-            for text in
-                [vec![b'\n'; len], vec![b'x'; len], (0..len).map(|i| [b'a', b'\n', b'\r'][i % 3]).collect()]
-            {
-                let expected = text.iter().filter(|&&b| b == b'\n').count();
-                assert_eq!(count_newlines(&text), expected, "{len} bytes");
-            }
-        }
-    }
 }

@@ -95,7 +95,7 @@ struct CheckTable {
 
 /// Settings from `folio.toml`, with what `folio check` needs besides the catalog's own settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Project {
+pub(crate) struct Project {
     /// The catalog settings.
     pub settings: Settings,
     /// `[check] deny_warnings`.
@@ -118,7 +118,7 @@ pub struct Project {
 
 /// The layout keys of `folio.toml`, each with the line and column of its value.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LayoutKeys {
+pub(crate) struct LayoutKeys {
     /// `[docs] dir`: the folder holding the pages, relative to the content root.
     pub docs: Option<(String, u32, u32)>,
     /// `[docs] static`: folders a site serves at `/`.
@@ -133,7 +133,7 @@ pub struct LayoutKeys {
 
 /// `folio.toml` `[site]`: each key, when given, replaces the detected generator's rule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SiteKeys {
+pub(crate) struct SiteKeys {
     /// `heading_ids`, checked.
     pub heading_ids: Option<super::markdown::HeadingIds>,
     /// `base`.
@@ -152,7 +152,15 @@ pub struct SiteKeys {
 
 /// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
 /// for whatever could not be read.
-pub fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
+/// `[search] model` of the `folio.toml` at the root of `canonical_root`, read as the compiler
+/// reads it (a regular file inside the root); `None` when there is none. Problems with the file
+/// are the compile's to report: here only the key is read.
+pub fn search_model(canonical_root: &std::path::Path) -> Option<String> {
+    let bytes = super::source::read_inside(canonical_root, "folio.toml")?;
+    parse("folio.toml", &bytes, &mut Vec::new()).search_model
+}
+
+pub(crate) fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     let mut out = Project::default();
     // Bounded before parsing: a parse costs far more memory than the text.
     if bytes.len() as u64 > crate::compile::source::MAX_CONFIG_BYTES {
@@ -349,7 +357,7 @@ fn lint_requests(
 }
 
 /// 1-based line and character column of a byte offset.
-pub fn line_column(text: &str, offset: usize) -> (u32, u32) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (u32, u32) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

@@ -26,9 +26,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use beneath::{Root, Stamp};
+pub(crate) use beneath::{Root, Stamp};
 use beneath::{is_link_refused, open_file};
-pub use walker::MAX_DEPTH;
 use walker::{Top, Walker};
 
 use super::diagnostic::{Code, Diagnostic};
@@ -43,11 +42,11 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// generator is detected by (`book.toml`, `hugo.toml`, `mkdocs.yml`, ...). Smaller than a
 /// content file's limit, since parsing costs far more than the text does (8 MiB of TOML dotted
 /// keys took 1.8 GB to parse), and a real one is a few kilobytes.
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// What a found file is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `folio.toml` at the root.
     Settings,
     /// A doc: `docs/**/*.md` or `*.mdx`.
@@ -66,7 +65,7 @@ pub enum Kind {
 
 /// A file the compiler will read.
 #[derive(Debug, Clone)]
-pub struct Found {
+pub(crate) struct Found {
     /// Path relative to the content root, `/`-separated (a symlink's own path, not its target's).
     pub path: String,
     /// Where to read it: its resolved path inside the root, with no symlink in it.
@@ -82,7 +81,7 @@ pub struct Found {
 
 /// The outcome of a walk.
 #[derive(Debug, Default)]
-pub struct Walk {
+pub(crate) struct Walk {
     /// Every file to read that is not a doc (docs go to [`walk`]'s callback), in walk order
     /// ([`codec::source_order`](crate::catalog::codec::source_order) of `path`).
     pub files: Vec<Found>,
@@ -104,7 +103,7 @@ pub struct Walk {
 /// so the docs and then the files are one sequence in that order. Skill files wait for the end
 /// of the walk: which directory is a skill is known only once every `SKILL.md` is found. Paths
 /// are catalog paths (`docs/…`, `skills/…`, `static/…`): see [`Layout`].
-pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
+pub(crate) fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
     let mut out = Walk::default();
     // The root path is the one path resolved by name, once per walk: a link given as the root,
     // or swapped in for it since the last walk (a deploy's `current -> releases/7`), is
@@ -169,7 +168,7 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
         walker.hidden.clear();
         match mount.part {
             Part::Docs => walker.top(&top, &mut |path, abs| {
-                if super::process::is_markdown(&path) {
+                if crate::catalog::is_markdown(&path) {
                     doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root), plugin: None });
                 } else {
                     out.unserved.push(path);
@@ -224,7 +223,7 @@ pub fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> Walk {
 /// The skill directory a catalog path under `skills/` belongs to: the deepest directory
 /// above it that holds a `SKILL.md` (as the walk decides it), content-relative. `None` when none
 /// does.
-pub fn skill_dir_of(root: &Path, layout: &Layout, path: &str) -> Option<String> {
+pub(crate) fn skill_dir_of(root: &Path, layout: &Layout, path: &str) -> Option<String> {
     let mut dir = path;
     while let Some((parent, _)) = dir.rsplit_once('/') {
         if parent == "skills" {
@@ -415,7 +414,7 @@ fn classify(
             let Some(skill_dir) = owner(&path) else {
                 if let Some((dir, name)) = path.rsplit_once('/')
                     && dir != "skills"
-                    && super::process::is_markdown(&path)
+                    && crate::catalog::is_markdown(&path)
                 {
                     let lookalike = outside.entry(dir.to_owned()).or_default();
                     if name.eq_ignore_ascii_case("SKILL.md") {
@@ -473,7 +472,7 @@ fn too_large(path: &str, size: u64) -> Diagnostic {
 
 /// The `invalid-config` error of a config file larger than [`MAX_CONFIG_BYTES`], which is not
 /// parsed.
-pub fn config_too_large(path: &str, size: u64) -> Diagnostic {
+pub(crate) fn config_too_large(path: &str, size: u64) -> Diagnostic {
     Diagnostic::error(
         Code::InvalidConfig,
         path,
@@ -489,12 +488,12 @@ pub fn config_too_large(path: &str, size: u64) -> Diagnostic {
 
 /// Reads a found file's exact bytes. Fails with `unreadable-file`, `not-a-regular-file`, or
 /// `file-too-large` (without reading it, or when it grows past the limit while being read).
-pub fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
+pub(crate) fn read(found: &Found) -> Result<Vec<u8>, Diagnostic> {
     read_stamped(found).map(|(bytes, _)| bytes)
 }
 
 /// [`read`], with the [`Stamp`] of the file that was opened, taken before a byte was read.
-pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
+pub(crate) fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
     read_regular(&found.root, &found.abs, MAX_FILE_BYTES).map_err(|e| match e {
         ReadError::TooLarge(size) => too_large(&found.path, size),
         ReadError::NotRegular(file_type) => not_regular(&found.path, file_type),
@@ -519,7 +518,7 @@ pub fn read_stamped(found: &Found) -> Result<(Vec<u8>, Stamp), Diagnostic> {
 
 /// The stamp of the file `found` names as it is now, opened the way [`read`] opens it: `None`
 /// when it cannot be opened (gone, or a link swapped in on its path).
-pub fn stamp_now(found: &Found) -> Option<Stamp> {
+pub(crate) fn stamp_now(found: &Found) -> Option<Stamp> {
     Stamp::of(&open_file(&found.root, &found.abs).ok()?).ok()
 }
 
@@ -534,7 +533,7 @@ pub fn read_inside(canonical_root: &Path, path: &str) -> Option<Vec<u8>> {
 
 /// A config file read by [`read_config`].
 #[derive(Debug, PartialEq, Eq)]
-pub enum ConfigFile {
+pub(crate) enum ConfigFile {
     /// Its bytes.
     Read(Vec<u8>),
     /// Larger than [`MAX_CONFIG_BYTES`] (its size, or how much of it was read): not read.
@@ -547,7 +546,7 @@ pub enum ConfigFile {
 /// The config file at `path` (content-relative) under a content root, read as [`read_inside`]
 /// reads a file but bounded by [`MAX_CONFIG_BYTES`]: decided on the opened file's size before a
 /// byte is read, and read no further than one byte past the limit.
-pub fn read_config(canonical_root: &Path, path: &str) -> ConfigFile {
+pub(crate) fn read_config(canonical_root: &Path, path: &str) -> ConfigFile {
     match read_inside_bounded(canonical_root, path, MAX_CONFIG_BYTES) {
         Ok(bytes) => ConfigFile::Read(bytes),
         Err(InsideError::TooLarge(size)) => ConfigFile::TooLarge(size),
@@ -596,7 +595,7 @@ pub fn read_inside_bounded(canonical_root: &Path, path: &str, limit: u64) -> Res
 /// changed while it was being read (a file renamed or deleted between the walk and its read), so
 /// the report describes a moment that has passed rather than a file that cannot be read. Opens
 /// what it finds (a directory is listed), never reads it.
-pub fn moved_since(root: &Path, path: &str) -> bool {
+pub(crate) fn moved_since(root: &Path, path: &str) -> bool {
     let at = root.join(path);
     match std::fs::symlink_metadata(&at) {
         Err(e) => matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory),
@@ -654,46 +653,4 @@ pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{moved_since, read_inside};
-
-    #[cfg(unix)]
-    #[test]
-    fn sources_are_shown_only_from_regular_files_inside_the_root() {
-        let dir = std::env::temp_dir().join(format!("folio-source-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("root/docs")).unwrap();
-        std::fs::write(dir.join("outside.md"), "secret\n").unwrap();
-        std::fs::write(dir.join("root/docs/a.md"), "# A\n").unwrap();
-        std::os::unix::fs::symlink("a.md", dir.join("root/docs/in.md")).unwrap();
-        std::os::unix::fs::symlink("../../outside.md", dir.join("root/docs/out.md")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.join("root/docs/zero.md")).unwrap();
-        let root = dir.join("root").canonicalize().unwrap();
-        assert_eq!(read_inside(&root, "docs/a.md").as_deref(), Some(&b"# A\n"[..]));
-        assert_eq!(read_inside(&root, "docs/in.md").as_deref(), Some(&b"# A\n"[..]));
-        for refused in ["docs/out.md", "docs/zero.md", "docs", ".", "../outside.md", "docs/missing.md"] {
-            assert_eq!(read_inside(&root, refused), None, "{refused}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_file_reported_unreadable_has_moved_when_it_is_gone_or_opens_now() {
-        let dir = std::env::temp_dir().join(format!("folio-moved-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("docs")).unwrap();
-        std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
-        std::os::unix::fs::symlink("nowhere.md", dir.join("docs/dangling.md")).unwrap();
-        // Renamed or deleted after the walk saw it.
-        assert!(moved_since(&dir, "docs/gone.md"));
-        // Replaced by a save while it was read: it opens now.
-        assert!(moved_since(&dir, "docs/a.md"));
-        assert!(moved_since(&dir, "docs"));
-        // Its directory became a file.
-        assert!(moved_since(&dir, "docs/a.md/b.md"));
-        // Still unreadable: a real error, not a moment that passed.
-        assert!(!moved_since(&dir, "docs/dangling.md"));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod tests;

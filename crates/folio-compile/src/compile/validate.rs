@@ -13,16 +13,16 @@ use super::diagnostic::{Code, Diagnostic};
 use super::frontmatter::Located;
 
 /// Most files one skill may hold, SKILL.md included (SEP-2640).
-pub const MAX_SKILL_FILES: usize = 512;
+pub(crate) const MAX_SKILL_FILES: usize = 512;
 /// Most bytes one skill may hold in total (SEP-2640): 16 MiB.
-pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 /// SKILL.md longer than this many lines is a warning (Agent Skills guidance: keep it under 500
 /// lines and move detail into references).
-pub const MAX_SKILL_MD_LINES: u32 = 500;
+pub(crate) const MAX_SKILL_MD_LINES: u32 = 500;
 
 /// `invalid-utf8`: the line and column of the first byte that is not UTF-8, or `None` when the
 /// bytes are valid UTF-8.
-pub fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
+pub(crate) fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
     let err = std::str::from_utf8(bytes).err()?;
     let valid = &bytes[..err.valid_up_to()];
     let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -47,7 +47,7 @@ pub fn utf8(path: &str, bytes: &[u8]) -> Option<Diagnostic> {
 
 /// One skill as the validator sees it.
 #[derive(Debug, Clone)]
-pub struct SkillShape<'a> {
+pub(crate) struct SkillShape<'a> {
     /// Content-relative path of SKILL.md.
     pub document: &'a str,
     /// Content-relative skill directory.
@@ -59,7 +59,7 @@ pub struct SkillShape<'a> {
 }
 
 /// Skill limits: `skill-too-many-files`, `skill-too-large`, `skill-md-too-long`.
-pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
+pub(crate) fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
     let doc = shape.document;
     if shape.files.len() > MAX_SKILL_FILES {
         diags.push(
@@ -105,7 +105,7 @@ pub fn skill(shape: &SkillShape<'_>, diags: &mut Vec<Diagnostic>) {
 }
 
 /// `duplicate-skill-name`: skills (by SKILL.md path, sorted) with their located names.
-pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnostic>) {
+pub(crate) fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (document, name) in skills {
         match seen.get(name.value.as_str()) {
@@ -127,13 +127,13 @@ pub fn skill_names(skills: &[(&str, &Located<String>)], diags: &mut Vec<Diagnost
 }
 
 /// `<scope>:<name>`: a skill's name where its host scopes it, with the frontmatter's position.
-pub fn scoped_name(scope: &str, name: &Located<String>) -> Located<String> {
+pub(crate) fn scoped_name(scope: &str, name: &Located<String>) -> Located<String> {
     Located { value: format!("{scope}:{}", name.value), ..name.clone() }
 }
 
 /// The SKILL.md a `duplicate-skill-name` diagnostic says first used the name (the message
 /// [`skill_names`] writes names it last, in backquotes).
-pub fn duplicate_of(d: &Diagnostic) -> Option<&str> {
+pub(crate) fn duplicate_of(d: &Diagnostic) -> Option<&str> {
     if d.code != Code::DuplicateSkillName {
         return None;
     }
@@ -146,7 +146,7 @@ const DUPLICATE_OF: &str = "is already used by `";
 /// `duplicate-uri`: (uri, content-relative path) pairs, sorted; each URI may name one file.
 /// Sorted, the files of one URI are adjacent, and the first by path is the one the others are
 /// reported against.
-pub fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
+pub(crate) fn unique_uris(uris: &[(&str, &str)], diags: &mut Vec<Diagnostic>) {
     debug_assert!(uris.is_sorted());
     for group in uris.chunk_by(|a, b| a.0 == b.0) {
         let (uri, first) = group[0];
@@ -176,7 +176,7 @@ const RESERVED: &[&str] = &[
 /// (Windows-reserved names and characters, trailing dot or space, control characters, NFD names
 /// and NFC/NFD twins) and `case-collision` (siblings equal ignoring case). `paths` are the
 /// content-relative paths of every file; each distinct directory and file is checked once.
-pub fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
+pub(crate) fn portable_names(paths: &[&str], diags: &mut Vec<Diagnostic>) {
     // Every distinct directory and file path. In path order a directory's files are adjacent, so
     // the directories a path shares with the one before it are already listed: only the
     // segments after them are new (in any other order the dedup below still removes repeats).

@@ -37,7 +37,7 @@ pub enum DecodeError {
     /// decoded field of it does not.
     Body(String),
     /// The body decodes, but its tables contradict each other (a forged hash): an index out of
-    /// range, a table out of order (see [`consistency`]).
+    /// range, a table out of order (the catalog's `consistency` checks).
     Corrupt(String),
 }
 

@@ -5,7 +5,7 @@ use super::lazy::from_slice_bounded;
 use super::meta::{PIECE, TAIL, encode_seq};
 use super::writer::{ENVELOPE_HEAD_BYTES, envelope_head};
 use super::*;
-use crate::catalog::{Entry, EntryKind, FORMAT_VERSION, SearchIndex, Settings};
+use crate::catalog::{Entry, EntryKind, FORMAT_VERSION, Lazy, SearchIndex, Settings};
 
 #[test]
 fn envelope_head_decodes_as_what_rmp_serde_writes_for_every_body_size() {

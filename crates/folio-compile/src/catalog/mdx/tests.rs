@@ -279,3 +279,13 @@ fn imports_of_markdown_partials_are_found_with_where_their_path_is() {
         assert!(body[*at..].starts_with(path.as_str()), "{at} points at {path}");
     }
 }
+
+#[test]
+fn markdown_is_md_and_mdx_in_any_case_and_nothing_else() {
+    for yes in ["docs/a.md", "docs/a.MD", "docs/a.mdx", "skills/pdf/SKILL.Md", "a.MDX"] {
+        assert!(crate::catalog::is_markdown(yes), "{yes}");
+    }
+    for no in ["docs/a.markdown", "docs/a.txt", "md", ".m", "docs/amd", "docs/a.mdxx"] {
+        assert!(!crate::catalog::is_markdown(no), "{no}");
+    }
+}

@@ -140,7 +140,7 @@ fn stem_title(path: &str) -> String {
 
 /// At most the first three sentences of a paragraph. A sentence ends at `.`, `!` or `?` followed
 /// by whitespace; whitespace runs (soft line breaks) become single spaces.
-pub fn first_sentences(paragraph: &str) -> String {
+pub(crate) fn first_sentences(paragraph: &str) -> String {
     let text = markdown::collapse_whitespace(paragraph);
     let mut sentences = 0;
     let bytes = text.as_bytes();
@@ -157,7 +157,7 @@ pub fn first_sentences(paragraph: &str) -> String {
 
 /// MIME type by extension; unknown extensions are `text/plain` for text and
 /// `application/octet-stream` for binary files.
-pub fn mime_for(path: &str, is_text: bool) -> &'static str {
+pub(crate) fn mime_for(path: &str, is_text: bool) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     match ext.as_str() {

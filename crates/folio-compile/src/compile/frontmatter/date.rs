@@ -6,7 +6,7 @@
 /// date and time, optional fraction, `Z`/`±HH:MM`/`±HHMM` or no offset) becomes RFC 3339 with `T`,
 /// and `Z` when no offset was given (frontmatter dates carry no zone, UTC is the only neutral
 /// choice). Returns `None` for anything else, including impossible days like `2026-02-30`.
-pub fn parse_date(s: &str) -> Option<String> {
+pub(crate) fn parse_date(s: &str) -> Option<String> {
     let s = s.trim();
     let num = |part: &str, len: usize| {
         (part.len() == len && part.bytes().all(|b| b.is_ascii_digit()))

@@ -22,15 +22,15 @@ use crate::compile::diagnostic::{Code, Diagnostic, Severity};
 use crate::suggest::closest_name as closest;
 
 /// Most characters a skill `name` may have (Agent Skills specification).
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 /// Most characters a skill `description` may have (Agent Skills specification).
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Most characters a skill `compatibility` may have (Agent Skills specification).
-pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+pub(crate) const MAX_COMPATIBILITY_CHARS: usize = 500;
 
 /// Typed frontmatter of a SKILL.md.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SkillMeta {
+pub(crate) struct SkillMeta {
     /// `name`, with its position.
     pub name: Option<Located<String>>,
     /// `description`.
@@ -57,13 +57,13 @@ pub struct SkillMeta {
 }
 
 /// The top-level fields of the Agent Skills specification.
-pub const SKILL_KEYS: &[&str] =
+pub(crate) const SKILL_KEYS: &[&str] =
     &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
 
 /// Top-level fields a major host defines outside the specification, with the hosts that read
 /// them: Claude Code's skills documentation (frontmatter reference) and VS Code's Agent Skills
 /// reference (GitHub Copilot), which documents three of the same fields.
-pub const HOST_KEYS: &[(&str, &str)] = &[
+pub(crate) const HOST_KEYS: &[(&str, &str)] = &[
     ("agent", "Claude Code"),
     ("argument-hint", "Claude Code and VS Code"),
     ("context", "Claude Code"),
@@ -77,15 +77,12 @@ pub const HOST_KEYS: &[(&str, &str)] = &[
     ("when_to_use", "Claude Code"),
 ];
 
-/// The `metadata` keys Folio reads into its catalog fields.
-pub const FOLIO_METADATA_KEYS: &[&str] = &["tags", "capabilities", "version", "updated"];
-
 /// Parses a SKILL.md's frontmatter and checks its fields: `missing-name`, `invalid-name`,
 /// `name-mismatch` (against `dir_name`, the skill directory's name), `missing-description`,
 /// `description-too-long`, `compatibility-too-long`, `unknown-field`, `host-field`,
 /// `frontmatter-type`, `duplicate-key`, `invalid-date`, `byte-order-mark`, and
 /// `frontmatter-ambiguous` for YAML that readers take differently.
-pub fn parse_skill<'a>(
+pub(crate) fn parse_skill<'a>(
     path: &str,
     dir_name: &str,
     text: &'a str,
@@ -401,12 +398,6 @@ fn is_name_char(c: char) -> bool {
             | GeneralCategory::LetterNumber
             | GeneralCategory::OtherNumber
     )
-}
-
-/// True for a valid skill name: at most 64 characters, Unicode lowercase
-/// letters and digits in hyphen-separated runs, and unchanged by NFKC.
-pub fn is_valid_name(name: &str) -> bool {
-    !name.is_empty() && name.nfkc().eq(name.chars()) && name_problem(name).is_none()
 }
 
 /// A valid name close to `s`: lowercased, other characters turned into single hyphens.

@@ -17,7 +17,7 @@ use super::{MAX_YAML_DEPTH, MAX_YAML_NODES, flat, parse_date};
 
 /// How a scalar was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// Unquoted: its type depends on the YAML schema of the reader.
     Plain,
     /// Single- or double-quoted, or a `|`/`>` block: always a string.
@@ -26,7 +26,7 @@ pub enum Style {
 
 /// A YAML node with the position it was written at (1-based line and column in the file).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value.
     pub value: NodeValue,
     /// 1-based line in the file.
@@ -48,7 +48,7 @@ pub struct Node {
 
 /// The value of a [`Node`].
 #[derive(Debug, Clone, PartialEq)]
-pub enum NodeValue {
+pub(crate) enum NodeValue {
     /// A scalar, as written (before schema resolution).
     Scalar(String, Style),
     /// A sequence.
@@ -65,7 +65,7 @@ impl Node {
     }
 
     /// The scalar text and style, if this is a scalar.
-    pub fn scalar(&self) -> Option<(&str, Style)> {
+    pub(crate) fn scalar(&self) -> Option<(&str, Style)> {
         match &self.value {
             NodeValue::Scalar(s, style) => Some((s, *style)),
             _ => None,
@@ -73,13 +73,13 @@ impl Node {
     }
 
     /// True for a plain `null`, `~` or empty scalar.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(&self.value, NodeValue::Scalar(s, Style::Plain) if matches!(s.as_str(), "" | "~" | "null" | "Null" | "NULL"))
     }
 
     /// The value as JSON, resolved with the YAML 1.2 core schema (explicit core tags such as
     /// `!!str` and `!!int` honoured); mapping keys are sorted.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         match &self.value {
             NodeValue::Scalar(s, style) => resolve_scalar(s, *style, self.tag.as_deref()),
             NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
@@ -94,7 +94,7 @@ impl Node {
     }
 
     /// The text of a mapping key: a scalar as written, anything else as compact JSON.
-    pub fn key_text(&self) -> String {
+    pub(crate) fn key_text(&self) -> String {
         match &self.value {
             NodeValue::Scalar(s, _) => s.clone(),
             _ => self.to_json().to_string(),
@@ -102,7 +102,7 @@ impl Node {
     }
 
     /// A short description of the node's type for messages.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match &self.value {
             NodeValue::Scalar(..) => match self.to_json() {
                 Value::Null => "null",
@@ -199,7 +199,7 @@ fn is_core_float(s: &str) -> bool {
 /// True when a YAML 1.1 reader (PyYAML, many hosts) would read this plain scalar as something
 /// other than a string: booleans like `yes`/`off`, nulls, numbers (also `1_000`, `0x1f`,
 /// sexagesimal `1:30`) and timestamps.
-pub fn yaml11_non_string(s: &str) -> bool {
+pub(crate) fn yaml11_non_string(s: &str) -> bool {
     const WORDS: &[&str] = &[
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
         "FALSE", "on", "On", "ON", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".inf", ".Inf",
@@ -223,7 +223,7 @@ pub fn yaml11_non_string(s: &str) -> bool {
 
 /// A YAML syntax problem, located in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct YamlError {
+pub(crate) struct YamlError {
     /// 1-based line in the file.
     pub line: u32,
     /// 1-based column in the file.
@@ -242,7 +242,7 @@ enum Frame {
 ///
 /// Fails on a syntax error, more than one document, nesting deeper than [`MAX_YAML_DEPTH`], or
 /// aliases expanding past [`MAX_YAML_NODES`] nodes.
-pub fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+pub(crate) fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
     if let Some(node) = flat::parse(yaml, first_line) {
         return Ok(node);
     }

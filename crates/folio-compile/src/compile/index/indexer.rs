@@ -14,7 +14,7 @@ use crate::catalog::search::{FIELDS, MAX_TERM_BYTES, for_each_span, is_connector
 /// parallel per-file stage, while the file is in cache): its token count and its distinct terms
 /// with their frequencies, as ids of the [`Indexer`] that produced it.
 #[derive(Debug, Default, Clone)]
-pub struct BodyTerms {
+pub(crate) struct BodyTerms {
     /// Which indexer's dictionary the ids belong to ([`Indexer::new`]'s `id`).
     pub(super) dict: u32,
     /// Tokens in the body (its BM25F field length).
@@ -35,7 +35,7 @@ pub struct BodyTerms {
 /// its term and its count in the current text): one cache line per token. Counts move to their
 /// terms once per spelling (`Indexer::fold`), not once per token.
 #[derive(Debug, Default)]
-pub struct Indexer {
+pub(crate) struct Indexer {
     pub(super) id: u32,
     pub(super) dict: TermDict,
     /// Open-addressing memo of ASCII spellings; the length is a power of two, at least twice
@@ -101,7 +101,7 @@ pub(super) fn tf_slot(id: u32) -> usize {
 /// The small fields of one indexed document (title, description, keywords, headings), tokenized
 /// ahead of [`build_with`](super::build_with) like a [`BodyTerms`].
 #[derive(Debug, Default, Clone)]
-pub struct SmallTerms {
+pub(crate) struct SmallTerms {
     /// Which indexer's dictionary the ids belong to.
     pub(super) dict: u32,
     /// `(term id, field, frequency)`, each field's terms together, in no promised order.
@@ -110,29 +110,22 @@ pub struct SmallTerms {
     pub(super) lengths: [u32; FIELDS - 1],
 }
 
-impl BodyTerms {
-    /// Tokens in the body (its length as the index counts it).
-    pub fn tokens(&self) -> u32 {
-        self.tokens
-    }
-}
-
 impl Indexer {
     /// An indexer whose [`BodyTerms`] say `id`; the ids of the indexers given to one
     /// [`build_with`](super::build_with) are their positions in its list.
-    pub fn new(id: u32) -> Indexer {
+    pub(crate) fn new(id: u32) -> Indexer {
         Indexer { id, ..Indexer::default() }
     }
 
     /// Gives up the dictionary, for [`Pretokenized::dicts`](super::Pretokenized::dicts).
-    pub fn into_dict(self) -> TermDict {
+    pub(crate) fn into_dict(self) -> TermDict {
         self.dict
     }
 
     /// The same terms as `terms` (tokenized by an indexer whose dictionary is `from`), as ids of
     /// this indexer: how an incremental compile reuses a file's tokens without tokenizing it
     /// again. The pairs keep their order, so the index built from them is the same.
-    pub fn reintern_body(&mut self, terms: &BodyTerms, from: &TermDict) -> BodyTerms {
+    pub(crate) fn reintern_body(&mut self, terms: &BodyTerms, from: &TermDict) -> BodyTerms {
         let mut pairs = Vec::with_capacity(terms.pairs.len());
         let mut at = 0;
         while at < terms.pairs.len() {
@@ -145,7 +138,7 @@ impl Indexer {
     }
 
     /// [`Indexer::reintern_body`] for a doc's small fields.
-    pub fn reintern_small(&mut self, terms: &SmallTerms, from: &TermDict) -> SmallTerms {
+    pub(crate) fn reintern_small(&mut self, terms: &SmallTerms, from: &TermDict) -> SmallTerms {
         let mapped = terms
             .terms
             .iter()
@@ -155,18 +148,18 @@ impl Indexer {
     }
 
     /// Which indexer's dictionary a body's ids belong to.
-    pub fn dict_of_body(terms: &BodyTerms) -> usize {
+    pub(crate) fn dict_of_body(terms: &BodyTerms) -> usize {
         terms.dict as usize
     }
 
     /// Which indexer's dictionary small fields' ids belong to.
-    pub fn dict_of_small(terms: &SmallTerms) -> usize {
+    pub(crate) fn dict_of_small(terms: &SmallTerms) -> usize {
         terms.dict as usize
     }
 
     /// Tokenizes an indexed document's body (what [`build`](super::build) indexes as the body field: a doc's or
     /// SKILL.md's text without frontmatter, a skill file's whole text).
-    pub fn body(&mut self, text: &str) -> BodyTerms {
+    pub(crate) fn body(&mut self, text: &str) -> BodyTerms {
         // Encoded into a buffer kept for its capacity, then copied once at its size: growing
         // each body's own list by doubling cost a reallocation and a copy per step.
         let mut scratch = std::mem::take(&mut self.pairs);
@@ -182,7 +175,7 @@ impl Indexer {
 
     /// Tokenizes a doc's small fields (what [`build`](super::build) indexes as its title, description,
     /// keywords and headings).
-    pub fn doc(&mut self, doc: &Doc) -> SmallTerms {
+    pub(crate) fn doc(&mut self, doc: &Doc) -> SmallTerms {
         let [title, description, keywords, headings] = doc_small_fields(doc);
         self.small([&title, &description, &keywords, &headings])
     }
@@ -202,7 +195,7 @@ impl Indexer {
         SmallTerms { dict: self.id, terms, lengths }
     }
 
-    /// Tokenizes `texts` as one field (a markdown body when `fenced`: [`tokenize_body`](crate::catalog::search::tokenize_body); else
+    /// Tokenizes `texts` as one field (a markdown body when `fenced`: `tokenize_body` of `catalog::search`; else
     /// as [`tokenize`] does), calls `emit(term id, frequency)` once per distinct term (in no
     /// promised order), and returns the number of tokens.
     pub(super) fn count<'a>(

@@ -31,7 +31,7 @@ pub(super) fn term_hash(bytes: &[u8]) -> u64 {
 /// A [`hashbrown::HashTable`] of ids placed by the hash of their term; the terms themselves are kept
 /// once, concatenated, so the table's slots stay four bytes each.
 #[derive(Debug, Default, Clone)]
-pub struct TermDict {
+pub(crate) struct TermDict {
     /// Term ids, placed by the [`term_hash`] of their term.
     table: hashbrown::HashTable<u32>,
     /// Every term, concatenated.
@@ -112,13 +112,8 @@ pub(super) fn ascii_key(bytes: &[u8], start: usize, end: usize) -> Key {
 
 impl TermDict {
     /// Number of distinct terms.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
-    }
-
-    /// True when no term was interned.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
     }
 
     pub(super) fn term(&self, id: usize) -> &str {
@@ -126,7 +121,7 @@ impl TermDict {
     }
 
     /// The id of `term`, adding it if new.
-    pub fn intern(&mut self, term: &str) -> u32 {
+    pub(crate) fn intern(&mut self, term: &str) -> u32 {
         let hash = term_hash(term.as_bytes());
         let (text, ends) = (&self.text, &self.ends);
         let term_of = |id: u32| term_at(text, ends, id as usize);

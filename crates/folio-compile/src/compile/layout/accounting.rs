@@ -25,17 +25,17 @@ const MAX_ENTRIES: usize = 500_000;
 pub struct LeftOut {
     /// How many markdown files, by folder (content-relative, `""` for the root's own files),
     /// most first, then by name.
-    pub folders: Vec<(String, usize)>,
+    pub(crate) folders: Vec<(String, usize)>,
     /// The `SKILL.md` files a host would load that no skills folder read holds
     /// (content-relative, sorted).
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
     /// The walk stopped at its bound (500,000 entries).
-    pub partial: bool,
+    pub(crate) partial: bool,
 }
 
 impl LeftOut {
     /// How many markdown files were left out.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.folders.iter().map(|(_, n)| n).sum()
     }
 
@@ -63,7 +63,7 @@ impl LeftOut {
     }
 
     /// One `skill-left-out` error, at the first such `SKILL.md`, naming how many.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+    pub(crate) fn diagnostics(&self) -> Vec<Diagnostic> {
         let Some(first) = self.skills.first() else { return Vec::new() };
         let others = match self.skills.len() - 1 {
             0 => String::new(),
@@ -107,7 +107,7 @@ impl LeftOut {
 }
 
 /// The markdown files under `root` that `layout` does not read.
-pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
+pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut skills = Vec::new();
     let mut partial = false;
@@ -135,8 +135,7 @@ pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
         let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else { continue };
         let name = rel.rsplit('/').next().unwrap_or(&rel);
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
-        if !matches!(ext.as_str(), "md" | "mdx" | "markdown") {
+        if !written_as_markdown(name) {
             continue;
         }
         if layout.logical(&rel).is_some() {
@@ -167,4 +166,12 @@ pub fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     skills.sort();
     LeftOut { folders, skills, partial }
+}
+
+/// True for a file a person would call markdown: `.md`, `.mdx` and `.markdown`, in any case.
+/// Wider than [`crate::catalog::is_markdown`] on purpose: a `.markdown` file is not read as a doc,
+/// and that is exactly what the account of left-out files must tell.
+fn written_as_markdown(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e).to_ascii_lowercase();
+    matches!(ext.as_str(), "md" | "mdx" | "markdown")
 }

@@ -14,12 +14,12 @@ mod yaml;
 
 use std::path::Path;
 
-pub use crate::compile::source::MAX_CONFIG_BYTES;
+pub(crate) use crate::compile::source::MAX_CONFIG_BYTES;
 
 /// The deepest bracket nesting a JavaScript or TOML config may have to be parsed: their
 /// parsers recurse once per level with no bound of their own (a 1 MiB file of `[` overflows the
 /// stack). Real configs nest about a dozen levels.
-pub const MAX_NESTING: usize = 100;
+pub(crate) const MAX_NESTING: usize = 100;
 
 /// The deepest nesting of brackets in `text`, counting every bracket character (in strings and
 /// comments too: an upper bound of what a parser recurses through).
@@ -40,7 +40,7 @@ fn nesting(text: &str) -> usize {
 
 /// A config value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// `null`, `~`, `undefined`.
     Null,
     /// `true`, `false`.
@@ -68,7 +68,7 @@ pub enum Value {
 /// An object's entries in source order; a key written twice keeps its last value, as
 /// JavaScript and the TOML and YAML readers of the generators do.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Map {
+pub(crate) struct Map {
     /// The entries, in source order.
     pub entries: Vec<(String, Value)>,
     /// Why some entries may be missing (a spread of something unknown: `...baseConfig`).
@@ -77,7 +77,7 @@ pub struct Map {
 
 impl Value {
     /// The value of `key` in a map.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         match self {
             Value::Map(map) => map.entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
@@ -85,12 +85,12 @@ impl Value {
     }
 
     /// The value at a path of keys (`["markdown", "anchor"]`).
-    pub fn at(&self, path: &[&str]) -> Option<&Value> {
+    pub(crate) fn at(&self, path: &[&str]) -> Option<&Value> {
         path.iter().try_fold(self, |value, key| value.get(key))
     }
 
     /// The string, when this is one.
-    pub fn str(&self) -> Option<&str> {
+    pub(crate) fn str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
             _ => None,
@@ -98,7 +98,7 @@ impl Value {
     }
 
     /// The boolean, when this is one.
-    pub fn bool(&self) -> Option<bool> {
+    pub(crate) fn bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
             _ => None,
@@ -106,7 +106,7 @@ impl Value {
     }
 
     /// The items of a list; empty for anything else.
-    pub fn items(&self) -> &[Value] {
+    pub(crate) fn items(&self) -> &[Value] {
         match self {
             Value::List(items) => items,
             _ => &[],
@@ -114,7 +114,7 @@ impl Value {
     }
 
     /// The entries of a map; empty for anything else.
-    pub fn entries(&self) -> &[(String, Value)] {
+    pub(crate) fn entries(&self) -> &[(String, Value)] {
         match self {
             Value::Map(map) => &map.entries,
             _ => &[],
@@ -123,7 +123,7 @@ impl Value {
 
     /// What is unknown about this value itself: its description when it is
     /// [`Value::Unknown`], or why a map may lack entries.
-    pub fn unknown(&self) -> Option<&str> {
+    pub(crate) fn unknown(&self) -> Option<&str> {
         match self {
             Value::Unknown(what) => Some(what),
             Value::Call(..) => Some("a call to a function"),
@@ -135,7 +135,7 @@ impl Value {
 
     /// The config a wrapper call is given: `withMermaid(defineConfig({…}))` is the object
     /// (what the wrapper adds is unknown); any other value is itself.
-    pub fn unwrapped(&self) -> &Value {
+    pub(crate) fn unwrapped(&self) -> &Value {
         match self {
             Value::Call(_, args) if matches!(args.first(), Some(Value::Map(_) | Value::Call(..))) => {
                 args[0].unwrapped()
@@ -145,7 +145,7 @@ impl Value {
     }
 
     /// The arguments of a call to `name` (the last segment of a dotted name).
-    pub fn call_args(&self, name: &str) -> Option<&[Value]> {
+    pub(crate) fn call_args(&self, name: &str) -> Option<&[Value]> {
         match self {
             Value::Call(callee, args) if callee == name => Some(args),
             _ => None,
@@ -154,7 +154,7 @@ impl Value {
 
     /// Every string anywhere in the value, depth first (for reading lists of pages whose shape
     /// varies: a sidebar of strings, objects and nested groups).
-    pub fn strings(&self) -> Vec<&str> {
+    pub(crate) fn strings(&self) -> Vec<&str> {
         let mut out = Vec::new();
         self.walk(&mut |v| {
             if let Value::Str(s) = v {
@@ -165,7 +165,7 @@ impl Value {
     }
 
     /// Calls `f` on this value and every value inside it, depth first.
-    pub fn walk<'v>(&'v self, f: &mut impl FnMut(&'v Value)) {
+    pub(crate) fn walk<'v>(&'v self, f: &mut impl FnMut(&'v Value)) {
         f(self);
         match self {
             Value::List(items) => items.iter().for_each(|v| v.walk(f)),
@@ -179,7 +179,7 @@ impl Value {
 
 /// A config file read: its value, and the parts of it that could not be read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Content-relative path.
     pub path: String,
     /// The value (for JavaScript, the default export or `module.exports`).
@@ -188,7 +188,7 @@ pub struct ConfigFile {
 
 /// Why a config file could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// Missing, not a regular file inside the root, or not UTF-8.
     Unreadable,
     /// Larger than [`MAX_CONFIG_BYTES`] (its size, or how much of it was read).
@@ -212,7 +212,7 @@ impl std::fmt::Display for ReadError {
 /// The text of the config file `rel` (content-relative), read as the compile reads a file (a
 /// regular file inside the root, through no link that leaves it) and decided on its size before
 /// a byte is read.
-pub fn read_text(root: &Path, rel: &str) -> Result<String, ReadError> {
+pub(crate) fn read_text(root: &Path, rel: &str) -> Result<String, ReadError> {
     use crate::compile::source::{ConfigFile, read_config};
     match read_config(root, rel) {
         ConfigFile::Read(bytes) => String::from_utf8(bytes).map_err(|_| ReadError::Unreadable),
@@ -223,14 +223,14 @@ pub fn read_text(root: &Path, rel: &str) -> Result<String, ReadError> {
 
 /// Reads the config file `rel` (content-relative) by its extension: `.toml`, `.json`,
 /// `.yml`/`.yaml`, or JavaScript/TypeScript (`.js`, `.mjs`, `.cjs`, `.ts`, `.mts`, `.cts`).
-pub fn read(root: &Path, rel: &str) -> Result<ConfigFile, ReadError> {
+pub(crate) fn read(root: &Path, rel: &str) -> Result<ConfigFile, ReadError> {
     let text = read_text(root, rel)?;
     let value = parse(root, rel, &text)?;
     Ok(ConfigFile { path: rel.to_owned(), value })
 }
 
 /// [`read`] of text already read.
-pub fn parse(root: &Path, rel: &str, text: &str) -> Result<Value, ReadError> {
+pub(crate) fn parse(root: &Path, rel: &str, text: &str) -> Result<Value, ReadError> {
     let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
     match ext {
         "toml" if nesting(text) > MAX_NESTING => {
@@ -257,7 +257,7 @@ pub fn parse(root: &Path, rel: &str, text: &str) -> Result<Value, ReadError> {
 
 /// The export `name` of the JavaScript or TypeScript module `rel` (content-relative):
 /// Fumadocs's `export const docs = defineDocs({ dir })`.
-pub fn read_export(root: &Path, rel: &str, name: &str) -> Result<Value, ReadError> {
+pub(crate) fn read_export(root: &Path, rel: &str, name: &str) -> Result<Value, ReadError> {
     let text = read_text(root, rel)?;
     Ok(js::evaluate(root, rel, &text, Some(name)))
 }
@@ -325,7 +325,7 @@ fn from_toml(value: &toml::Value) -> Value {
 }
 
 /// A JSON value as a config value.
-pub fn from_json(value: &serde_json::Value) -> Value {
+pub(crate) fn from_json(value: &serde_json::Value) -> Value {
     match value {
         serde_json::Value::Null => Value::Null,
         serde_json::Value::Bool(b) => Value::Bool(*b),

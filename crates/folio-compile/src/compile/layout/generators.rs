@@ -26,7 +26,7 @@ use super::site::SiteRules;
 
 /// A site generator Folio knows the rules of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Generator {
+pub(crate) enum Generator {
     /// mdBook (`book.toml`).
     MdBook,
     /// VitePress (`.vitepress/config.*`).
@@ -47,7 +47,7 @@ pub enum Generator {
 
 impl Generator {
     /// Every generator, in the order detection tries them in one folder.
-    pub const ALL: [Generator; 8] = [
+    pub(crate) const ALL: [Generator; 8] = [
         Generator::MdBook,
         Generator::VitePress,
         Generator::Docusaurus,
@@ -73,17 +73,17 @@ impl Generator {
     }
 
     /// How `folio.toml` `[docs] generator` spells it.
-    pub fn id(self) -> &'static str {
+    pub(crate) fn id(self) -> &'static str {
         self.preset().id()
     }
 
     /// Its own name, for messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.preset().name()
     }
 
     /// Parses `[docs] generator`: `Some(None)` for `"none"` (no generator's rules).
-    pub fn parse(id: &str) -> Option<Option<Generator>> {
+    pub(crate) fn parse(id: &str) -> Option<Option<Generator>> {
         if id == "none" {
             return Some(None);
         }
@@ -91,7 +91,7 @@ impl Generator {
     }
 
     /// Every id, for help text.
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         Generator::ALL.iter().map(|g| format!("\"{}\"", g.id())).collect::<Vec<_>>().join(", ")
     }
 }

@@ -29,7 +29,7 @@ use super::{Layout, Mount, Part, beside, join, strip_dir};
 
 /// An agent host's layout of skills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Host {
+pub(crate) enum Host {
     /// A Claude Code plugin marketplace (`.claude-plugin/marketplace.json`).
     ClaudeMarketplace,
     /// One Claude Code plugin at the root (`.claude-plugin/plugin.json`, no marketplace).
@@ -47,7 +47,7 @@ pub enum Host {
 impl Host {
     /// Every host, in the order their folders are read (the first folder holding a skill path
     /// keeps it).
-    pub const ALL: [Host; 6] = [
+    pub(crate) const ALL: [Host; 6] = [
         Host::ClaudeMarketplace,
         Host::ClaudePlugin,
         Host::ClaudeSkills,
@@ -69,7 +69,7 @@ impl Host {
     }
 
     /// Its name, for messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.preset().name()
     }
 }
@@ -86,7 +86,7 @@ trait Preset: Sync {
 
 /// What a host preset read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Read {
+pub(crate) struct Read {
     /// The skills folders, each with the catalog path it is mounted at.
     pub mounts: Vec<Mount>,
     /// The plugins read, for the summary.
@@ -103,7 +103,7 @@ pub struct Read {
 
 /// A host's layout found at the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The host.
     pub host: Host,
     /// Its marker (content-relative).
@@ -114,7 +114,7 @@ pub struct Found {
 
 /// Every host layout at `root`, in [`Host::ALL`] order. A marketplace and a plugin at one root
 /// are one layout: the marketplace lists the plugin.
-pub fn find(root: &Path) -> Vec<Found> {
+pub(crate) fn find(root: &Path) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     for host in Host::ALL {
         let preset = host.preset();
@@ -298,7 +298,7 @@ impl Layout {
 
     /// What `${CLAUDE_PLUGIN_ROOT}` stands for in the file at the catalog path `path`: its
     /// plugin's folder, when a plugin's skills folder holds it.
-    pub fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
+    pub(crate) fn plugin_root(&self, path: &str) -> Option<PluginRoot> {
         let scope = self.scope_of(path)?;
         let real = self.hosts.iter().flat_map(|f| &f.read.roots).find(|(name, _)| name == scope)?.1.clone();
         let mounts = self
@@ -312,7 +312,7 @@ impl Layout {
 
     /// The scope a host gives the skill in the catalog folder `skill_dir` (`skills/<plugin>/x`):
     /// the plugin's name, when a scoped folder holds it.
-    pub fn scope_of(&self, skill_dir: &str) -> Option<&str> {
+    pub(crate) fn scope_of(&self, skill_dir: &str) -> Option<&str> {
         self.mounts
             .iter()
             .filter(|m| m.part == Part::Skills && !m.at.is_empty())
@@ -324,7 +324,7 @@ impl Layout {
 /// A plugin's folder, for resolving `${CLAUDE_PLUGIN_ROOT}` in its skills' links without the
 /// layout at hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PluginRoot {
+pub(crate) struct PluginRoot {
     /// The plugin's folder, content-relative.
     pub real: String,
     /// The folders read (content-relative), each with its catalog path.
@@ -335,7 +335,7 @@ impl PluginRoot {
     /// The relative link `written` of the file at catalog path `from`, when it lands inside the
     /// plugin (which is installed whole, so such a link resolves where the host installs it,
     /// even out of its skill): rewritten as [`PluginRoot::link`] writes it.
-    pub fn rebase(&self, from: &str, written: &str) -> Option<String> {
+    pub(crate) fn rebase(&self, from: &str, written: &str) -> Option<String> {
         let from_real = self.real_of(from)?;
         let from_dir = from_real.rsplit_once('/').map_or("", |(d, _)| d);
         let target = beside(from_dir, written)?;
@@ -345,7 +345,7 @@ impl PluginRoot {
     /// The link from the file at catalog path `from` to `${CLAUDE_PLUGIN_ROOT}/rest`: relative
     /// in catalog terms when a folder read holds the target, else relative on disk (a script or
     /// template of the plugin, checked there).
-    pub fn link(&self, from: &str, rest: &str) -> Option<String> {
+    pub(crate) fn link(&self, from: &str, rest: &str) -> Option<String> {
         self.to(from, &self.real_of(from)?, rest)
     }
 

@@ -9,7 +9,7 @@ use crate::compile::markdown::HeadingIds;
 
 /// How a site renders and routes its pages.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SiteRules {
+pub(crate) struct SiteRules {
     /// How heading and footnote ids are made.
     pub heading_ids: HeadingIds,
     /// The path the site is served under (`/mdBook/`, `/docs/4.x/`), without slashes around it:
@@ -92,7 +92,7 @@ pub struct SiteRules {
 /// A folder of the repository whose pages the site serves at a route below the pages folder's
 /// own, Folio not compiling them: a link there is served when the file exists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Mount {
+pub(crate) struct Mount {
     /// The route below the pages folder's routes, without slashes around it (`""` for the same
     /// routes, `docs/specs/semconv` for Hugo's `target: content/docs/specs/semconv`).
     pub route: String,

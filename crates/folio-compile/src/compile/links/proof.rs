@@ -20,7 +20,7 @@ use crate::compile::diagnostic::{Code, Diagnostic};
 use crate::compile::markdown::RawLink;
 
 /// What only the disk can tell about a link that matches nothing in the catalog.
-pub trait Disk: Send + Sync {
+pub(crate) trait Disk: Send + Sync {
     /// Whether a file the tree lacks (by its catalog path, `docs/reference/cli.md`) would be
     /// there on the site all the same, and why: a path git ignores is output, not source; and
     /// for a `route` (not a link to a markdown file, which names one file of its own version),
@@ -37,7 +37,7 @@ pub trait Disk: Send + Sync {
 
 /// What a missed link is, when it is not broken.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Miss {
+pub(crate) enum Miss {
     /// The site serves it from a folder Folio does not compile (a mounted folder).
     Served,
     /// It may be there; why Folio cannot tell.
@@ -46,7 +46,7 @@ pub enum Miss {
 
 /// The [`Disk`] of a compile, compared by identity.
 #[derive(Clone)]
-pub struct DiskRef(pub std::sync::Arc<dyn Disk>);
+pub(crate) struct DiskRef(pub std::sync::Arc<dyn Disk>);
 
 impl PartialEq for DiskRef {
     fn eq(&self, other: &Self) -> bool {
@@ -59,7 +59,7 @@ impl Eq for DiskRef {}
 /// Where a missed link cannot be proved broken, and why: filled from the site's config by the
 /// layout. The default verifies everything (Folio's own layout).
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Unverifiable {
+pub(crate) struct Unverifiable {
     /// Site route prefixes (after the base path: `/blog`, `/docs/next`) whose pages Folio does
     /// not read, each with why.
     pub routes: Vec<(String, String)>,

@@ -9,7 +9,7 @@ use super::HeadingIds;
 
 /// How a site renders its pages, as far as the analysis must know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Render {
+pub(crate) struct Render {
     /// How heading and footnote ids are made.
     pub ids: HeadingIds,
     /// `[[x]]` is a wiki link (Folio's own trees, Obsidian-style notes); site generators have

@@ -10,7 +10,7 @@ use crate::lookup::LookupMap;
 
 /// The rule a site renders heading ids with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum HeadingIds {
+pub(crate) enum HeadingIds {
     /// github-slugger: lowercase; letters, marks, numbers, `_` and `-` stay; spaces become `-`;
     /// repeats get `-1`, `-2`. GitHub, Docusaurus, Starlight, Next.js (rehype-slug), Hugo.
     #[default]
@@ -30,7 +30,7 @@ pub enum HeadingIds {
 
 impl HeadingIds {
     /// How `folio.toml` `[site] heading_ids` spells it.
-    pub fn id(self) -> &'static str {
+    pub(crate) fn id(self) -> &'static str {
         match self {
             HeadingIds::GitHub => "github",
             HeadingIds::VitePress => "vitepress",
@@ -40,14 +40,14 @@ impl HeadingIds {
     }
 
     /// Parses `[site] heading_ids`.
-    pub fn parse(id: &str) -> Option<HeadingIds> {
+    pub(crate) fn parse(id: &str) -> Option<HeadingIds> {
         [HeadingIds::GitHub, HeadingIds::VitePress, HeadingIds::PythonMarkdown, HeadingIds::MdBook]
             .into_iter()
             .find(|rule| rule.id() == id)
     }
 
     /// The id of a heading with this text, before deduplication.
-    pub fn slug(self, text: &str) -> String {
+    pub(crate) fn slug(self, text: &str) -> String {
         match self {
             HeadingIds::GitHub => slug(text),
             HeadingIds::VitePress => vitepress_slug(text),
@@ -65,7 +65,7 @@ impl HeadingIds {
 
     /// The ids a footnote labelled `label`, the `n`th defined in its page, is rendered with
     /// (its definition's and its first reference's), so a link to either is not broken.
-    pub fn footnote_ids(self, label: &str, n: usize) -> Vec<String> {
+    pub(crate) fn footnote_ids(self, label: &str, n: usize) -> Vec<String> {
         match self {
             // remark-gfm and github.com.
             HeadingIds::GitHub => {

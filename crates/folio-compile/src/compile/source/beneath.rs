@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// A content root: its canonical path and, on Unix, a handle on the directory itself.
 #[derive(Debug)]
-pub struct Root {
+pub(crate) struct Root {
     /// The canonical path the root was opened at.
     pub path: PathBuf,
     dir: DirHandle,
@@ -28,19 +28,14 @@ pub struct Root {
 impl Root {
     /// Opens the directory at `canonical` (a canonical path: the root a user names may itself be
     /// a link, followed once here).
-    pub fn open(canonical: PathBuf) -> std::io::Result<Root> {
+    pub(crate) fn open(canonical: PathBuf) -> std::io::Result<Root> {
         let dir = DirHandle::open(&canonical)?;
         Ok(Root { path: canonical, dir })
     }
 
-    /// The handle on the root directory.
-    pub fn dir(&self) -> &DirHandle {
-        &self.dir
-    }
-
     /// The link-free directory at `canonical` (a canonical path inside the root), opened without
     /// following a link anywhere below the root.
-    pub fn open_dir(&self, canonical: &Path) -> std::io::Result<DirHandle> {
+    pub(crate) fn open_dir(&self, canonical: &Path) -> std::io::Result<DirHandle> {
         let rel = self.relative(canonical)?;
         if rel.as_os_str().is_empty() {
             return DirHandle::open(&self.path);
@@ -56,7 +51,7 @@ impl Root {
 
 /// What a directory entry is, from the entry itself (a link is a link, not what it points at).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
+pub(crate) enum EntryKind {
     /// A regular file.
     File,
     /// A directory.
@@ -69,7 +64,7 @@ pub enum EntryKind {
 
 /// One entry of a listed directory.
 #[derive(Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Its file name.
     pub name: OsString,
     /// What it is.
@@ -78,7 +73,7 @@ pub struct Entry {
 
 /// A directory that was opened: listed and descended into through the handle, never by path.
 #[derive(Debug)]
-pub struct DirHandle {
+pub(crate) struct DirHandle {
     #[cfg(unix)]
     fd: std::os::fd::OwnedFd,
     #[cfg(not(unix))]
@@ -99,7 +94,7 @@ impl DirHandle {
 
     /// The directory `name` in this one, refusing a link (`O_NOFOLLOW`): an entry listed as a
     /// directory and exchanged for a link since fails here rather than being followed.
-    pub fn child(&self, name: &OsStr) -> std::io::Result<DirHandle> {
+    pub(crate) fn child(&self, name: &OsStr) -> std::io::Result<DirHandle> {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         Ok(DirHandle { fd: rustix::fs::openat(&self.fd, name, flags, Mode::empty())? })
@@ -108,7 +103,7 @@ impl DirHandle {
     /// Every entry but `.` and `..`, sorted by name (bytes), so that the walk's order never
     /// depends on the directory's. An entry whose type the file system does not report is looked
     /// at without following it.
-    pub fn entries(&self) -> std::io::Result<Vec<Entry>> {
+    pub(crate) fn entries(&self) -> std::io::Result<Vec<Entry>> {
         use rustix::fs::{AtFlags, FileType};
         use std::os::unix::ffi::OsStrExt as _;
         let mut out = Vec::new();
@@ -285,7 +280,7 @@ fn open_beneath(root: &Root, rel: &Path, _dir: bool) -> std::io::Result<File> {
 /// What a file was when it was opened: enough to tell, later, that the file at its path is no
 /// longer the one read (saved again, replaced, or a link swapped in on the way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// The file's length in bytes.
     pub size: u64,
     modified: Option<std::time::SystemTime>,
@@ -295,13 +290,13 @@ pub struct Stamp {
 
 impl Stamp {
     /// The stamp of an opened file, from the handle itself (`fstat`).
-    pub fn of(file: &File) -> std::io::Result<Stamp> {
+    pub(crate) fn of(file: &File) -> std::io::Result<Stamp> {
         let meta = file.metadata()?;
         Ok(Stamp::from_metadata(&meta))
     }
 
     /// The stamp in `meta`, the metadata of an opened file.
-    pub fn from_metadata(meta: &std::fs::Metadata) -> Stamp {
+    pub(crate) fn from_metadata(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
         let identity = {
             use std::os::unix::fs::MetadataExt as _;
@@ -316,7 +311,7 @@ impl Stamp {
     }
 
     /// When the file was last modified.
-    pub fn modified(&self) -> Option<std::time::SystemTime> {
+    pub(crate) fn modified(&self) -> Option<std::time::SystemTime> {
         self.modified
     }
 }

@@ -16,7 +16,7 @@ use crate::compile::diagnostic::{Code, Diagnostic};
 /// How many directories deep the walk goes below `docs/` or `skills/`. A deeper tree is almost
 /// certainly generated or hostile, and each level holds a handle open while its children are
 /// walked.
-pub const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Walks `docs/` and `skills/` without following any symlink on its own.
 pub(super) struct Walker<'a> {
