@@ -17,16 +17,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use codec::lazy::Lazy;
-pub use search::SearchIndex;
+use search::SearchIndex;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
 pub const FORMAT_VERSION: u32 = 10;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
-pub const DEFAULT_TTL_MS: u64 = 300_000;
+pub(crate) const DEFAULT_TTL_MS: u64 = 300_000;
 
 /// Default bound on a single text read, in bytes (`content/docs/reference/uris.md`, "Bounded reads").
-pub const DEFAULT_MAX_READ_BYTES: u64 = 256 * 1024;
+pub(crate) const DEFAULT_MAX_READ_BYTES: u64 = 256 * 1024;
 
 /// A compiled, self-contained catalog of docs and skills.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

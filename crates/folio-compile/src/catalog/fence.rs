@@ -10,7 +10,7 @@
 
 /// Where a file's frontmatter block and body are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fence<'a> {
+pub(crate) enum Fence<'a> {
     /// No frontmatter: the whole file (without its BOM) is body.
     None(&'a str),
     /// A closed block.
@@ -27,7 +27,7 @@ pub enum Fence<'a> {
 }
 
 /// Finds the frontmatter block of `text`.
-pub fn fence(text: &str) -> Fence<'_> {
+pub(crate) fn fence(text: &str) -> Fence<'_> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
     if trim_line(&text[..first_end]) != "---" {

@@ -423,11 +423,6 @@ impl SearchIndex {
         self.len() == 0
     }
 
-    /// Number of distinct terms.
-    pub fn n_terms(&self) -> usize {
-        View::new(&self.data).map_or(0, |v| v.n_terms)
-    }
-
     /// Scores every document matching at least one of `words` (from [`query_words`]), unordered.
     ///
     /// A word absent from the index is expanded to up to 16 indexed terms it is a prefix of (at

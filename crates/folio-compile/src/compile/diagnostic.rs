@@ -67,14 +67,14 @@ macro_rules! codes {
             }
 
             /// The severities it is reported with when no level is set.
-            pub const fn default_severities(self) -> &'static [Severity] {
+            pub(crate) const fn default_severities(self) -> &'static [Severity] {
                 match self {
                     $(Code::$variant => &[severity!($first) $(, severity!($rest))*],)*
                 }
             }
 
             /// True when it is not reported unless a level turns it on.
-            pub const fn allow_by_default(self) -> bool {
+            pub(crate) const fn allow_by_default(self) -> bool {
                 match self {
                     $(Code::$variant => allowed!($first),)*
                 }
@@ -278,7 +278,7 @@ impl Diagnostic {
     }
 
     /// True for errors.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 }

@@ -44,8 +44,10 @@ impl Level {
     }
 }
 
-/// The code registry: [`Code::ALL`], each code's [`Class`] and default severities.
-pub use super::diagnostic::{Class, Code};
+/// What kind of problem a code names (the registry itself is [`Code`], public as
+/// `compile::Code` beside the diagnostic that carries it: one path, one listing entry).
+pub use super::diagnostic::Class;
+use super::diagnostic::Code;
 
 /// The registry entry of `name`.
 pub fn lookup(name: &str) -> Option<Code> {
