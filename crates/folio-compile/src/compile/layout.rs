@@ -28,7 +28,7 @@ pub use accounting::LeftOut;
 pub(crate) use accounting::left_out;
 pub(crate) use generators::Generator;
 pub(crate) use hosts::PluginRoot;
-pub(crate) use site::SiteRules;
+pub(crate) use site::{Miss, SiteRules, Unverifiable};
 
 use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
