@@ -172,7 +172,7 @@ impl Layout {
                 if let (Some(why), Some(f)) = (&spec.config_error, &found) {
                     diags.push(match why {
                         config::ReadError::TooLarge(size) => {
-                            super::source::config_too_large(&f.config, *size)
+                            super::source::bounded::config_too_large(&f.config, *size)
                         }
                         why => Diagnostic::error(
                             Code::InvalidConfig,
