@@ -56,7 +56,6 @@ const KNOWN: &[&[&str]] = &[
         "src/server/state.rs",
         "src/server/tools.rs",
     ],
-    &["src/server/http.rs", "src/server/transport.rs"],
 ];
 
 #[test]
