@@ -213,7 +213,7 @@ fn collect_modules(file: &Path, at: Vec<String>, owns_dir: bool, modules: &mut M
 
 /// The name `line` declares a module of (`mod x;`, `pub(crate) mod x {`), if it does.
 fn mod_name(line: &str) -> Option<&str> {
-    let words: Vec<&str> = line.trim().split_whitespace().collect();
+    let words: Vec<&str> = line.split_whitespace().collect();
     let at = words.iter().position(|w| *w == "mod")?;
     if !words[..at].iter().all(|w| w.starts_with("pub")) {
         return None;
