@@ -25,6 +25,7 @@ mod skills;
 mod state;
 mod stdio;
 mod templates;
+mod tool_names;
 mod tools;
 pub mod transport;
 mod wire;

@@ -12,7 +12,7 @@ use rmcp::model::{MetaObject, ResourceContents};
 use serde_json::{Value, json};
 
 use super::errors;
-use super::tools::ToolName;
+use super::tool_names::ToolName;
 use crate::catalog::uri;
 use crate::query::{Query, QueryError, ReadContent, ReadResult, Selection};
 

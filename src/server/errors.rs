@@ -6,7 +6,7 @@
 use rmcp::ErrorData as McpError;
 use serde_json::{Value, json};
 
-use super::tools::ToolName;
+use super::tool_names::ToolName;
 use crate::catalog::uri::echo;
 
 /// A recovery hint: what to call next, with which arguments.

@@ -27,7 +27,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::FolioServer;
 use super::limits::{self, HttpLimits};
-use super::transport::ServeError;
+
+/// Any failure to start or run a server (a refused catalog, an IO or bind error). Defined here,
+/// below `transport` (which re-exports it with the rest of the serving API), so that the HTTP
+/// server does not import the module that re-exports it.
+pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Largest accepted POST body: MCP requests to a catalog are small; anything bigger is refused
 /// with 413 before it is parsed (before it is read, when `Content-Length` says so).

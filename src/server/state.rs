@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{
     FOLIO_META_KEY, Identity, LiveMode, OpenError, SERVER_INFO_KEY, SERVER_NAME, SERVER_VERSION,
-    WATCH_TTL_MS, notify, skills, templates, tools,
+    WATCH_TTL_MS, notify, skills, templates, tool_names, tools,
 };
 use crate::catalog::Catalog;
 use crate::query::Query;
@@ -30,7 +30,7 @@ pub(crate) struct State {
     /// The SEP-2640 entries, built on the first skills request (not at startup: a server is ready
     /// as soon as the catalog is open).
     skills: OnceLock<skills::Skills>,
-    /// The fallback tools ([`tools::ToolName`]), sorted by name.
+    /// The fallback tools ([`tool_names::ToolName`]), sorted by name.
     pub(crate) tools: Vec<Tool>,
     /// What a swap compares to decide which notifications it causes.
     pub(crate) versions: notify::SetVersions,
@@ -144,7 +144,7 @@ fn instructions(catalog: &Catalog) -> String {
          (resource://docs/{{+path}}?section=ID) or a line range (?lines=40-80) instead of the whole file; \
          reads over the size bound end with a marker naming the next range.\n\
          Without resource support use the tools: {tools}.",
-        tools = tools::ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
+        tools = tool_names::ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
         title = if catalog.settings.title.is_empty() { "Folio catalog" } else { &catalog.settings.title },
     );
     if let Some(extra) = catalog.settings.instructions.as_deref().filter(|s| !s.trim().is_empty()) {

@@ -1,5 +1,5 @@
 //! The read-only fallback tools (`content/docs/reference/tools.md`) for clients that can call
-//! tools but cannot attach resources: the one list of their names ([`ToolName`]), their argument
+//! tools but cannot attach resources: their argument
 //! types with the input schemas derived from them (kept tight: `tools/list` is part of every
 //! model context), and the dispatch of `tools/call`.
 //!
@@ -20,42 +20,18 @@ use serde_json::{Value, json};
 
 use base64::Engine as _;
 
+use super::tool_names::ToolName;
 use super::{State, content, errors, resources, templates};
 use crate::catalog::uri::echo;
 use crate::query::{Kind, ListParams, Mode, QueryError, ReadContent, SearchParams, Selection, Sort};
 
-/// Declares the tools: one line each, `Variant = "name", Arguments, handler;`. Listing and
-/// dispatch both match on [`ToolName`], so a tool cannot be listed without a handler or called
-/// with arguments other than those its schema was derived from.
+/// Declares each tool's arguments and handler: one line each, `Variant, Arguments, handler;`,
+/// over the names in [`ToolName`]. Listing and dispatch both match on every variant, so a tool
+/// cannot be named without a handler or called with arguments other than those its schema was
+/// derived from.
 macro_rules! tools {
-    ($($variant:ident = $name:literal, $args:ty, $run:ident;)*) => {
-        /// A tool's name: every tool Folio serves, sorted by name.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub(crate) enum ToolName {
-            $(
-                #[doc = concat!("`", $name, "`")]
-                $variant,
-            )*
-        }
-
+    ($($variant:ident, $args:ty, $run:ident;)*) => {
         impl ToolName {
-            /// Every tool, sorted by name (`tools/list` is deterministic).
-            pub(crate) const ALL: &'static [ToolName] = &[$(ToolName::$variant),*];
-
-            /// The name clients call it by.
-            pub(crate) const fn as_str(self) -> &'static str {
-                match self {
-                    $(ToolName::$variant => $name,)*
-                }
-            }
-
-            fn from_name(name: &str) -> Option<ToolName> {
-                match name {
-                    $($name => Some(ToolName::$variant),)*
-                    _ => None,
-                }
-            }
-
             /// Its input schema, derived from its arguments.
             fn input_schema(self) -> JsonObject {
                 match self {
@@ -73,11 +49,11 @@ macro_rules! tools {
 }
 
 tools! {
-    GetPatternById = "get_pattern_by_id", PatternArgs, get_pattern_by_id;
-    GetSkillDocumentById = "get_skill_document_by_id", SkillDocArgs, get_skill_document_by_id;
-    ListResources = "list_resources", ListArgs, list_resources;
-    ReadResource = "read_resource", ReadArgs, read_resource;
-    SearchPatterns = "search_patterns", SearchArgs, search_patterns;
+    GetPatternById, PatternArgs, get_pattern_by_id;
+    GetSkillDocumentById, SkillDocArgs, get_skill_document_by_id;
+    ListResources, ListArgs, list_resources;
+    ReadResource, ReadArgs, read_resource;
+    SearchPatterns, SearchArgs, search_patterns;
 }
 
 /// The tools, sorted by name (`tools/list` is deterministic).

@@ -16,10 +16,7 @@ use rmcp::service::{RoleServer, ServerInitializeError};
 use rmcp::transport::Transport;
 
 use super::FolioServer;
-pub use super::http::{HttpOptions, MAX_BODY_BYTES, router, serve_http};
-
-/// Any failure to start or run a server (a refused catalog, an IO or bind error).
-pub type ServeError = Box<dyn std::error::Error + Send + Sync>;
+pub use super::http::{HttpOptions, MAX_BODY_BYTES, ServeError, router, serve_http};
 
 /// Serves `catalog.msgpack` bytes over stdio until stdin closes: the whole server for a binary
 /// that embeds its own catalog (`include_bytes!`; bodies are served from those bytes without a

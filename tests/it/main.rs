@@ -11,6 +11,7 @@ mod forged_catalog;
 mod guide_shell;
 mod hardening_content;
 mod hosts;
+mod import_circles;
 mod incremental;
 mod install_lines;
 mod lenient;

@@ -21,6 +21,7 @@ pub(crate) mod locales;
 pub mod markdown;
 pub(crate) mod mentions;
 mod process;
+mod processed;
 pub(crate) mod settings;
 pub mod source;
 pub(crate) mod validate;
@@ -38,7 +39,7 @@ use source::{Found, Kind};
 
 pub use cache::Cache;
 use process::process_all;
-pub(crate) use process::{Parsed, Processed};
+pub(crate) use processed::{Parsed, Processed};
 
 /// What to compile: [`Config::new`] and the `with_` methods. (It will gain fields: build it with
 /// those, not with a struct literal.)

@@ -20,10 +20,11 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
+use super::Diagnostic;
 use super::index::{Indexer, TermDict};
 use super::markdown::Render;
+use super::processed::{Processed, WorkerResults};
 use super::source::{self, Found, Stamp};
-use super::{Diagnostic, Processed};
 
 /// How close to a compile's start a modification time must be for it not to be trusted next time.
 const RACY: Duration = Duration::from_secs(2);
@@ -101,15 +102,16 @@ impl Cache {
     }
 
     /// Processes `found` (a catalog compile), reusing the cached result when the file is
-    /// unchanged; `fresh` receives its stamp and its own diagnostics, which are also added to
-    /// `diags`.
+    /// unchanged and calling `changed` (with the bytes read, the indexer and where its
+    /// diagnostics go) when it is not; `fresh` receives its stamp and its own diagnostics, which
+    /// are also added to `diags`.
     pub(crate) fn process(
         &self,
         found: Found,
         indexer: Option<&mut Indexer>,
         diags: &mut Vec<Diagnostic>,
         fresh: &mut Fresh,
-        render: Render,
+        changed: impl FnOnce(Found, Vec<u8>, Option<&mut Indexer>, &mut Vec<Diagnostic>) -> Option<Processed>,
     ) -> Option<Processed> {
         if let Some(hit) = self.unchanged(&found, source::stamp_now(&found)) {
             diags.extend(hit.diagnostics.iter().cloned());
@@ -136,8 +138,7 @@ impl Cache {
             fresh.reused = true;
             return Some(self.reuse(hit, found, indexer));
         }
-        let processed =
-            super::process::process_bytes(found, bytes, true, indexer, &mut fresh.diagnostics, render);
+        let processed = changed(found, bytes, indexer, &mut fresh.diagnostics);
         diags.extend(fresh.diagnostics.iter().cloned());
         processed
     }
@@ -147,7 +148,7 @@ impl Cache {
     /// their terms belong to. Call before the results are consumed.
     pub(crate) fn refill(
         &mut self,
-        results: &[super::process::WorkerResults],
+        results: &[WorkerResults],
         fresh: &mut BTreeMap<usize, Fresh>,
         dicts: &[TermDict],
         started: SystemTime,

@@ -28,7 +28,7 @@ pub use accounting::LeftOut;
 pub(crate) use accounting::left_out;
 pub(crate) use generators::Generator;
 pub(crate) use hosts::PluginRoot;
-pub(crate) use site::SiteRules;
+pub(crate) use site::{Miss, SiteRules, Unverifiable};
 
 use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
@@ -172,7 +172,7 @@ impl Layout {
                 if let (Some(why), Some(f)) = (&spec.config_error, &found) {
                     diags.push(match why {
                         config::ReadError::TooLarge(size) => {
-                            super::source::config_too_large(&f.config, *size)
+                            super::source::bounded::config_too_large(&f.config, *size)
                         }
                         why => Diagnostic::error(
                             Code::InvalidConfig,

@@ -66,7 +66,7 @@ mod pattern;
 mod proof;
 mod site;
 
-pub(crate) use proof::{Disk, DiskRef, Miss, Unverifiable};
+pub(crate) use super::layout::{Miss, Unverifiable};
 
 /// Where the site's navigation (the links its config files list) is resolved from: a page at the
 /// root of `docs/` that no tree holds (hidden names are never walked). Its links are not counted

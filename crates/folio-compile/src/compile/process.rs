@@ -7,54 +7,13 @@
 //! stage runner's, `compile.rs`), or let scheduling reach the output (results carry their file's
 //! number, and the index is rebuilt by term).
 
-use super::frontmatter::SkillMeta;
-use super::markdown::Markdown;
 use super::markdown::lines::count_newlines;
+use super::processed::{Parsed, Processed, WorkerResults};
 use super::source::{Found, Kind};
 use super::{
     BodySink, Cache, Diagnostic, Mode, assemble, cache, frontmatter, index, markdown, source, validate,
 };
-use crate::catalog::{Doc, Entry, is_markdown, mdx, search};
-
-/// One file after the parallel stage: read, hashed, and (for markdown) parsed.
-#[derive(Debug, Clone)]
-pub(crate) struct Processed {
-    /// Where it came from and what it is.
-    pub found: Found,
-    /// The exact bytes (empty when the catalog is compiled without bodies).
-    pub bytes: Vec<u8>,
-    /// Their length.
-    pub size: u64,
-    /// blake3 of `bytes` (`None` when only checking: no diagnostic needs it).
-    pub blake3: Option<blake3::Hash>,
-    /// Its catalog entry, but for the bytes (`None` for `folio.toml`, which is not served).
-    pub entry: Option<Entry>,
-    /// What the markdown passes found.
-    pub parsed: Parsed,
-    /// The search index's body field of a text doc, SKILL.md or skill file, tokenized here
-    /// while the bytes are in cache (only when a catalog is assembled).
-    pub body_terms: Option<index::BodyTerms>,
-    /// The search index's small fields of a text doc, tokenized here with its body (a skill's
-    /// depend on its manifest, which is read later).
-    pub small_terms: Option<index::SmallTerms>,
-}
-
-/// Frontmatter and markdown of a doc or SKILL.md.
-#[derive(Debug, Clone)]
-pub(crate) enum Parsed {
-    /// Not markdown, or markdown that could not be parsed (not UTF-8).
-    None,
-    /// A doc: its record (with no entry or links yet), and what link resolution needs.
-    Doc(Box<Doc>, Markdown),
-    /// A SKILL.md (its markdown holds the file names its text mentions).
-    Skill(Box<SkillMeta>, Markdown),
-    /// Another markdown file of a skill (`references/api.md`): its links, anchors and mentions,
-    /// its title and its description.
-    SkillMarkdown(Markdown, Option<String>, Option<String>),
-}
-
-/// One worker's processed files, each with its number (`None` once taken out).
-pub(super) type WorkerResults = Vec<(usize, Option<Processed>)>;
+use crate::catalog::{is_markdown, mdx, search};
 
 /// Reads and parses every file `found` yields, on all cores, until it is closed. Work is handed
 /// out one file at a time (sizes vary from bytes to megabytes, so fixed chunks would leave a core
@@ -97,7 +56,16 @@ pub(super) fn process_all(
                         let mut processed = match cache {
                             Some(cache) => {
                                 let mut fresh = cache::Fresh::default();
-                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh, render);
+                                // The cache reads the file; only a file that changed is
+                                // processed here (the cache keeps no processing of its own).
+                                let changed =
+                                    |found: Found,
+                                     bytes: Vec<u8>,
+                                     indexer: Option<&mut index::Indexer>,
+                                     own: &mut Vec<Diagnostic>| {
+                                        process_bytes(found, bytes, true, indexer, own, render)
+                                    };
+                                let p = cache.process(f, indexer.as_mut(), &mut diags, &mut fresh, changed);
                                 freshes.push((seq, fresh));
                                 p
                             }
@@ -221,7 +189,7 @@ fn process(
 }
 
 /// [`process`] once the bytes are read.
-pub(super) fn process_bytes(
+fn process_bytes(
     found: Found,
     bytes: Vec<u8>,
     catalog: bool,

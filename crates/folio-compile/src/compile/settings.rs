@@ -156,15 +156,15 @@ pub(crate) struct SiteKeys {
 /// reads it (a regular file inside the root); `None` when there is none. Problems with the file
 /// are the compile's to report: here only the key is read.
 pub fn search_model(canonical_root: &std::path::Path) -> Option<String> {
-    let bytes = super::source::read_inside(canonical_root, "folio.toml")?;
+    let bytes = super::source::bounded::read_inside(canonical_root, "folio.toml")?;
     parse("folio.toml", &bytes, &mut Vec::new()).search_model
 }
 
 pub(crate) fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     let mut out = Project::default();
     // Bounded before parsing: a parse costs far more memory than the text.
-    if bytes.len() as u64 > crate::compile::source::MAX_CONFIG_BYTES {
-        diags.push(crate::compile::source::config_too_large(path, bytes.len() as u64));
+    if bytes.len() as u64 > crate::compile::source::bounded::MAX_CONFIG_BYTES {
+        diags.push(crate::compile::source::bounded::config_too_large(path, bytes.len() as u64));
         return out;
     }
     if let Some(d) = validate::utf8(path, bytes) {

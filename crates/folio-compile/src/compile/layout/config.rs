@@ -14,7 +14,7 @@ mod yaml;
 
 use std::path::Path;
 
-pub(crate) use crate::compile::source::MAX_CONFIG_BYTES;
+pub(crate) use crate::compile::source::bounded::MAX_CONFIG_BYTES;
 
 /// The deepest bracket nesting a JavaScript or TOML config may have to be parsed: their
 /// parsers recurse once per level with no bound of their own (a 1 MiB file of `[` overflows the
@@ -213,7 +213,7 @@ impl std::fmt::Display for ReadError {
 /// regular file inside the root, through no link that leaves it) and decided on its size before
 /// a byte is read.
 pub(crate) fn read_text(root: &Path, rel: &str) -> Result<String, ReadError> {
-    use crate::compile::source::{ConfigFile, read_config};
+    use crate::compile::source::bounded::{ConfigFile, read_config};
     match read_config(root, rel) {
         ConfigFile::Read(bytes) => String::from_utf8(bytes).map_err(|_| ReadError::Unreadable),
         ConfigFile::TooLarge(size) => Err(ReadError::TooLarge(size)),

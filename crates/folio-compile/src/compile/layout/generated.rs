@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::Layout;
-use crate::compile::links::{Disk, DiskRef, Miss};
+use super::site::{Disk, DiskRef, Miss};
 
 /// What the disk tells about the links of a tree laid out as `layout`.
 pub(super) fn hook(root: &Path, layout: &Layout) -> DiskRef {

@@ -1,7 +1,9 @@
 //! The site model's rules: how the site a docs tree is built into renders heading ids, where it
 //! is served (its base path), and which of its files are navigation rather than pages. Each
 //! generator's preset ([`SiteRules::preset`]) fills them; `folio.toml` `[site]` sets any of them
-//! (`links::site` applies the routing rules, `markdown` the heading ids).
+//! (`links::site` applies the routing rules, `markdown` the heading ids). Also where a missed
+//! link cannot be proved broken ([`Unverifiable`]) and what the disk may answer about it
+//! ([`Disk`], [`Miss`]): the layout fills them, `links::proof` reads them.
 //!
 //! Data only: the presets (`generators`) fill it; it reads nothing.
 
@@ -50,7 +52,7 @@ pub(crate) struct SiteRules {
     /// (`1.getting-started/`, `01-app/`): `None` to decide from the tree (most names carry one).
     pub ordering_prefixes: Option<bool>,
     /// Where a link that matches nothing cannot be proved broken, and why.
-    pub unverifiable: crate::compile::links::Unverifiable,
+    pub unverifiable: Unverifiable,
     /// The route the pages folder is served at below the base path, without slashes
     /// (Docusaurus's `routeBasePath`, `docs` by default); empty for the site root.
     pub route_base: String,
@@ -101,4 +103,101 @@ pub(crate) struct Mount {
     /// A relative link to a file (`x.md`) resolves there too: the folder is part of the same
     /// content tree (Hugo's union of mounts), not another version of it.
     pub files: bool,
+}
+
+/// What only the disk can tell about a link that matches nothing in the catalog.
+pub(crate) trait Disk: Send + Sync {
+    /// Whether a file the tree lacks (by its catalog path, `docs/reference/cli.md`) would be
+    /// there on the site all the same, and why: a path git ignores is output, not source; and
+    /// for a `route` (not a link to a markdown file, which names one file of its own version),
+    /// a page of a folder served at the same routes (the newest archived version).
+    fn generated(&self, logical: &str, route: bool) -> Option<Miss>;
+    /// Whether the relative link `written` of the file at catalog path `from` names a file or
+    /// folder of the repository outside the folders Folio reads (`../../../assets/x.png` from a
+    /// Starlight page): the site's build takes it from there.
+    fn exists_beside(&self, from: &str, written: &str) -> bool;
+    /// Whether the content-relative `real` names a file or folder inside the root (the target
+    /// of an import alias).
+    fn exists(&self, real: &str) -> bool;
+}
+
+/// What a missed link is, when it is not broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Miss {
+    /// The site serves it from a folder Folio does not compile (a mounted folder).
+    Served,
+    /// It may be there; why Folio cannot tell.
+    Unverified(String),
+}
+
+/// The [`Disk`] of a compile, compared by identity.
+#[derive(Clone)]
+pub(crate) struct DiskRef(pub std::sync::Arc<dyn Disk>);
+
+impl PartialEq for DiskRef {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for DiskRef {}
+
+/// Where a missed link cannot be proved broken, and why: filled from the site's config by the
+/// layout. The default verifies everything (Folio's own layout).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct Unverifiable {
+    /// Site route prefixes (after the base path: `/blog`, `/docs/next`) whose pages Folio does
+    /// not read, each with why.
+    pub routes: Vec<(String, String)>,
+    /// Why no site-absolute route that misses can be called broken, when the site's routes
+    /// could not be read completely.
+    pub all_routes: Option<String>,
+    /// The route prefixes whose pages the model owns, when it owns only some (Docusaurus's
+    /// `/docs`), and why a route outside them is not checked. A path naming a file of the
+    /// static folders (`/img/x.png`) is the model's wherever it is.
+    pub owned: Option<(Vec<String>, String)>,
+    /// Why a doc's relative link above the pages folder is not checked (the pages are one site
+    /// among others on the host: `../std/index.html` from an mdBook).
+    pub above_pages: Option<String>,
+    /// Why a destination that names no file by its extension (`expr.closure`, `items`) is not
+    /// checked: something rewrites such links before the site is built (an mdBook
+    /// preprocessor).
+    pub non_files: Option<String>,
+    /// Why a site-absolute link outside the base path is not checked, for generators that
+    /// leave such links as written (MkDocs, mdBook): it names another part of the host.
+    pub outside_base: Option<String>,
+    /// Why a site-absolute link to an `.html` file is not checked, for a site whose pages are
+    /// never `.html` files (Hugo's pretty URLs): another build step writes it.
+    pub html_files: Option<String>,
+    /// Why any file the tree lacks may be written at build time (a plugin that writes pages
+    /// from a script).
+    pub any_file: Option<String>,
+    /// Why an include shortcode (`{{% include "x.md" %}}`) that names no file is not checked: the
+    /// site's own template resolves it in a way Folio does not model.
+    pub includes: Option<String>,
+    /// The pages (catalog paths, sorted) the site does not render but includes into others
+    /// (Hugo's `cascade` with `build.render: never`), and why their relative links are not
+    /// checked: they resolve from the page that includes them.
+    pub fragments: Option<(Vec<String>, String)>,
+    /// What the disk tells of a miss (files made at build time, repository files outside the
+    /// pages).
+    pub disk: Option<DiskRef>,
+}
+
+impl std::fmt::Debug for Unverifiable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unverifiable")
+            .field("routes", &self.routes)
+            .field("all_routes", &self.all_routes)
+            .field("owned", &self.owned)
+            .field("above_pages", &self.above_pages)
+            .field("non_files", &self.non_files)
+            .field("any_file", &self.any_file)
+            .field("outside_base", &self.outside_base)
+            .field("html_files", &self.html_files)
+            .field("includes", &self.includes)
+            .field("fragments", &self.fragments.as_ref().map(|(pages, why)| (pages.len(), why)))
+            .field("disk", &self.disk.is_some())
+            .finish()
+    }
 }
