@@ -44,10 +44,6 @@ const KNOWN: &[&[&str]] = &[
         "crates/folio-compile/src/catalog/codec/writer.rs",
     ],
     &[
-        "crates/folio-compile/src/compile/frontmatter/flat.rs",
-        "crates/folio-compile/src/compile/frontmatter/yaml.rs",
-    ],
-    &[
         "src/server/content.rs",
         "src/server/errors.rs",
         "src/server/live.rs",

@@ -27,12 +27,8 @@ pub(crate) mod yaml;
 
 pub(crate) use date::parse_date;
 pub(crate) use skill::{SkillMeta, parse_skill};
-#[cfg(test)]
-use yaml::parse_events;
-use yaml::parse_lenient;
-#[cfg(test)]
-use yaml::parse_yaml;
 pub(crate) use yaml::{Node, NodeValue, Style, yaml11_non_string};
+use yaml::{YamlError, parse_events};
 
 /// Most YAML nodes one frontmatter block may hold once aliases are expanded. Real frontmatter
 /// has tens of nodes; an alias bomb reaches millions after a few lines.
@@ -40,6 +36,43 @@ pub(crate) const MAX_YAML_NODES: usize = 10_000;
 
 /// Deepest nesting of sequences and mappings accepted in frontmatter.
 pub(crate) const MAX_YAML_DEPTH: usize = 64;
+
+// The two parsers meet here, in the module that owns both: `flat` reads the common small
+// subset without yaml-rust2, `yaml` reads the rest; neither calls the other.
+
+/// Parses one YAML document into a located tree. `first_line` is the file line of the YAML's
+/// first line. An empty document is an empty mapping.
+///
+/// Fails on a syntax error, more than one document, nesting deeper than [`MAX_YAML_DEPTH`], or
+/// aliases expanding past [`MAX_YAML_NODES`] nodes.
+pub(crate) fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+    if let Some(node) = flat::parse(yaml, first_line) {
+        return Ok(node);
+    }
+    parse_events(yaml, first_line)
+}
+
+/// [`parse_yaml`], retried once with flow closers at column 1 indented by a space when the first
+/// attempt fails. yaml-rust2 refuses a `]` or `}` at the start of a line inside a block mapping
+/// (`aliases: [` … `]`), which libyaml, PyYAML and Go's yaml (Hugo) all accept; a line starting
+/// with `]` or `}` can only be such a closer, so the retry changes no value.
+fn parse_lenient(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
+    let err = match parse_yaml(yaml, first_line) {
+        Ok(node) => return Ok(node),
+        Err(e) => e,
+    };
+    if !yaml.lines().any(|l| l.starts_with([']', '}'])) {
+        return Err(err);
+    }
+    let mut fixed = String::with_capacity(yaml.len() + 16);
+    for line in yaml.split_inclusive('\n') {
+        if line.starts_with([']', '}']) {
+            fixed.push(' ');
+        }
+        fixed.push_str(line);
+    }
+    parse_yaml(&fixed, first_line).map_err(|_| err)
+}
 
 /// Where the frontmatter block and the body of a markdown file are.
 #[derive(Debug, Clone, PartialEq, Eq)]

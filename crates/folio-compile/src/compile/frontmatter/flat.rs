@@ -7,7 +7,7 @@
 //! fifth of that, allocations included. Parsing frontmatter was a twentieth of a large build.
 //!
 //! What it must not do: accept anything yaml-rust2 would read differently. It gives up (returns
-//! `None`, and [`super::yaml::parse_yaml`] runs yaml-rust2) on anything outside a deliberately small
+//! `None`, and [`super::parse_yaml`] runs yaml-rust2) on anything outside a deliberately small
 //! subset: non-ASCII or control bytes, tabs, `\r`, comments, escapes, anchors, tags, block
 //! scalars, nesting deeper than the above, indentation other than the above, multi-line values,
 //! empty values, keys needing quotes. The tree it returns is the one `parse_yaml` builds from

@@ -13,7 +13,7 @@ use yaml_rust2::Event;
 use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::TScalarStyle;
 
-use super::{MAX_YAML_DEPTH, MAX_YAML_NODES, flat, parse_date};
+use super::{MAX_YAML_DEPTH, MAX_YAML_NODES, parse_date};
 
 /// How a scalar was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub(crate) enum NodeValue {
     Scalar(String, Style),
     /// A sequence.
     Seq(Vec<Node>),
-    /// A mapping, in source order (duplicates kept, see [`parse_yaml`]).
+    /// A mapping, in source order (duplicates kept, see [`super::parse_yaml`]).
     Map(Vec<(Node, Node)>),
 }
 
@@ -237,19 +237,7 @@ enum Frame {
     Map { node: Node, anchor: usize, entries: Vec<(Node, Node)>, key: Option<Node> },
 }
 
-/// Parses one YAML document into a located tree. `first_line` is the file line of the YAML's
-/// first line. An empty document is an empty mapping.
-///
-/// Fails on a syntax error, more than one document, nesting deeper than [`MAX_YAML_DEPTH`], or
-/// aliases expanding past [`MAX_YAML_NODES`] nodes.
-pub(crate) fn parse_yaml(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
-    if let Some(node) = flat::parse(yaml, first_line) {
-        return Ok(node);
-    }
-    parse_events(yaml, first_line)
-}
-
-/// [`parse_yaml`] through yaml-rust2's events: any YAML.
+/// [`super::parse_yaml`] through yaml-rust2's events: any YAML.
 pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
     let at = |line: usize, col: usize| {
         // Marker lines are 1-based and columns 0-based, both relative to the YAML text.
@@ -367,26 +355,4 @@ pub(super) fn parse_events(yaml: &str, first_line: u32) -> Result<Node, YamlErro
 /// A resolved tag as one string: `tag:yaml.org,2002:str`, `!custom`, `!` (non-specific).
 fn tag_text(tag: yaml_rust2::parser::Tag) -> String {
     if tag.handle.is_empty() && tag.suffix == "!" { "!".to_owned() } else { tag.handle + &tag.suffix }
-}
-
-/// [`parse_yaml`], retried once with flow closers at column 1 indented by a space when the first
-/// attempt fails. yaml-rust2 refuses a `]` or `}` at the start of a line inside a block mapping
-/// (`aliases: [` … `]`), which libyaml, PyYAML and Go's yaml (Hugo) all accept; a line starting
-/// with `]` or `}` can only be such a closer, so the retry changes no value.
-pub(super) fn parse_lenient(yaml: &str, first_line: u32) -> Result<Node, YamlError> {
-    let err = match parse_yaml(yaml, first_line) {
-        Ok(node) => return Ok(node),
-        Err(e) => e,
-    };
-    if !yaml.lines().any(|l| l.starts_with([']', '}'])) {
-        return Err(err);
-    }
-    let mut fixed = String::with_capacity(yaml.len() + 16);
-    for line in yaml.split_inclusive('\n') {
-        if line.starts_with([']', '}']) {
-            fixed.push(' ');
-        }
-        fixed.push_str(line);
-    }
-    parse_yaml(&fixed, first_line).map_err(|_| err)
 }

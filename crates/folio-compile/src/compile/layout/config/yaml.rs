@@ -6,7 +6,8 @@
 //! without the variable gets) and `!relative $config_dir` (a path only MkDocs resolves).
 
 use super::{Map, ReadError, Value};
-use crate::compile::frontmatter::yaml::{Node, NodeValue, parse_yaml};
+use crate::compile::frontmatter::parse_yaml;
+use crate::compile::frontmatter::yaml::{Node, NodeValue};
 
 /// Parses one YAML document.
 pub(super) fn parse(text: &str) -> Result<Value, ReadError> {
