@@ -61,6 +61,8 @@
 //! This module performs no IO: callers read and write the bytes.
 
 mod decode;
+mod envelope;
+mod error;
 pub(crate) mod lazy;
 mod manifest;
 mod meta;
@@ -69,10 +71,12 @@ mod writer;
 
 use serde::{Deserialize, Serialize};
 
-pub use decode::{DecodeError, catalog_hash, decode, decode_owned, decode_shared, decode_static, hash};
+pub use decode::{catalog_hash, decode, decode_owned, decode_shared, decode_static, hash};
+pub use envelope::{PLAN_PREFIX, check_envelope};
+pub use error::DecodeError;
 pub use manifest::manifest;
 pub use meta::Meta;
-pub use plan::{PLAN_PREFIX, PLAN_SUFFIX, Plan, check_envelope, decode_planned_meta, finish, plan};
+pub use plan::{PLAN_SUFFIX, Plan, decode_planned_meta, finish, plan};
 pub use writer::{MAX_FILE_BYTES, STAGE_BYTES, Writer, source_order};
 
 use super::Catalog;

@@ -1,73 +1,20 @@
 //! Opening a whole `catalog.msgpack` held in memory: the envelope check (format, version),
 //! the hash of the body, the metadata decode, and pointing every entry body and the search
-//! index at its range of the one buffer the file is in, then the consistency check. Also
-//! [`DecodeError`], why a file is refused.
+//! index at its range of the one buffer the file is in, then the consistency check.
 //!
 //! Must not: hand out a catalog before its hash and its tables are checked, copy a body, or
 //! do IO (callers read the bytes).
 
-use std::fmt;
 use std::ops::Range;
 
 use bytes::Bytes;
 
 use super::Envelope;
+use super::envelope::check_envelope;
+use super::error::DecodeError;
 use super::lazy::{META_DEPTH, from_slice_bounded};
 use super::meta::{self, Meta, Parts, TAIL};
-use crate::catalog::{Catalog, FORMAT_VERSION, consistency};
-
-/// Why a catalog file was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DecodeError {
-    /// Not a folio catalog at all (wrong magic, not msgpack, truncated envelope).
-    NotACatalog(String),
-    /// A folio catalog of another layout version.
-    Version {
-        /// Version found in the file.
-        found: u32,
-    },
-    /// The body does not hash to the recorded `catalog_hash`.
-    HashMismatch {
-        /// Hash recorded in the envelope.
-        expected: String,
-        /// Hash of the body as read.
-        actual: String,
-    },
-    /// The body hashed correctly but does not decode (a bug, or a forged hash), or a lazily
-    /// decoded field of it does not.
-    Body(String),
-    /// The body decodes, but its tables contradict each other (a forged hash): an index out of
-    /// range, a table out of order (the catalog's `consistency` checks).
-    Corrupt(String),
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::NotACatalog(why) => {
-                write!(f, "not a folio catalog ({why}); rebuild it with `folio build`")
-            }
-            DecodeError::Version { found } => write!(
-                f,
-                "catalog format version {found} is not supported (this folio reads version \
-                 {FORMAT_VERSION}); rebuild it with `folio build`"
-            ),
-            DecodeError::HashMismatch { expected, actual } => write!(
-                f,
-                "catalog is corrupted or was modified: body hashes to {actual}, manifest says \
-                 {expected}; rebuild it with `folio build`"
-            ),
-            DecodeError::Body(why) => {
-                write!(f, "catalog body does not decode ({why}); rebuild it with `folio build`")
-            }
-            DecodeError::Corrupt(why) => {
-                write!(f, "catalog is corrupt: {why}; rebuild it with `folio build`")
-            }
-        }
-    }
-}
-
-impl std::error::Error for DecodeError {}
+use crate::catalog::{Catalog, consistency};
 
 /// Decodes and verifies `catalog.msgpack` bytes, copying them once into a shared buffer.
 ///
@@ -121,7 +68,7 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     // The envelope's format, version and extent are `check_envelope`'s (what a reader of a file
     // checks before reading it): past it, the envelope decodes to this format and version, and
     // its body ends the file.
-    super::check_envelope(file, file.len() as u64)?;
+    check_envelope(file, file.len() as u64)?;
     let envelope = read_envelope(file)?;
     let body = envelope.body;
     // The body is borrowed from `file`, so its position in the file is a pointer difference.

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::DecodeError;
+use super::error::DecodeError;
 
 /// A record's heavy metadata (outline, links, backlinks, extra frontmatter): decoded only
 /// when a detail, section or search-snippet read first asks for it, then kept.

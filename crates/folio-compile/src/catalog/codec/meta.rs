@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use super::DecodeError;
+use super::error::DecodeError;
 use super::lazy::{META_DEPTH, from_slice_bounded};
 use crate::catalog::vectors::Vectors;
 use crate::catalog::{Catalog, Doc, Entry, SearchIndex, Settings, Skill};
