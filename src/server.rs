@@ -35,9 +35,9 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
-pub use live::{LiveMode, WATCH_TTL_MS};
 pub use notify::Swapped;
 pub(crate) use state::State;
+pub use state::{LiveMode, WATCH_TTL_MS};
 pub use transport::{
     HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
     serve_stdio_as, shutdown_signal,
@@ -156,7 +156,7 @@ impl FolioServer {
     ///
     /// Fails when the catalog names one URI twice (ARCHITECTURE.md, invariant "Unique URIs").
     pub fn from_query(query: Query) -> Result<Self, OpenError> {
-        let state = State::build(Arc::new(query), LiveMode::Fixed, None)?;
+        let state = State::build(Arc::new(query), LiveMode::Fixed, None, tools::list())?;
         Ok(FolioServer { live: Arc::new(live::Live::new(state, LiveMode::Fixed, None)), session: None })
     }
 
@@ -168,7 +168,7 @@ impl FolioServer {
     pub fn with_live_mode(self, mode: LiveMode) -> Result<Self, OpenError> {
         let identity = self.live.identity().cloned();
         let query = Arc::clone(&self.live.load().query);
-        let state = State::build(query, mode, identity.as_ref())?;
+        let state = State::build(query, mode, identity.as_ref(), tools::list())?;
         Ok(FolioServer { live: Arc::new(live::Live::new(state, mode, identity)), session: None })
     }
 
@@ -180,7 +180,7 @@ impl FolioServer {
     pub fn with_identity(self, identity: Identity) -> Self {
         let mode = self.live.mode();
         let query = Arc::clone(&self.live.load().query);
-        match State::build(query, mode, Some(&identity)) {
+        match State::build(query, mode, Some(&identity), tools::list()) {
             Ok(state) => {
                 FolioServer { live: Arc::new(live::Live::new(state, mode, Some(identity))), session: None }
             }
@@ -211,7 +211,7 @@ impl FolioServer {
         if current.query().catalog_hash() == query.catalog_hash() {
             return Ok(Swapped::unchanged(&current));
         }
-        let state = State::build(Arc::new(query), self.live.mode(), self.live.identity())?;
+        let state = State::build(Arc::new(query), self.live.mode(), self.live.identity(), tools::list())?;
         let swapped = Swapped::between(&current, &state);
         drop(current);
         // Freed here (the reload thread) unless a request in flight still holds it.

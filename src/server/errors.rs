@@ -112,9 +112,9 @@ pub(crate) fn needs_session(method: &str) -> McpError {
     )
 }
 
-/// `resources/subscribe` past the per-session cap: `-32602`, with the limit and what to do.
-pub(crate) fn too_many_subscriptions() -> McpError {
-    let limit = super::notify::MAX_SUBSCRIPTIONS;
+/// `resources/subscribe` past the per-session cap (`limit`, notify's): `-32602`, with the limit
+/// and what to do.
+pub(crate) fn too_many_subscriptions(limit: usize) -> McpError {
     McpError::invalid_params(
         format!(
             "this session already watches {limit} URIs, the most one session may; \

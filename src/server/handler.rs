@@ -153,7 +153,7 @@ impl ServerHandler for FolioServer {
             return Err(content::read_error(st.query(), &request.uri, &e));
         }
         if !session.subscribe(&st, &request.uri) {
-            return Err(errors::too_many_subscriptions());
+            return Err(errors::too_many_subscriptions(notify::MAX_SUBSCRIPTIONS));
         }
         Ok(())
     }

@@ -17,33 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
-use super::{Identity, State};
-
-/// Whether, and how, the served catalog can change. Capabilities and cache hints follow it: a
-/// server whose catalog never changes declares no `listChanged` or `subscribe`, because it could
-/// never send such a notification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LiveMode {
-    /// The catalog is fixed for the life of the process (the embedded catalog, a library user's).
-    #[default]
-    Fixed,
-    /// The catalog is replaced on request (SIGHUP, or [`super::FolioServer::replace`]).
-    Reloadable,
-    /// The catalog follows the files it comes from (`--watch`): like `Reloadable`, and results
-    /// carry a short `ttlMs` ([`WATCH_TTL_MS`] at most) since the next edit can land any time.
-    Watched,
-}
-
-impl LiveMode {
-    /// True when a swap can happen, so change notifications are declared.
-    pub fn can_change(self) -> bool {
-        self != LiveMode::Fixed
-    }
-}
-
-/// `ttlMs` while watching: a client that caches a read should ask again soon, because an author is
-/// editing the files behind it.
-pub const WATCH_TTL_MS: u64 = 2_000;
+use super::{Identity, LiveMode, State};
 
 /// How many replaced catalogs' cursor tags are remembered for the "restart the listing" message.
 const RETIRED_TAGS: usize = 64;

@@ -28,32 +28,8 @@ use tokio::sync::watch;
 
 use super::State;
 use super::live::Live;
-use crate::catalog::{Catalog, EntryKind};
+use crate::catalog::EntryKind;
 use crate::query::Selection;
-
-/// Fingerprints of the two sets whose change is a `list_changed`.
-pub(crate) struct SetVersions {
-    /// blake3 over every entry URI, in order.
-    uris: blake3::Hash,
-    /// blake3 over every skill name, in order.
-    skills: blake3::Hash,
-}
-
-impl SetVersions {
-    pub(crate) fn of(catalog: &Catalog) -> SetVersions {
-        let mut uris = blake3::Hasher::new();
-        for entry in &catalog.entries {
-            uris.update(entry.uri.as_bytes()).update(b"\n");
-        }
-        let mut names: Vec<&str> = catalog.skills.iter().map(|s| s.name.as_str()).collect();
-        names.sort_unstable();
-        let mut skills = blake3::Hasher::new();
-        for name in names {
-            skills.update(name.as_bytes()).update(b"\n");
-        }
-        SetVersions { uris: uris.finalize(), skills: skills.finalize() }
-    }
-}
 
 /// What one call of [`super::FolioServer::replace`] changed, for the status line a reload prints.
 #[derive(Debug, Clone, PartialEq, Eq)]

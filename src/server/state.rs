@@ -1,5 +1,8 @@
 //! What a server answers without work per request: [`State`], computed once when a catalog is
-//! opened (or swapped in), with the capabilities, identity and instructions it declares.
+//! opened (or swapped in), with the capabilities, identity and instructions it declares, the
+//! [`LiveMode`] that decides them, and the fingerprints of its listed sets ([`SetVersions`])
+//! that `notify` compares across a swap. A leaf of the server's modules: the tool list comes
+//! from the caller, so that the tools, which read a `State`, are not imported here.
 //!
 //! Must not: do IO, or change once built (a reload builds a new one and swaps it in, see `live`).
 
@@ -9,8 +12,8 @@ use rmcp::model::{Implementation, MetaObject, ResourceTemplate, ServerCapabiliti
 use serde_json::json;
 
 use super::{
-    FOLIO_META_KEY, Identity, LiveMode, OpenError, SERVER_INFO_KEY, SERVER_NAME, SERVER_VERSION,
-    WATCH_TTL_MS, notify, skills, templates, tool_names, tools,
+    FOLIO_META_KEY, Identity, OpenError, SERVER_INFO_KEY, SERVER_NAME, SERVER_VERSION, skills, templates,
+    tool_names,
 };
 use crate::catalog::Catalog;
 use crate::query::Query;
@@ -33,7 +36,7 @@ pub(crate) struct State {
     /// The fallback tools ([`tool_names::ToolName`]), sorted by name.
     pub(crate) tools: Vec<Tool>,
     /// What a swap compares to decide which notifications it causes.
-    pub(crate) versions: notify::SetVersions,
+    pub(crate) versions: SetVersions,
 }
 
 impl State {
@@ -42,6 +45,7 @@ impl State {
         query: Arc<Query>,
         mode: LiveMode,
         identity: Option<&Identity>,
+        tools: Vec<Tool>,
     ) -> Result<State, OpenError> {
         let started = std::time::Instant::now();
         let catalog = query.catalog();
@@ -58,7 +62,7 @@ impl State {
         };
         let identity = identity.cloned().unwrap_or_else(|| Identity::of_catalog(catalog));
         let (info, meta) = info_and_meta(catalog, &identity, mode);
-        let versions = notify::SetVersions::of(catalog);
+        let versions = SetVersions::of(catalog);
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "server state ready");
         Ok(State {
             query,
@@ -67,7 +71,7 @@ impl State {
             meta,
             templates: templates::list(),
             skills: OnceLock::new(),
-            tools: tools::list(),
+            tools,
             versions,
         })
     }
@@ -168,5 +172,55 @@ impl State {
     /// The SEP-2640 entries (built once, on first use).
     pub(crate) fn skills(&self) -> &skills::Skills {
         self.skills.get_or_init(|| skills::Skills::build(self.query().catalog()))
+    }
+}
+
+/// Whether, and how, the served catalog can change. Capabilities and cache hints follow it: a
+/// server whose catalog never changes declares no `listChanged` or `subscribe`, because it could
+/// never send such a notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LiveMode {
+    /// The catalog is fixed for the life of the process (the embedded catalog, a library user's).
+    #[default]
+    Fixed,
+    /// The catalog is replaced on request (SIGHUP, or [`super::FolioServer::replace`]).
+    Reloadable,
+    /// The catalog follows the files it comes from (`--watch`): like `Reloadable`, and results
+    /// carry a short `ttlMs` ([`WATCH_TTL_MS`] at most) since the next edit can land any time.
+    Watched,
+}
+
+impl LiveMode {
+    /// True when a swap can happen, so change notifications are declared.
+    pub fn can_change(self) -> bool {
+        self != LiveMode::Fixed
+    }
+}
+
+/// `ttlMs` while watching: a client that caches a read should ask again soon, because an author is
+/// editing the files behind it.
+pub const WATCH_TTL_MS: u64 = 2_000;
+
+/// Fingerprints of the two sets whose change is a `list_changed`.
+pub(crate) struct SetVersions {
+    /// blake3 over every entry URI, in order.
+    pub(crate) uris: blake3::Hash,
+    /// blake3 over every skill name, in order.
+    pub(crate) skills: blake3::Hash,
+}
+
+impl SetVersions {
+    pub(crate) fn of(catalog: &Catalog) -> SetVersions {
+        let mut uris = blake3::Hasher::new();
+        for entry in &catalog.entries {
+            uris.update(entry.uri.as_bytes()).update(b"\n");
+        }
+        let mut names: Vec<&str> = catalog.skills.iter().map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        let mut skills = blake3::Hasher::new();
+        for name in names {
+            skills.update(name.as_bytes()).update(b"\n");
+        }
+        SetVersions { uris: uris.finalize(), skills: skills.finalize() }
     }
 }
