@@ -17,6 +17,7 @@
 mod accounting;
 pub(crate) mod config;
 mod detect;
+pub(crate) mod excluded;
 mod generated;
 mod generators;
 pub(crate) mod hosts;

@@ -139,6 +139,8 @@ pub(crate) fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> 
         collections: false,
     };
     let mut hidden = Vec::new();
+    // Pages the site's config leaves out are not docs (the account of left-out files names them).
+    let excluded = super::layout::excluded::ExcludedSet::new(&layout.site.excluded);
     for mount in &layout.mounts {
         // A folder read as one part is not walked again as part of another that holds it.
         walker.skip = layout
@@ -160,6 +162,9 @@ pub(crate) fn walk(root: &Path, layout: &Layout, mut doc: impl FnMut(Found)) -> 
         match mount.part {
             Part::Docs => walker.top(&top, &mut |path, abs| {
                 if crate::catalog::is_markdown(&path) {
+                    if path.strip_prefix("docs/").is_some_and(|rel| excluded.why(rel).is_some()) {
+                        return;
+                    }
                     doc(Found { path, abs, kind: Kind::Doc, root: Arc::clone(&root), plugin: None });
                 } else {
                     out.unserved.push(path);

@@ -31,6 +31,9 @@ pub struct LeftOut {
     pub(crate) skills: Vec<String>,
     /// The walk stopped at its bound (500,000 entries).
     pub(crate) partial: bool,
+    /// How many pages the site's config excludes (`exclude_docs`, `srcExclude`), by the
+    /// pattern's source, most first.
+    pub(crate) excluded: Vec<(String, usize)>,
 }
 
 impl LeftOut {
@@ -40,8 +43,24 @@ impl LeftOut {
     }
 
     /// The summary's clause: `; left out: 12 markdown files outside the folders read (tests/ 8,
-    /// README.md 1, packages/ 3)`; empty when nothing was.
+    /// README.md 1, packages/ 3)`, then the pages the config excludes; empty when nothing was.
     pub fn describe(&self) -> String {
+        let mut out = self.describe_outside();
+        if !self.excluded.is_empty() {
+            let total: usize = self.excluded.iter().map(|(_, n)| n).sum();
+            let shown: Vec<String> =
+                self.excluded.iter().take(3).map(|(why, n)| format!("{why} {n}")).collect();
+            let more = if self.excluded.len() > 3 { ", …" } else { "" };
+            let files = if total == 1 { "page" } else { "pages" };
+            out.push_str(&format!(
+                "; {total} {files} the site's config excludes ({}{more})",
+                shown.join(", ")
+            ));
+        }
+        out
+    }
+
+    fn describe_outside(&self) -> String {
         let total = self.total();
         if total == 0 {
             return String::new();
@@ -109,6 +128,8 @@ impl LeftOut {
 /// The markdown files under `root` that `layout` does not read.
 pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let excluded_set = super::excluded::ExcludedSet::new(&layout.site.excluded);
+    let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
     let mut skills = Vec::new();
     let mut partial = false;
     let walker = ignore::WalkBuilder::new(root)
@@ -138,7 +159,10 @@ pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
         if !written_as_markdown(name) {
             continue;
         }
-        if layout.logical(&rel).is_some() {
+        if let Some(logical) = layout.logical(&rel) {
+            if let Some(why) = logical.strip_prefix("docs/").and_then(|page| excluded_set.why(page)) {
+                *excluded.entry(why.to_owned()).or_default() += 1;
+            }
             continue;
         }
         let unread = layout.unread.iter().find(|(dir, _)| strip_dir(&rel, dir).is_some());
@@ -165,7 +189,9 @@ pub(crate) fn left_out(root: &Path, layout: &Layout) -> LeftOut {
     let mut folders: Vec<(String, usize)> = counts.into_iter().collect();
     folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     skills.sort();
-    LeftOut { folders, skills, partial }
+    let mut excluded: Vec<(String, usize)> = excluded.into_iter().collect();
+    excluded.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    LeftOut { folders, skills, partial, excluded }
 }
 
 /// True for a file a person would call markdown: `.md`, `.mdx` and `.markdown`, in any case.

@@ -100,6 +100,11 @@ pub(super) fn project_in(root: &Path, dir: &str, names: &[(String, bool)], depth
                 break;
             }
         }
+        if !preset.config_files().iter().any(|c| names.iter().any(|(name, _)| name == c))
+            && let Some(path) = preset.config_variant(root, dir, names)
+        {
+            return Some(Found { generator, dir: preset.project_dir(dir), config: path, depth });
+        }
     }
     None
 }

@@ -111,6 +111,12 @@ pub(super) trait Preset: Sync {
     fn accepts(&self, _root: &Path, _dir: &str, _config: &str) -> bool {
         true
     }
+    /// A config file of another name the folder `dir` (content-relative, holding `names`)
+    /// is built from, when none of [`Preset::config_files`] is there: MkDocs builds
+    /// `mkdocs-online.yml` when a script passes it with `--config-file`. `None` by default.
+    fn config_variant(&self, _root: &Path, _dir: &str, _names: &[(String, bool)]) -> Option<String> {
+        None
+    }
     /// The project folder of a config file found at `config` in `dir`: VitePress's config sits
     /// in `.vitepress/` inside its project.
     fn project_dir(&self, dir: &str) -> String {

@@ -86,6 +86,9 @@ pub(crate) struct SiteRules {
     /// stands for (`("@assets/", "src/assets/")` from `tsconfig.json`'s `compilerOptions.paths`
     /// `"@assets/*": ["src/assets/*"]`): Astro resolves such a link as an import.
     pub path_aliases: Vec<(String, String)>,
+    /// Pages the config leaves out of the site (MkDocs's `exclude_docs`, VitePress's
+    /// `srcExclude`), as globs below the pages folder: not compiled, counted as left out.
+    pub excluded: Vec<super::excluded::Excluded>,
     /// Page routes are each path segment slugified (Starlight: `Guides/1.0 Notes.md` is
     /// `/guides/10-notes/`).
     pub slugged_routes: bool,

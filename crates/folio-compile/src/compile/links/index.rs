@@ -435,6 +435,13 @@ impl<'t> Index<'t> {
         // The other skill a link out of this one lands in.
         let mut other_skill = None;
         for base in &bases {
+            if let Some(clamped) = self.site.clamped(base, &written, doc, path) {
+                let clamped = to_path(&clamped);
+                let found = candidates(&clamped, path.ends_with('/')).iter().find_map(|c| self.existing(c));
+                if let Some(found) = found.or_else(|| self.route(&clamped)) {
+                    return Outcome::Found(found);
+                }
+            }
             let Some(joined) = join(base, &written) else {
                 if first_joined.is_none() {
                     return Outcome::Problem(Problem::broken(

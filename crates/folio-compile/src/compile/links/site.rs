@@ -168,9 +168,62 @@ impl<'t> Site<'t> {
             if !matches!(stem.rsplit('/').next(), Some("index" | "_index" | "README")) && stem != linking_path
             {
                 bases.push(stem.split('/').collect());
+                // And that URL folder among the static files: `values.yaml` from
+                // `docs/install/best-practice.md`, served at `/install/best-practice/`, is
+                // `/install/best-practice/values.yaml`.
+                if self.assets
+                    && let Some(below) = stem.strip_prefix("docs").filter(|r| r.starts_with('/'))
+                {
+                    let mut base = vec!["static"];
+                    base.extend(self.route_base.split('/').filter(|s| !s.is_empty()));
+                    base.extend(below.split('/').filter(|s| !s.is_empty()));
+                    bases.push(base);
+                }
             }
         }
         bases
+    }
+
+    /// `written` joined onto `base` as a browser resolves a URL the generator left as written
+    /// (a relative link that names no markdown file, on a site served at folder URLs from the
+    /// host's root): a `..` above the site root stays at the root (RFC 3986's
+    /// `remove_dot_segments`), so `../../../css_types/x` from `/styles/grid/` is `/css_types/x`.
+    /// `None` where that does not apply, or where no `..` climbed above the root (the plain
+    /// join is then the same).
+    pub(super) fn clamped<'a>(
+        &self,
+        base: &[&'a str],
+        written: &[&'a str],
+        doc: bool,
+        path: &str,
+    ) -> Option<Vec<&'a str>> {
+        let markdown = [".md", ".mdx"].iter().any(|e| path.trim_end_matches('/').ends_with(e));
+        // Under a base path the root is the host's, outside the site: nothing to resolve to.
+        if !doc || !self.directory_urls || markdown || !self.base.is_empty() {
+            return None;
+        }
+        let floor = match base.first() {
+            // Pages served below a route of their own (`/docs/`): the host's root is not theirs.
+            Some(&"docs") if self.route_base.is_empty() => 1,
+            Some(&"static") => 1,
+            _ => return None,
+        };
+        if base.len() < floor {
+            return None;
+        }
+        let mut out: Vec<&str> = base.to_vec();
+        let mut clamped = false;
+        for segment in written {
+            match *segment {
+                "" | "." => {}
+                ".." if out.len() > floor => {
+                    out.pop();
+                }
+                ".." => clamped = true,
+                s => out.push(s),
+            }
+        }
+        clamped.then_some(out)
     }
 
     /// The page a route into a locale that lacks it is rendered from: `docs/ja/guides/x` →

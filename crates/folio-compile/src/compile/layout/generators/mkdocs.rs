@@ -8,8 +8,11 @@
 //! (`languages`, locale folders), mkdocs-redirects (`redirect_maps`: old pages that still
 //! answer), Material's blog (posts at date routes), mkdocs-gen-files (pages a script writes).
 
+use std::path::Path;
+
 use super::{Preset, Project, Spec, url_path};
-use crate::compile::layout::config::{Map, Value};
+use crate::compile::layout::config::{self, Map, Value};
+use crate::compile::layout::excluded::Excluded;
 use crate::compile::markdown::HeadingIds;
 
 pub(super) struct MkDocs;
@@ -25,6 +28,56 @@ impl Preset for MkDocs {
 
     fn config_files(&self) -> &'static [&'static str] {
         &["mkdocs.yml", "mkdocs.yaml"]
+    }
+
+    /// MkDocs reads `mkdocs.yml` unless `--config-file` names another (`mkdocs/config/base.py`):
+    /// a folder holding only `mkdocs-online.yml`, `mkdocs-offline.yml`… is built from one a
+    /// script passes. A config is a file that sets `site_name` (MkDocs's one required setting)
+    /// itself or through `INHERIT`; of several, the one no other inherits; of several such
+    /// builds, the config they all inherit (what every build shares), else the first by name.
+    fn config_variant(&self, root: &Path, dir: &str, names: &[(String, bool)]) -> Option<String> {
+        let files: Vec<(String, Option<String>, bool)> = names
+            .iter()
+            .filter(|(name, is_dir)| {
+                !is_dir && name.starts_with("mkdocs") && (name.ends_with(".yml") || name.ends_with(".yaml"))
+            })
+            .filter_map(|(name, _)| {
+                let path = super::super::join(dir, name);
+                let value = config::read(root, &path).ok()?.value;
+                let parent = value.get("INHERIT").and_then(Value::str).and_then(|p| super::beside(dir, p));
+                Some((path, parent, value.get("site_name").is_some()))
+            })
+            .collect();
+        // A file's own path, then what it inherits, up to eight files.
+        let chain = |path: &str| -> Vec<String> {
+            let mut out = vec![path.to_owned()];
+            while out.len() < 8 {
+                let last = out.last().map(String::as_str).unwrap_or_default();
+                let Some(parent) =
+                    files.iter().find(|(p, ..)| p == last).and_then(|(_, parent, _)| parent.clone())
+                else {
+                    break;
+                };
+                if out.contains(&parent) {
+                    break;
+                }
+                out.push(parent);
+            }
+            out
+        };
+        let named = |path: &str| chain(path).iter().any(|p| files.iter().any(|(f, _, name)| f == p && *name));
+        let leaves: Vec<&str> = files
+            .iter()
+            .map(|(path, ..)| path.as_str())
+            .filter(|path| {
+                named(path) && !files.iter().any(|(_, parent, _)| parent.as_deref() == Some(*path))
+            })
+            .collect();
+        let (first, others) = leaves.split_first()?;
+        let shared = chain(first).into_iter().find(|p| {
+            files.iter().any(|(f, _, name)| f == p && *name) && others.iter().all(|o| chain(o).contains(p))
+        });
+        Some(shared.unwrap_or_else(|| (*first).to_owned()))
     }
 
     fn read(&self, project: &Project<'_>) -> Spec {
@@ -72,8 +125,29 @@ impl Preset for MkDocs {
                 project.config
             ));
         }
+        // MkDocs always leaves out `docs_dir/templates/` (and hidden files, which Folio does
+        // not read either), then what `exclude_docs` lists.
+        let why = format!("`exclude_docs` of `{}`", project.config);
+        let mut excluded = Excluded::from_gitignore("/templates/", "MkDocs's own `/templates/` exclusion");
+        for line in config.get("exclude_docs").and_then(Value::str).unwrap_or("").lines() {
+            excluded = excluded.zip(Excluded::from_gitignore(line, &why)).map(|(mut a, b)| {
+                a.extend(b);
+                a
+            });
+        }
+        rules.excluded = excluded.unwrap_or_default();
         for (name, options) in plugins(&config) {
             match name {
+                // mkdocs-exclude: `fnmatch` globs on the path below `docs_dir` (a `*` crosses
+                // folders). Its `regex` list is not read: those files are compiled.
+                "exclude" => {
+                    let globs = options.and_then(|o| o.get("glob")).map_or(&[][..], Value::items);
+                    rules.excluded.extend(globs.iter().filter_map(Value::str).map(|glob| Excluded {
+                        glob: glob.to_owned(),
+                        separator: false,
+                        why: format!("the `exclude` plugin's `{glob}` in `{}`", project.config),
+                    }));
+                }
                 "i18n" => {
                     let folder =
                         options.and_then(|o| o.get("docs_structure")).and_then(Value::str) == Some("folder");

@@ -425,3 +425,50 @@ fn a_config_that_does_not_parse_leaves_every_route_unverified() {
     // Nothing of it is taken, not even the `baseUrl` before the error.
     assert_eq!(spec.rules.base, "");
 }
+
+#[test]
+fn pages_the_config_excludes_are_read_from_each_generators_own_key() {
+    let tree = Tree::new(
+        "excluded",
+        &[
+            ("mk/mkdocs.yml", "site_name: x\nexclude_docs: |\n  drafts/\n  *.tmp.md\n"),
+            (
+                "vp/.vitepress/config.mts",
+                "export default { srcDir: 'src', srcExclude: ['**/README.md', './drafts/*.md'] }\n",
+            ),
+            ("vp/src/", ""),
+        ],
+    );
+    let globs = |spec: &Spec| spec.rules.excluded.iter().map(|e| e.glob.clone()).collect::<Vec<_>>();
+    let mkdocs = tree.read(Generator::MkDocs, "mk", "mk/mkdocs.yml");
+    // MkDocs's own `/templates/`, then each `exclude_docs` line as the globs it stands for.
+    assert_eq!(globs(&mkdocs), ["templates/**", "**/drafts/**", "**/*.tmp.md/**", "**/*.tmp.md"]);
+    assert!(mkdocs.rules.excluded[1].why.contains("exclude_docs"));
+    let vitepress = tree.read(Generator::VitePress, "vp", "vp/.vitepress/config.mts");
+    assert_eq!(globs(&vitepress), ["**/README.md", "drafts/*.md"]);
+    assert!(vitepress.rules.excluded.iter().all(|e| e.separator));
+}
+
+#[test]
+fn mkdocs_without_mkdocs_yml_is_read_from_the_config_its_builds_inherit() {
+    let tree = Tree::new(
+        "mkdocs-variants",
+        &[
+            ("mkdocs-common.yml", "site_name: x\n"),
+            ("mkdocs-online.yml", "INHERIT: mkdocs-common.yml\nsite_url: https://x.example/\n"),
+            ("mkdocs-offline.yml", "INHERIT: mkdocs-common.yml\nsite_dir: offline\n"),
+            ("mkdocs-nav.yml", "nav:\n  - index.md\n"),
+            ("one/mkdocs-site.yml", "site_name: y\n"),
+            ("one/mkdocs-notes.yml", "nav: []\n"),
+            ("none/mkdocs-nav.yml", "nav: []\n"),
+        ],
+    );
+    let found = |dir: &str| {
+        let names = super::super::detect::names_in(&tree.0, dir);
+        super::super::detect::project_in(&tree.0, dir, &names, 0).map(|f| (f.generator, f.config))
+    };
+    assert_eq!(found(""), Some((Generator::MkDocs, "mkdocs-common.yml".to_owned())));
+    assert_eq!(found("one"), Some((Generator::MkDocs, "one/mkdocs-site.yml".to_owned())));
+    // A YAML file without `site_name` anywhere up its `INHERIT` chain is not an MkDocs config.
+    assert_eq!(found("none"), None);
+}

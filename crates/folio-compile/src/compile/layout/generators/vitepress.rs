@@ -9,6 +9,7 @@
 
 use super::{Preset, Project, Spec, url_path};
 use crate::compile::layout::config::Value;
+use crate::compile::layout::excluded::Excluded;
 use crate::compile::markdown::HeadingIds;
 
 pub(super) struct VitePress;
@@ -47,6 +48,14 @@ impl Preset for VitePress {
         };
         let rules = &mut spec.rules;
         rules.heading_ids = HeadingIds::VitePress;
+        // `srcExclude`: globs below `srcDir` (tinyglobby's: a `*` stops at `/`).
+        for glob in value.get("srcExclude").map_or(&[][..], Value::items).iter().filter_map(Value::str) {
+            rules.excluded.push(Excluded {
+                glob: glob.trim_start_matches("./").to_owned(),
+                separator: true,
+                why: format!("`srcExclude`'s `{glob}` in `{}`", project.config),
+            });
+        }
         rules.base = value.get("base").and_then(url_path).unwrap_or_default();
         if let Some(base) = value.get("base").filter(|b| b.unknown().is_some()) {
             rules.unverifiable.all_routes = Some(project.unknown("base", base));

@@ -28,6 +28,9 @@ impl<'t> Index<'t> {
             Outcome::Problem(_) if raw.include && self.leaves_the_catalog(source, raw) => {
                 Outcome::Unchecked
             }
+            // An include of a file on disk that is not a page (a snippet folder the site's
+            // config excludes from its pages): the generator reads the file all the same.
+            Outcome::Problem(_) if raw.include && self.include_on_disk(source, raw) => Outcome::Unchecked,
             // An include the site's own template resolves, unless a mounted folder
             // serves the file (Hugo's `readfile` of a mounted `README.md`).
             Outcome::Problem(_)
@@ -50,6 +53,15 @@ impl<'t> Index<'t> {
                 if raw.kind == LinkKind::SiteAbsolute
                     && source.origin == Origin::Doc
                     && self.is_extra_route(raw) =>
+            {
+                Outcome::Unchecked
+            }
+            // A page file the tree lacks at a route the host redirects: served.
+            Outcome::Problem(problem)
+                if problem.code == Code::BrokenLink
+                    && raw.kind == LinkKind::Relative
+                    && source.origin == Origin::Doc
+                    && self.is_redirected_page(source, raw) =>
             {
                 Outcome::Unchecked
             }
@@ -103,6 +115,21 @@ impl<'t> Index<'t> {
                 }
             }
             outcome => outcome,
+        }
+    }
+
+    /// True when the include `raw` of `source` names a file of the tree on disk: relative to
+    /// the page, or (a snippet's path, written from the repository root) to the content root.
+    fn include_on_disk(&self, source: &LinkSource<'t>, raw: &RawLink) -> bool {
+        let Some(disk) = &self.targets.site.unverifiable.disk else { return false };
+        match raw.kind {
+            LinkKind::Relative => self.targets.site.unverifiable.exists_on_disk(source, raw),
+            LinkKind::SiteAbsolute => {
+                let decoded = percent_decode(raw.path());
+                let path = decoded.split('?').next().unwrap_or("").trim_start_matches('/');
+                !path.is_empty() && !path.split('/').any(|s| s == "..") && disk.0.exists(path)
+            }
+            _ => false,
         }
     }
 

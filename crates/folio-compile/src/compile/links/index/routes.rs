@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::forms::{candidate_forms, join, percent_decode};
+use super::super::forms::{candidate_forms, join, parent, percent_decode, to_path};
 use super::super::{LinkSource, Origin};
 use super::Index;
 use crate::catalog::LinkKind;
@@ -151,6 +151,30 @@ impl<'t> Index<'t> {
         let path = self.site.without_base(path).filter(|p| !p.is_empty()).unwrap_or(path);
         self.extra_routes.contains(&normal_route(path))
             || self.targets.site.extra_patterns.iter().any(|p| super::super::pattern::matches(p, path))
+    }
+
+    /// True when the relative link `raw` of `source` names a page file of the pages folder that
+    /// the tree lacks, at a route the host's redirects answer (Netlify's
+    /// `/v1.10-docs/contributing/* /docs/contributing/` for a page an archived version dropped):
+    /// the site serves the link through the redirect, whatever the pages folder holds.
+    pub(super) fn is_redirected_page(&self, source: &LinkSource<'_>, raw: &RawLink) -> bool {
+        if self.extra_routes.is_empty() && self.targets.site.extra_patterns.is_empty() {
+            return false;
+        }
+        let decoded = percent_decode(raw.path());
+        let path = decoded.split('?').next().unwrap_or("");
+        let from: Vec<&str> = parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect());
+        let written: Vec<&str> = path.split('/').collect();
+        let Some(joined) = join(&from, &written) else { return false };
+        let joined = to_path(&joined);
+        let Some(rel) = joined.strip_prefix("docs/") else { return false };
+        let route_base = self.targets.site.route_base.trim_matches('/');
+        let route = if route_base.is_empty() { format!("/{rel}") } else { format!("/{route_base}/{rel}") };
+        let route = normal_route(&route);
+        // `README.md` and Hugo's `_index.md` stand for their folder, as `index.md` does.
+        let route = ["/README", "/_index"].iter().find_map(|s| route.strip_suffix(s)).unwrap_or(&route);
+        self.extra_routes.contains(route)
+            || self.targets.site.extra_patterns.iter().any(|p| super::super::pattern::matches(p, route))
     }
 }
 
