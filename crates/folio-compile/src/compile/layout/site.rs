@@ -64,6 +64,10 @@ pub(crate) struct SiteRules {
     /// `/api/(.*)` (path-to-regexp and Netlify placeholders), without the base path: a link that
     /// matches one is not checked further.
     pub extra_patterns: Vec<String>,
+    /// The host's redirects as written, each source (as in `extra_routes` and
+    /// `extra_patterns`) with its destination (`/docs/:splat`, `https://x.example/`): what a
+    /// page file the tree lacks is redirected to.
+    pub redirects: Vec<(String, String)>,
     /// The site's config does not say where the site is served, so the base path may be worked
     /// out from its links (Folio's own layout; Nuxt Content and Next.js docs that are one section
     /// of a larger app). Off for generators whose config says it (an absent `base` is `/`).

@@ -14,7 +14,8 @@ use crate::compile::layout::config::Value;
 
 /// Adds the routes the host's redirect files answer to `spec`.
 pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
-    let mut sources: Vec<String> = Vec::new();
+    // Each redirect's source, and its destination when the file names one.
+    let mut sources: Vec<(String, Option<String>)> = Vec::new();
     let mut places: Vec<String> = vec![project.dir.clone(), String::new()];
     places.extend(spec.assets.iter().cloned());
     // MkDocs and mdBook serve the pages folder's other files as they are.
@@ -31,8 +32,9 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
                 if line.is_empty() || line.starts_with('#') {
                     continue;
                 }
-                if let Some(from) = line.split_whitespace().next() {
-                    sources.push(from.to_owned());
+                let mut fields = line.split_whitespace();
+                if let Some(from) = fields.next() {
+                    sources.push((from.to_owned(), fields.next().map(str::to_owned)));
                 }
             }
         }
@@ -42,7 +44,8 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
         {
             for redirect in file.value.get("redirects").map_or(&[][..], Value::items) {
                 if let Some(from) = redirect.get("from").and_then(Value::str) {
-                    sources.push(from.to_owned());
+                    let to = redirect.get("to").and_then(Value::str).map(str::to_owned);
+                    sources.push((from.to_owned(), to));
                 }
             }
         }
@@ -53,14 +56,15 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
             for key in ["redirects", "rewrites"] {
                 for redirect in file.value.get(key).map_or(&[][..], Value::items) {
                     if let Some(from) = redirect.get("source").and_then(Value::str) {
-                        sources.push(from.to_owned());
+                        let to = redirect.get("destination").and_then(Value::str).map(str::to_owned);
+                        sources.push((from.to_owned(), to));
                     }
                 }
             }
         }
     }
     let rules = &mut spec.rules;
-    for from in sources {
+    for (from, to) in sources {
         // Only paths of this site: not `https://other.example/*`.
         let Some(path) = from.strip_prefix('/').map(|p| format!("/{p}")) else { continue };
         let path = match rules.base.as_str() {
@@ -74,9 +78,15 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
             // A pattern of every route (`/* /index.html 200`, a single-page app's fallback)
             // answers anything, so it tells nothing about a page.
             if !path[..at].trim_matches('/').is_empty() {
+                if let Some(to) = to {
+                    rules.redirects.push((path.clone(), to));
+                }
                 rules.extra_patterns.push(path);
             }
         } else {
+            if let Some(to) = to {
+                rules.redirects.push((path.clone(), to));
+            }
             rules.extra_routes.push(path);
         }
     }

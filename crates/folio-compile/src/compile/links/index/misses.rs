@@ -56,14 +56,14 @@ impl<'t> Index<'t> {
             {
                 Outcome::Unchecked
             }
-            // A page file the tree lacks at a route the host redirects: served.
+            // A page file the tree lacks at a route the site answers or redirects to a page.
             Outcome::Problem(problem)
                 if problem.code == Code::BrokenLink
                     && raw.kind == LinkKind::Relative
                     && source.origin == Origin::Doc
-                    && self.is_redirected_page(source, raw) =>
+                    && let Some(outcome) = self.redirected_page(source, raw) =>
             {
-                Outcome::Unchecked
+                outcome
             }
             // A page of a pages folder given as the content root linking above it:
             // say that the link leaves the root, not that a file of it is missing.

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::super::forms::{candidate_forms, join, parent, percent_decode, to_path};
+use super::super::forms::{candidate_forms, candidates, join, parent, percent_decode, to_path};
 use super::super::{LinkSource, Origin};
+use super::super::{Outcome, pattern};
 use super::Index;
 use crate::catalog::LinkKind;
 use crate::compile::markdown::RawLink;
@@ -153,28 +154,78 @@ impl<'t> Index<'t> {
             || self.targets.site.extra_patterns.iter().any(|p| super::super::pattern::matches(p, path))
     }
 
-    /// True when the relative link `raw` of `source` names a page file of the pages folder that
-    /// the tree lacks, at a route the host's redirects answer (Netlify's
-    /// `/v1.10-docs/contributing/* /docs/contributing/` for a page an archived version dropped):
-    /// the site serves the link through the redirect, whatever the pages folder holds.
-    pub(super) fn is_redirected_page(&self, source: &LinkSource<'_>, raw: &RawLink) -> bool {
-        if self.extra_routes.is_empty() && self.targets.site.extra_patterns.is_empty() {
-            return false;
+    /// What the host makes of the relative link `raw` of `source` when it names a page file of
+    /// the pages folder that the tree lacks: `None` when no route or redirect of the site
+    /// answers it. A route the site serves without a page answers it (`Unchecked`); so does a
+    /// redirect to another host, or to a page of the tree (Netlify's
+    /// `/v1.2-docs/contributing/* /docs/contributing/` for a page an archived version dropped).
+    /// A redirect to a route no page holds leaves the link broken (`None`): `/docs/*` to
+    /// `/docs/dom/:splat` answers only where `/docs/dom/<rest>` exists. One whose destination
+    /// Folio cannot work out (a named placeholder) leaves it unverified.
+    pub(super) fn redirected_page(&self, source: &LinkSource<'_>, raw: &RawLink) -> Option<Outcome<'t>> {
+        let rules = &self.targets.site;
+        if self.extra_routes.is_empty() && rules.redirects.is_empty() {
+            return None;
         }
         let decoded = percent_decode(raw.path());
         let path = decoded.split('?').next().unwrap_or("");
         let from: Vec<&str> = parent(source.path).map_or_else(Vec::new, |dir| dir.split('/').collect());
         let written: Vec<&str> = path.split('/').collect();
-        let Some(joined) = join(&from, &written) else { return false };
-        let joined = to_path(&joined);
-        let Some(rel) = joined.strip_prefix("docs/") else { return false };
-        let route_base = self.targets.site.route_base.trim_matches('/');
+        let joined = to_path(&join(&from, &written)?);
+        let rel = joined.strip_prefix("docs/")?;
+        let route_base = rules.route_base.trim_matches('/');
         let route = if route_base.is_empty() { format!("/{rel}") } else { format!("/{route_base}/{rel}") };
         let route = normal_route(&route);
         // `README.md` and Hugo's `_index.md` stand for their folder, as `index.md` does.
         let route = ["/README", "/_index"].iter().find_map(|s| route.strip_suffix(s)).unwrap_or(&route);
-        self.extra_routes.contains(route)
-            || self.targets.site.extra_patterns.iter().any(|p| super::super::pattern::matches(p, route))
+        if self.extra_routes.contains(route) {
+            return Some(Outcome::Unchecked);
+        }
+        for (from, to) in &rules.redirects {
+            let pattern = from.contains(['*', ':', '(']);
+            let hit = if pattern { pattern::matches(from, route) } else { normal_route(from) == route };
+            if !hit {
+                continue;
+            }
+            if to.contains("://") {
+                return Some(Outcome::Unchecked);
+            }
+            // Netlify's splat: what `*` at the end of the source matched.
+            let to = match from.strip_suffix("/*") {
+                Some(prefix) => {
+                    let rest = route.strip_prefix(prefix.trim_end_matches('/')).unwrap_or("");
+                    to.replace(":splat", rest.trim_start_matches('/'))
+                }
+                None => to.clone(),
+            };
+            if to.contains([':', '*', '(']) {
+                return Some(Outcome::Unverified(format!(
+                    "the host redirects `{from}` to `{to}`, a destination Folio does not work out"
+                )));
+            }
+            return self.page_at_route(&to).then_some(Outcome::Unchecked);
+        }
+        None
+    }
+
+    /// True when the site route `route` (`/docs/contributing/`, as a redirect names it) is a
+    /// page of the tree.
+    fn page_at_route(&self, route: &str) -> bool {
+        let route = route.split(['#', '?']).next().unwrap_or("");
+        let route = self.site.without_base(route).unwrap_or(route);
+        let route_base = self.targets.site.route_base.trim_matches('/');
+        let below = if route_base.is_empty() {
+            Some(route)
+        } else {
+            route
+                .strip_prefix('/')
+                .and_then(|r| r.strip_prefix(route_base))
+                .filter(|r| r.is_empty() || r.starts_with('/'))
+        };
+        let Some(below) = below else { return false };
+        let joined = format!("docs/{}", below.trim_matches('/'));
+        let joined = joined.trim_end_matches('/');
+        candidates(joined, true).iter().any(|c| self.existing(c).is_some()) || self.route(joined).is_some()
     }
 }
 
