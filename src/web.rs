@@ -416,7 +416,10 @@ fn raw(view: &View<'_>, page_path: &str) -> Response {
     // Checked against the entry's blake3 before the first byte goes out; a damaged file's
     // bytes are never served.
     let Ok(bytes) = entry.body() else {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, "This entry of the catalog is corrupt; rebuild it with `folio build`.\n");
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "This entry of the catalog is corrupt; rebuild it with `folio build`.\n",
+        );
     };
     let content_type = if entry.mime.starts_with("image/") {
         entry.mime.clone()

@@ -41,8 +41,8 @@ pub(super) fn boost_defining_headings(
     let known = |word: &str| {
         index_ok
             && query_words(word).first().is_none_or(|w| {
-            catalog.search.terms_with_prefix(&w.term, 1).first().is_some_and(|t| *t == w.term)
-        })
+                catalog.search.terms_with_prefix(&w.term, 1).first().is_some_and(|t| *t == w.term)
+            })
     };
     let mut boosted = false;
     for (entry, score) in hits.iter_mut() {

@@ -128,10 +128,10 @@ impl super::Query {
     /// [`QueryError::Corrupt`] for every search, never searched.
     pub(crate) fn verified_index(&self) -> Result<(), QueryError> {
         let catalog = &self.catalog;
-        catalog.search.verify(catalog.entries.len()).map_err(|why| QueryError::Corrupt {
-            uri: crate::catalog::uri::ABOUT.to_owned(),
-            reason: why,
-        })
+        catalog
+            .search
+            .verify(catalog.entries.len())
+            .map_err(|why| QueryError::Corrupt { uri: crate::catalog::uri::ABOUT.to_owned(), reason: why })
     }
 }
 

@@ -36,7 +36,6 @@ use crate::error::Error;
 /// Below this size a catalog is read in one call: threads would cost more than they overlap.
 const PIPELINE_MIN: u64 = 8 << 20;
 
-
 impl Query {
     /// Opens the catalog embedded in this binary at build time, without copying its bodies.
     ///

@@ -44,7 +44,10 @@ fn a_flipped_header_byte_is_refused_at_open() {
     // `folio-catalog` becomes `golio-catalog`.
     let at = find(&bytes, b"folio-catalog", 0);
     let err = Query::open(flipped(&bytes, at)).unwrap_err();
-    assert_eq!(err.to_string(), "not a folio catalog (format is `golio-catalog`); rebuild it with `folio build`");
+    assert_eq!(
+        err.to_string(),
+        "not a folio catalog (format is `golio-catalog`); rebuild it with `folio build`"
+    );
     // A digit of the recorded hash.
     let at = find(&bytes, b"catalog_hash", 0) + 14;
     assert!(matches!(Query::open(flipped(&bytes, at)), Err(DecodeError::HashMismatch { .. })));
@@ -87,7 +90,10 @@ fn a_flipped_metadata_byte_is_refused_at_open() {
     // A doc's title, in the metadata.
     let at = find(&bytes, b"Install Folio", plan.meta.start);
     let err = Query::open(flipped(&bytes, at)).unwrap_err();
-    assert!(err.to_string().starts_with("catalog is corrupted or was modified: its metadata hashes to "), "{err}");
+    assert!(
+        err.to_string().starts_with("catalog is corrupted or was modified: its metadata hashes to "),
+        "{err}"
+    );
 }
 
 #[test]
@@ -122,7 +128,10 @@ fn a_flipped_search_index_byte_refuses_search_and_serves_reads() {
     for _ in 0..2 {
         let err = search(&q, "homebrew").unwrap_err();
         assert!(err.is_corrupt_catalog(), "{err}");
-        assert!(err.to_string().starts_with("catalog is corrupt: the search index's bytes hash to "), "{err}");
+        assert!(
+            err.to_string().starts_with("catalog is corrupt: the search index's bytes hash to "),
+            "{err}"
+        );
     }
 }
 

@@ -76,14 +76,7 @@ impl<W: Write + Seek> Writer<W> {
     pub fn new(mut out: W) -> std::io::Result<Writer<W>> {
         let start = out.stream_position()?;
         out.write_all(&envelope_head(&"0".repeat(64), 0)?)?;
-        Ok(Writer {
-            out,
-            start,
-            staged: Vec::new(),
-            written: Vec::new(),
-            bodies_len: 0,
-            limit: BIN_LIMIT,
-        })
+        Ok(Writer { out, start, staged: Vec::new(), written: Vec::new(), bodies_len: 0, limit: BIN_LIMIT })
     }
 
     /// Appends the bytes of the entry at `path`. Entries come in [`source_order`] of their
