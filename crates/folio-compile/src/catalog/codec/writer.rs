@@ -1,7 +1,8 @@
 //! The streaming writer: `catalog.msgpack` written front to back while the compiler still
 //! reads the files, then the search index, the metadata (which records each body's blake3 and
-//! the index's) and the real envelope, whose hash covers the metadata. [`super::encode`] and [`super::hash_of`] are this writer over memory and
-//! over a counting sink: there is one way to write a catalog.
+//! the index's) and the real envelope, whose hash covers the metadata. [`super::encode`] and
+//! [`super::hash_of`] are this writer over memory and over a counting sink: there is one way to
+//! write a catalog.
 //!
 //! Must not: decide what the metadata holds (that is `meta.rs`), or keep bodies in memory
 //! beyond one block.
@@ -24,7 +25,7 @@ pub(super) const ENVELOPE_HEAD_BYTES: u64 = 120;
 /// `bin` holds (4 GiB). A reader refuses a larger file before reading any of it.
 pub const MAX_FILE_BYTES: u64 = ENVELOPE_HEAD_BYTES + BIN_LIMIT;
 
-/// How many bytes of bodies [`Writer`] gathers before it writes and hashes them: its writes of
+/// How many bytes of bodies [`Writer`] gathers before it writes them: its writes of
 /// bodies are whole multiples of this, but for the last.
 pub const STAGE_BYTES: usize = 1 << 20;
 
