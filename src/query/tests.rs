@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::catalog::codec::DecodeError;
 use crate::catalog::{Entry, EntryKind, Link, LinkKind, Section, SkillFile, uri};
 
 fn section(id: &str, title: &str, level: u8, line_start: u32, line_end: u32) -> Section {
