@@ -1,9 +1,10 @@
 //! Query-layer benchmarks (issue 3; ARCHITECTURE.md, "Performance"), with criterion, on the generated corpora:
-//! open (verify + build maps, zero-copy from `'static` bytes and from a file), list (first page
+//! open (verify + build maps, zero-copy from `'static` bytes, from a file and from a map), list (first page
 //! and a full walk), detail, read (whole doc and a section) and search.
 //!
 //! Before criterion runs, it prints per corpus the catalog size, then the median over 5 fresh
-//! child processes of the open time and of the memory the open catalog holds, and search
+//! child processes of the open time and of the memory the open catalog holds (read into memory,
+//! as `folio serve` does, and mapped, as `folio serve --mmap` does), and search
 //! latency percentiles over the corpus's sample queries (criterion reports means; the issue's
 //! target is a p99). The memory is measured two ways in the child, so the compile does not
 //! pollute it: the growth of `RssAnon` (the heap and buffers the catalog lives in), and the
@@ -39,6 +40,8 @@ use corpus::Size;
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 const CHILD_ENV: &str = "FOLIO_QUERY_BENCH_OPEN";
+/// Set in a child to open the catalog as a memory map (`folio serve --mmap`) instead of reading it.
+const MAPPED_ENV: &str = "FOLIO_QUERY_BENCH_MAPPED";
 /// Fresh processes per corpus for the open time and memory (the median is reported).
 const CHILD_RUNS: usize = 5;
 
@@ -70,7 +73,11 @@ fn child(path: &Path) {
     let before = vm_kib("VmRSS:");
     let anon_before = vm_kib("RssAnon:");
     let started = Instant::now();
-    let query = Query::open_file(path).expect("open the catalog");
+    let query = if std::env::var_os(MAPPED_ENV).is_some() {
+        Query::open_file_mapped(path).expect("map the catalog")
+    } else {
+        Query::open_file(path).expect("open the catalog")
+    };
     let elapsed = started.elapsed();
     let after = vm_kib("VmRSS:");
     let anon_after = vm_kib("RssAnon:");
@@ -100,31 +107,42 @@ fn main() {
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     println!(
-        "| corpus | docs | skills | corpus MB | catalog MB | open (child) | open RSS growth | RSS / corpus | anonymous / corpus | search p50 | search p99 |"
+        "| corpus | docs | skills | corpus MB | catalog MB | open (child) | open RSS growth | RSS / corpus | anonymous / corpus | open --mmap (child) | --mmap RSS growth | search p50 | search p99 |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut opened = Vec::new();
     for size in sizes {
         let (file, stats) = catalog_file(size);
         let bytes = std::fs::read(&file).expect("read the catalog");
         // One fresh process is one sample of first-touch page faults and thread start-up, which
         // vary run to run on these VMs: report the median of several.
-        let samples: Vec<Vec<u64>> = (0..CHILD_RUNS)
+        // Read and mapped children alternate, so a burst of load on the machine hits both.
+        let samples: Vec<(Vec<u64>, Vec<u64>)> = (0..CHILD_RUNS)
             .map(|_| {
-                let out = Command::new(std::env::current_exe().expect("own path"))
-                    .env(CHILD_ENV, &file)
-                    .output()
-                    .expect("spawn the open child");
-                let line = String::from_utf8_lossy(&out.stdout);
-                line.split_whitespace().filter_map(|n| n.parse().ok()).collect()
+                let run = |mapped: bool| {
+                    let mut child = Command::new(std::env::current_exe().expect("own path"));
+                    child.env(CHILD_ENV, &file);
+                    if mapped {
+                        child.env(MAPPED_ENV, "1");
+                    }
+                    let out = child.output().expect("spawn the open child");
+                    let line = String::from_utf8_lossy(&out.stdout);
+                    line.split_whitespace().filter_map(|n| n.parse().ok()).collect::<Vec<u64>>()
+                };
+                (run(false), run(true))
             })
             .collect();
-        let median = |field: usize| {
-            let mut values: Vec<u64> = samples.iter().map(|s| s.get(field).copied().unwrap_or(0)).collect();
+        let median_of = |mapped: bool, field: usize| {
+            let mut values: Vec<u64> = samples
+                .iter()
+                .map(|(read, map)| if mapped { map } else { read }.get(field).copied().unwrap_or(0))
+                .collect();
             values.sort_unstable();
             values[values.len() / 2]
         };
+        let median = |field: usize| median_of(false, field);
         let (rss_kib, open_us, anon_kib) = (median(0), median(1), median(3));
+        let (mapped_rss_kib, mapped_us) = (median_of(true, 0), median_of(true, 1));
         // Leaked once per corpus so the zero-copy `open_static` path can be measured.
         let leaked: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
         let query = Query::open_static(leaked).expect("open");
@@ -140,7 +158,7 @@ fn main() {
         times.sort();
         let mb = |b: u64| b as f64 / 1e6;
         println!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} ms | {:.1} MB | {:.2}× | {:.2}× | {:.2?} | {:.2?} |",
+            "| {} | {} | {} | {:.1} | {:.1} | {:.1} ms | {:.1} MB | {:.2}× | {:.2}× | {:.1} ms | {:.1} MB | {:.2?} | {:.2?} |",
             size.name(),
             stats.docs,
             stats.skills,
@@ -150,6 +168,8 @@ fn main() {
             rss_kib as f64 / 1024.0,
             (rss_kib * 1024) as f64 / stats.bytes as f64,
             (anon_kib * 1024) as f64 / stats.bytes as f64,
+            mapped_us as f64 / 1000.0,
+            mapped_rss_kib as f64 / 1024.0,
             percentile(&times, 0.5),
             percentile(&times, 0.99),
         );
@@ -161,6 +181,7 @@ fn main() {
         let mut group = criterion.benchmark_group(format!("query/{name}"));
         group.bench_function("open_static", |b| b.iter(|| Query::open_static(leaked).expect("open")));
         group.bench_function("open_file", |b| b.iter(|| Query::open_file(file).expect("open")));
+        group.bench_function("open_file_mapped", |b| b.iter(|| Query::open_file_mapped(file).expect("map")));
         group.bench_function("list_first_page", |b| {
             b.iter(|| query.list(&ListParams { limit: Some(50), ..ListParams::default() }).expect("list"))
         });

@@ -29,6 +29,8 @@ mod semantic;
 mod show;
 mod snippet;
 #[cfg(test)]
+mod tamper_tests;
+#[cfg(test)]
 mod tests;
 mod translations;
 

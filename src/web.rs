@@ -413,6 +413,14 @@ fn raw(view: &View<'_>, page_path: &str) -> Response {
     let Some(entry) = entry else {
         return plain(StatusCode::NOT_FOUND, "No entry of this catalog has that address.\n");
     };
+    // Checked against the entry's blake3 before the first byte goes out; a damaged file's
+    // bytes are never served.
+    let Ok(bytes) = entry.body() else {
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "This entry of the catalog is corrupt; rebuild it with `folio build`.\n",
+        );
+    };
     let content_type = if entry.mime.starts_with("image/") {
         entry.mime.clone()
     } else if entry.is_text {
@@ -420,7 +428,7 @@ fn raw(view: &View<'_>, page_path: &str) -> Response {
     } else {
         "application/octet-stream".to_owned()
     };
-    let mut response = respond(StatusCode::OK, &content_type, Body::from(entry.bytes.clone()), RAW_POLICY);
+    let mut response = respond(StatusCode::OK, &content_type, Body::from(bytes.clone()), RAW_POLICY);
     if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", entry.blake3)) {
         response.headers_mut().insert(header::ETAG, etag);
     }

@@ -36,10 +36,13 @@ pub(super) fn boost_defining_headings(
     let catalog = &query.catalog;
     let wanted = Wanted::new(words);
     let written = Some(written_words(text)).filter(|w| !w.is_empty());
+    // Searches verify the index before they rank; one that failed knows no word.
+    let index_ok = query.verified_index().is_ok();
     let known = |word: &str| {
-        query_words(word).first().is_none_or(|w| {
-            catalog.search.terms_with_prefix(&w.term, 1).first().is_some_and(|t| *t == w.term)
-        })
+        index_ok
+            && query_words(word).first().is_none_or(|w| {
+                catalog.search.terms_with_prefix(&w.term, 1).first().is_some_and(|t| *t == w.term)
+            })
     };
     let mut boosted = false;
     for (entry, score) in hits.iter_mut() {

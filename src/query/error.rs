@@ -115,6 +115,26 @@ pub(crate) fn decoded<'a, T: serde::de::DeserializeOwned + Default>(
     })
 }
 
+/// `entry`'s bytes, checked against its recorded blake3 the first time they are served
+/// ([`crate::catalog::Entry::body`]): bytes that do not match (a damaged or edited catalog
+/// file) are [`QueryError::Corrupt`], never served.
+pub(crate) fn verified_body(entry: &crate::catalog::Entry) -> Result<&bytes::Bytes, QueryError> {
+    entry.body().map_err(|why| QueryError::Corrupt { uri: entry.uri.clone(), reason: why })
+}
+
+impl super::Query {
+    /// Checks the search index against its recorded blake3 and its tables the first time it is
+    /// used ([`crate::catalog::search::SearchIndex::verify`]); an index that fails is
+    /// [`QueryError::Corrupt`] for every search, never searched.
+    pub(crate) fn verified_index(&self) -> Result<(), QueryError> {
+        let catalog = &self.catalog;
+        catalog
+            .search
+            .verify(catalog.entries.len())
+            .map_err(|why| QueryError::Corrupt { uri: crate::catalog::uri::ABOUT.to_owned(), reason: why })
+    }
+}
+
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -15,8 +15,8 @@
 //!   manual (guides/scaling.md) says so: a server reading such a file may serve changed bytes or
 //!   be killed by SIGBUS, where a server that read the file into memory (the default) is not
 //!   affected until it reloads, and then refuses the changed file by its hash.
-//! - The bytes are verified (format, hash, metadata) exactly as a read file's are, before any
-//!   is served.
+//! - The bytes are verified exactly as a read file's are: the header and metadata at open,
+//!   each entry's bytes and the search index against their own blake3 when first served.
 //!
 //! Must not: map anything but a regular catalog file that `open_checked` accepted, or write.
 
@@ -57,14 +57,12 @@ impl Query {
                 std::io::Error::new(std::io::ErrorKind::InvalidData, "larger than a catalog can be"),
             ));
         }
-        // The hash reads the whole file once, in order.
-        let _ = map.advise(memmap2::Advice::Sequential);
         let map = Arc::new(map);
         let refused = |source| Error::Catalog { path: path.to_owned(), source };
         let catalog_hash = codec::catalog_hash(&map[..]).map_err(refused)?;
         let catalog =
             codec::decode_shared(bytes::Bytes::from_owner(Shared(Arc::clone(&map)))).map_err(refused)?;
-        // Verified and decoded: the pages that took are dropped from this process (they stay in
+        // Verified and decoded: the metadata's pages are dropped from this process (they stay in
         // the page cache, shared), so a replica holds only the pages its requests touch. Bodies
         // are then read in no particular order: no read-ahead.
         // SAFETY: `DontNeed` on a read-only, shared file map only unmaps pages; the next access

@@ -1,12 +1,12 @@
 //! Reading a `catalog.msgpack` file into an open [`Query`]: the one place the query layer does IO.
 //!
 //! A large catalog is not read first and verified second. Its metadata sits at the end of the
-//! file, so it is read first and decoded at once, while another thread reads the bodies in
-//! chunks and a third hashes each chunk as it lands: reading, hashing and decoding overlap, and
-//! each page of the buffer is touched by the read, the hash and, when served, nothing else. The
-//! checks are those of [`codec::decode_owned`] (format, version, hash, metadata), in the same
-//! order; any file not laid out exactly as this version writes it takes the plain path
-//! (read everything, then [`Query::open`]), which names the problem.
+//! file, so it is read first, then hashed on one thread and decoded on this one while another
+//! thread reads the bodies: reading, hashing and decoding overlap. The bodies are not hashed at
+//! open (each is checked against its recorded blake3 when first served). The checks are those
+//! of [`codec::decode_owned`] (format, version, hash, metadata), in the same order; any file
+//! not laid out exactly as this version writes it takes the plain path (read everything, then
+//! [`Query::open`]), which names the problem.
 //!
 //! Only a regular file of at most [`codec::MAX_FILE_BYTES`] is read: its metadata is looked at
 //! before it is opened (opening a FIFO waits for a writer) and again once open, so a device,
@@ -35,9 +35,6 @@ use crate::error::Error;
 
 /// Below this size a catalog is read in one call: threads would cost more than they overlap.
 const PIPELINE_MIN: u64 = 8 << 20;
-
-/// Bytes read per call while the bodies stream in; each chunk is hashed as soon as it is read.
-const CHUNK: usize = 4 << 20;
 
 impl Query {
     /// Opens the catalog embedded in this binary at build time, without copying its bodies.
@@ -278,40 +275,23 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 }
 
 /// Fills `buf` (the whole file; its first [`codec::PLAN_PREFIX`] bytes are already read) and
-/// returns the hash of the body with the decoded metadata.
+/// returns the hash of what the catalog hash covers (the metadata and the lengths after it)
+/// with the decoded metadata.
 #[cfg(unix)]
 fn pipeline(
     file: &File,
     buf: &mut [u8],
     plan: &codec::Plan,
 ) -> std::io::Result<(blake3::Hash, Result<codec::Meta, codec::DecodeError>)> {
-    // `end` is the metadata and the lengths after it: read at once, hashed last.
-    let (head, end) = buf.split_at_mut(plan.meta.start);
-    let (prefix, bodies) = head.split_at_mut(codec::PLAN_PREFIX);
-    let prefix: &[u8] = prefix;
+    // `end` is the metadata and the lengths after it: read first, then hashed and decoded
+    // while the bodies are read.
+    let (head, end) = buf.split_at_mut(plan.hashed.start);
+    let bodies = &mut head[codec::PLAN_PREFIX..];
+    read_at(file, end, plan.hashed.start as u64)?;
+    let end: &[u8] = end;
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<&[u8]>();
-        let reader = scope.spawn(move || -> std::io::Result<()> {
-            let mut at = codec::PLAN_PREFIX as u64;
-            for chunk in bodies.chunks_mut(CHUNK) {
-                read_at(file, chunk, at)?;
-                at += chunk.len() as u64;
-                // The hasher is gone only if it panicked; the join below reports that.
-                let _ = tx.send(chunk);
-            }
-            Ok(())
-        });
-        read_at(file, end, plan.meta.start as u64)?;
-        let end: &[u8] = end;
-        let hasher = scope.spawn(move || {
-            let mut hasher = blake3::Hasher::new();
-            hasher.update(&prefix[plan.body.start..]);
-            for chunk in rx {
-                hasher.update(chunk);
-            }
-            hasher.update(end);
-            hasher.finalize()
-        });
+        let reader = scope.spawn(move || read_at(file, bodies, codec::PLAN_PREFIX as u64));
+        let hasher = scope.spawn(move || codec::hash(end));
         let catalog = codec::decode_planned_meta(&end[..plan.meta.len()]);
         crate::parallel::join(reader)?;
         let hash = crate::parallel::join(hasher);
@@ -376,12 +356,10 @@ mod tests {
         )
         .unwrap();
         let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
-        // A flipped byte in an entry body, in the metadata, in the lengths at the end, and in
-        // the recorded hash.
+        // A flipped byte in the metadata, in the lengths at the end, and in the recorded hash
+        // (a body's bytes are checked when first served, not at open).
         let tail = bytes.len() - 3;
-        for (name, at) in
-            [("body", plan.body.start + 20), ("meta", plan.meta.start + 10), ("tail", tail), ("hash", 60)]
-        {
+        for (name, at) in [("meta", plan.meta.start + 10), ("tail", tail), ("hash", 60)] {
             let mut tampered = bytes.clone();
             tampered[at] ^= 0x01;
             cases.push((name, tampered));
@@ -396,9 +374,9 @@ mod tests {
             assert_eq!(piped, plain, "{name}");
             assert!(piped.is_err(), "{name}: {piped:?}");
         }
-        // The body flip is caught by the hash, even though the metadata still decodes.
+        // The metadata flip is caught by the hash, even though the metadata may still decode.
         let mut tampered = bytes.clone();
-        tampered[plan.body.start + 20] ^= 0x01;
+        tampered[plan.meta.start + 10] ^= 0x01;
         let (piped, _) = open_both("mismatch", &tampered);
         assert!(piped.unwrap_err().contains("catalog is corrupted or was modified"));
         // Bytes after the envelope's body: refused by both paths, naming how many.

@@ -381,7 +381,7 @@ fn read_entry(
         ref_id: None,
         kind: Kind::of_entry(entry.kind),
         mime: entry.mime.clone(),
-        content: ReadContent::Blob(entry.bytes.clone()),
+        content: ReadContent::Blob(super::error::verified_body(entry)?.clone()),
         size: entry.size,
         blake3: entry.blake3.clone(),
         sha256: entry.sha256.clone(),

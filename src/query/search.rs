@@ -144,6 +144,7 @@ pub(super) fn ranked_entries(
     top: usize,
 ) -> Result<Vec<(u32, f32)>, QueryError> {
     let terms = checked_terms(text)?;
+    query.verified_index()?;
     let sims = query.similarities(text, mode)?;
     Ok(ranked(query, text, filter, keep, &terms.words, sims.as_ref(), mode, top))
 }
@@ -385,6 +386,7 @@ impl Query {
     pub fn search(&self, params: &SearchParams) -> Result<Page<Hit>, QueryError> {
         let limit = page_limit(Some(params.limit.unwrap_or(10)))?;
         let terms = checked_terms(&params.query)?;
+        self.verified_index()?;
         let sims = self.similarities(&params.query, params.mode)?;
         let semantic = params.mode == Mode::Semantic;
         // Offsets come from cursors this function issued, so `offset + limit` bounds what must be

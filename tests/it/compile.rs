@@ -481,8 +481,9 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     let (msgpack, _) = build_bytes(tree.path(), Path::new("content"));
     let path = tree.join("out/catalog.msgpack");
 
+    // A flipped byte in the metadata (the doc's title, which follows the bodies): refused at open.
     let mut tampered = msgpack.clone();
-    let at = tampered.windows(7).position(|w| w == b"Install").expect("the doc title is in the body");
+    let at = tampered.windows(7).rposition(|w| w == b"Install").expect("the doc title is in the metadata");
     tampered[at] ^= 0x20;
     std::fs::write(&path, &tampered).unwrap();
     let err = folio::query::load_catalog(&path).unwrap_err().to_string();
@@ -493,6 +494,25 @@ fn tampered_and_truncated_catalogs_are_refused_with_one_line() {
     assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
     assert!(out.stderr.contains("out/catalog.msgpack"), "names the file: {}", out.stderr);
     assert!(out.stdout.is_empty(), "nothing is served from it: {}", out.stdout);
+
+    // A flipped byte in the doc's own bytes (they come first): refused when that doc is served,
+    // with one line, while another doc is served.
+    let mut tampered = msgpack.clone();
+    let at = tampered.windows(7).position(|w| w == b"Install").expect("the doc's bytes");
+    tampered[at] ^= 0x20;
+    std::fs::write(&path, &tampered).unwrap();
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/install.md"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(
+            "error: catalog is corrupt: the bytes of `resource://docs/guides/install.md` hash to "
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty(), "nothing is served from it: {}", out.stdout);
+    let out = folio(tree.path(), &["show", "--catalog", "out/catalog.msgpack", "guides/uninstall.md"]);
+    assert_eq!(out.code, Some(0), "another doc is served: {}", out.stderr);
 
     std::fs::write(&path, &msgpack[..msgpack.len() / 2]).unwrap();
     let err = folio::query::load_catalog(&path).unwrap_err().to_string();

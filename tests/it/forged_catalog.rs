@@ -13,7 +13,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use folio::catalog::codec;
 use folio::catalog::{Catalog, Section};
-use folio::query::{Query, QueryError, Selection};
+use folio::query::{Query, QueryError, SearchParams, Selection};
 use folio::server::FolioServer;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
@@ -40,7 +40,9 @@ fn write(catalog: &Catalog) -> Vec<u8> {
 }
 
 /// `file` with its body edited by `edit` and the envelope rewritten to match: the new body's
-/// length and its blake3 hash, so the integrity check passes whatever the edit did.
+/// length and the blake3 hash of what the reader hashes (the metadata and the lengths after it,
+/// or the whole body when those lengths do not fit it), so the integrity check passes whatever
+/// the edit did.
 fn rehash(file: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let suffix = &file[file.len() - codec::PLAN_SUFFIX..];
     let plan =
@@ -53,7 +55,17 @@ fn rehash(file: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let len_at = head.len() - 4;
     head[len_at..].copy_from_slice(&u32::try_from(body.len()).unwrap().to_be_bytes());
     let hash_at = head.len() - 5 - 5 - 64;
-    head[hash_at..hash_at + 64].copy_from_slice(blake3::hash(&body).to_hex().as_bytes());
+    let hashed_from = body
+        .len()
+        .checked_sub(16)
+        .and_then(|tail| {
+            let length = |at: usize| {
+                usize::try_from(u64::from_le_bytes(body[tail + at..tail + at + 8].try_into().unwrap())).ok()
+            };
+            length(0)?.checked_add(length(8)?).filter(|&end| end <= tail)
+        })
+        .unwrap_or(0);
+    head[hash_at..hash_at + 64].copy_from_slice(blake3::hash(&body[hashed_from..]).to_hex().as_bytes());
     [head, body].concat()
 }
 
@@ -121,6 +133,22 @@ fn refused() -> Vec<(&'static str, Vec<u8>, String)> {
         &|c| c.entries.swap(0, 1),
         "entry `resource://docs/guides/install.md` is listed out of order",
     );
+    let honest = write(&basic());
+    let trailing = [&honest[..], b"junk"].concat();
+    cases.push(("trailing bytes", trailing, "4 bytes follow the end of its body".to_owned()));
+    cases
+}
+
+/// Every forgery of the search index's tables (with its hash recomputed, as a forger would): the
+/// index is checked when first searched, so these open, answer every read, and refuse every
+/// search with the reason.
+fn refused_when_searched() -> Vec<(&'static str, Vec<u8>, String)> {
+    let mut cases = Vec::new();
+    let mut add = |name: &'static str, edit: &dyn Fn(&mut Catalog), why: &str| {
+        let mut catalog = basic();
+        edit(&mut catalog);
+        cases.push((name, write(&catalog), why.to_owned()));
+    };
     add(
         "search hit out of range",
         &|c| {
@@ -148,10 +176,26 @@ fn refused() -> Vec<(&'static str, Vec<u8>, String)> {
         &|c| with_index(c, |data| data[4..8].copy_from_slice(&u32::MAX.to_le_bytes())),
         "the search index has a header or section lengths that do not fit its 1100 bytes",
     );
-    let honest = write(&basic());
-    let trailing = [&honest[..], b"junk"].concat();
-    cases.push(("trailing bytes", trailing, "4 bytes follow the end of its body".to_owned()));
     cases
+}
+
+#[test]
+fn forged_search_indexes_are_refused_when_searched_with_the_reason() {
+    for (name, bytes, why) in refused_when_searched() {
+        let tree = tree_with(&bytes);
+        let out = folio(tree.path(), &["search", "install", "--catalog", "catalog.msgpack"]);
+        let expected =
+            format!("error: catalog is corrupt: {why}\n  hint: rebuild the catalog with `folio build`\n");
+        assert_eq!((out.code, out.stderr.as_str()), (Some(2), expected.as_str()), "{name}");
+        assert_eq!(out.stdout, "", "{name}");
+        let out = folio(tree.path(), &["show", "guides/install", "--catalog", "catalog.msgpack"]);
+        assert_eq!(out.code, Some(0), "{name}: reads are served: {}", out.stderr);
+        let query = Query::open(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let err =
+            query.search(&SearchParams { query: "install".into(), ..SearchParams::default() }).unwrap_err();
+        assert!(err.is_corrupt_catalog(), "{name}: {err}");
+        assert_eq!(err.to_string(), format!("catalog is corrupt: {why}"), "{name}");
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod mdx;
 pub mod search;
 pub mod uri;
 pub mod vectors;
+pub mod verdict;
 
 use std::collections::BTreeMap;
 
@@ -18,9 +19,10 @@ use serde::{Deserialize, Serialize};
 
 pub use codec::lazy::Lazy;
 use search::SearchIndex;
+use verdict::Verdict;
 
 /// Version of the catalog layout; bump it whenever a serialized type changes shape.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// Default time-to-live of cacheable MCP results, in milliseconds (`content/docs/reference/mcp.md`, "Caching").
 pub(crate) const DEFAULT_TTL_MS: u64 = 300_000;
@@ -151,15 +153,32 @@ pub struct Entry {
     pub total_lines: u32,
     /// The exact file bytes: no BOM stripping, newline normalisation or frontmatter removal.
     /// Stored in the catalog's blob area rather than in the msgpack metadata (see `codec`), so
-    /// an opened catalog shares one buffer instead of copying every body.
+    /// an opened catalog shares one buffer instead of copying every body. Not yet checked
+    /// against `blake3` in an opened catalog: serve them through [`Entry::body`].
     #[serde(skip)]
     pub bytes: bytes::Bytes,
+    /// Whether `bytes` hash to `blake3`, decided on the first [`Entry::body`].
+    #[serde(skip)]
+    pub verdict: Verdict,
 }
 
 impl Entry {
-    /// The bytes as text, or `None` for a blob.
+    /// The bytes, once they are checked against the entry's `blake3` (hashed on the first call,
+    /// remembered after). `Err` says they do not match (a damaged or edited catalog file): they
+    /// are never to be served.
+    pub fn body(&self) -> Result<&bytes::Bytes, String> {
+        self.verdict
+            .get_or_check(|| {
+                let what = format!("the bytes of `{}`", consistency::shown(&self.uri));
+                verdict::blake3_matches(&self.bytes, &self.blake3, &what)
+            })
+            .map(|()| &self.bytes)
+    }
+
+    /// The checked bytes as text, or `None` for a blob and for bytes that fail their check
+    /// ([`Entry::body`] says why).
     pub fn text(&self) -> Option<&str> {
-        if self.is_text { std::str::from_utf8(&self.bytes).ok() } else { None }
+        if self.is_text { std::str::from_utf8(self.body().ok()?).ok() } else { None }
     }
 }
 

@@ -17,12 +17,16 @@
 //! the file was read into (or of the `&'static` bytes embedded in the binary), so opening a
 //! catalog copies no body and cloning one copies nothing.
 //!
-//! # Layout (format version 7)
+//! # Layout (format version 11; the written spec is `content/docs/reference/catalog-format.md`)
 //!
 //! `catalog.msgpack` is a msgpack map with named fields:
 //! `{format: "folio-catalog", version: u32, catalog_hash: hex, body: bin32}`, where
-//! `catalog_hash` is blake3 of `body`. Keeping the envelope tiny means a reader checks the magic,
-//! version and hash before it decodes anything large; its fixed size (the body's length is
+//! `catalog_hash` is blake3 of `meta`, `bodies_len` and `search_len` (the end of the file).
+//! `meta` records every entry's blake3 and the search index's, so the one hash commits to every
+//! byte while open hashes only the metadata: each entry's bytes and the index are checked
+//! against their own hash when first served ([`Entry::body`](crate::catalog::Entry::body),
+//! [`SearchIndex::verify`](crate::catalog::search::SearchIndex::verify)). Keeping the envelope
+//! tiny means a reader checks the magic and version before it reads anything large; its fixed size (the body's length is
 //! always a `bin32` header) lets a writer put a placeholder first and the real envelope last.
 //! `body` is:
 //!
@@ -37,22 +41,22 @@
 //! ```
 //!
 //! The order serves the writer: `folio build` appends each file's bytes as the compiler reads
-//! them ([`Writer`]), hashing as it goes, and learns the lengths and the metadata only at the
-//! end, so they come last. Bodies live outside the msgpack metadata so that opening a catalog
+//! them ([`Writer`]), and learns the lengths and the metadata only at the end, so they come
+//! last. Bodies live outside the msgpack metadata so that opening a catalog
 //! never copies them; the metadata comes after the bodies and index so that an owned buffer is
 //! cut back to them once it is decoded. Inside the metadata, each doc's and skill's heavy
 //! fields (outline, links, backlinks, extra frontmatter) are msgpack `bin`s holding their own
 //! msgpack, kept undecoded until a detail, section or snippet read needs them ([`Lazy`](crate::catalog::Lazy)), so an
-//! open decodes only what listing, search and resolve use. Verification hashes `body` on two
-//! threads with blake3's subtree API (bit-identical to `blake3::hash(body)`) while the metadata
-//! decodes.
+//! open decodes only what listing, search and resolve use. Verification hashes the metadata
+//! (on two threads with blake3's subtree API when it is large, bit-identical to
+//! `blake3::hash`) while it decodes.
 //!
 //! A reader of a large file need not have it all before decoding: [`plan`] finds the parts from
 //! the first and last bytes, so the metadata can be decoded ([`decode_planned_meta`]) while the
-//! bodies are still being read and hashed, and [`finish`] then applies the same checks as
+//! bodies are still being read, and [`finish`] then applies the same checks as
 //! [`decode_owned`].
 //!
-//! The hash proves only that the body is the one the envelope names; a decoded catalog is then
+//! The hash proves only that the metadata is the one the envelope names; a decoded catalog is then
 //! checked for consistency (the catalog's `consistency` module) before it is handed out, so a file whose
 //! tables were edited and whose hash was recomputed is refused too, and a lazily decoded field
 //! that does not decode is an error when it is read ([`Lazy::get`](crate::catalog::Lazy::get)). Nothing may follow the

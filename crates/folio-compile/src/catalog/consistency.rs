@@ -11,7 +11,9 @@
 //! opening would not decode anyway. Entry bodies are not rescanned and the lazily decoded fields
 //! (outlines, links, backlinks, frontmatter) are not decoded here; their readers treat what they
 //! find as untrusted (a section's line range is checked against the file when it is read). The
-//! search index's postings are decoded defensively by its reader, so only its tables are checked.
+//! search index's tables are checked with its hash when it is first used
+//! ([`super::search::SearchIndex::verify`]), not here: its bytes are not read at open, and its
+//! postings are decoded defensively by its reader.
 //!
 //! Names in its messages come from the file, so they are shown escaped and cut short.
 //!
@@ -77,10 +79,10 @@ pub(crate) fn check(catalog: &Catalog) -> Result<(), String> {
             }
         }
     }
-    if let Some(why) = catalog.vectors.as_ref().and_then(|v| v.inconsistency(entries.len())) {
-        return Err(why);
+    match catalog.vectors.as_ref().and_then(|v| v.inconsistency(entries.len())) {
+        Some(why) => Err(why),
+        None => Ok(()),
     }
-    catalog.search.check(entries.len()).map_err(|why| format!("the search index {why}"))
 }
 
 /// Most characters of a name from the catalog a message shows.

@@ -45,6 +45,8 @@ use serde::{Deserialize, Serialize};
 
 use bytes::Bytes;
 
+use super::verdict::Verdict;
+
 // The load-time check of the index tables (`SearchIndex::check`).
 mod check;
 mod token;
@@ -61,9 +63,15 @@ pub(crate) use token::{for_each_span, is_connector};
 /// catalog neither decodes nor copies them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchIndex {
+    /// blake3 of `data`, lowercase hex (empty for an index of no bytes): stored in the
+    /// metadata, which the catalog hash covers, so the index is checked on first use.
+    pub blake3: String,
     /// The encoded index (layout in the module docs); stored in the catalog's blob area.
     #[serde(skip)]
     pub data: Bytes,
+    /// Whether `data` hashes to `blake3` and its tables fit (`check`), decided on first use.
+    #[serde(skip)]
+    pub verdict: Verdict,
 }
 
 /// Number of indexed fields.
@@ -413,6 +421,25 @@ impl View<'_> {
 }
 
 impl SearchIndex {
+    /// The index stored as `data`, with its hash.
+    pub fn new(data: Bytes) -> SearchIndex {
+        let blake3 = if data.is_empty() { String::new() } else { blake3::hash(&data).to_hex().to_string() };
+        SearchIndex { blake3, data, verdict: Verdict::default() }
+    }
+
+    /// Checks, the first time, that the index's bytes hash to its recorded `blake3` and that
+    /// its tables fit a catalog of `n_entries` entries ([`SearchIndex::check`]); later calls
+    /// return the remembered verdict. The query layer asks before every use: an index that
+    /// fails is never searched. `Err` says what is wrong (a fragment naming the index).
+    pub fn verify(&self, n_entries: usize) -> Result<(), String> {
+        self.verdict.get_or_check(|| {
+            if !(self.data.is_empty() && self.blake3.is_empty()) {
+                super::verdict::blake3_matches(&self.data, &self.blake3, "the search index's bytes")?;
+            }
+            self.check(n_entries).map_err(|why| format!("the search index {why}"))
+        })
+    }
+
     /// Number of indexed documents.
     pub fn len(&self) -> usize {
         View::new(&self.data).map_or(0, |v| v.n_docs)

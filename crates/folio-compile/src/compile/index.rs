@@ -362,7 +362,7 @@ fn write(doc_terms: &[DocTerms], all: &[&str], parts: &[postings::PostingRun]) -
     for term in 0..n_terms {
         join_runs(parts, term, Some(&mut data));
     }
-    SearchIndex { data: data.into() }
+    SearchIndex::new(data.into())
 }
 
 #[cfg(test)]

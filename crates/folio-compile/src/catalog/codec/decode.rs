@@ -1,9 +1,12 @@
 //! Opening a whole `catalog.msgpack` held in memory: the envelope check (format, version),
-//! the hash of the body, the metadata decode, and pointing every entry body and the search
-//! index at its range of the one buffer the file is in, then the consistency check.
+//! the hash of the metadata (which records every entry's blake3 and the search index's), the
+//! metadata decode, and pointing every entry body and the search index at its range of the one
+//! buffer the file is in, then the consistency check. The bodies and the index are not read
+//! here: each is hashed against its recorded blake3 the first time it is served
+//! ([`crate::catalog::Entry::body`], [`crate::catalog::search::SearchIndex::verify`]).
 //!
-//! Must not: hand out a catalog before its hash and its tables are checked, copy a body, or
-//! do IO (callers read the bytes).
+//! Must not: hand out a catalog before its metadata hash and its tables are checked, copy a
+//! body, or do IO (callers read the bytes).
 
 use std::ops::Range;
 
@@ -63,7 +66,7 @@ struct Layout {
     parts: Parts,
 }
 
-/// Checks the envelope, verifies the body's hash and decodes the metadata.
+/// Checks the envelope, verifies the metadata's hash and decodes the metadata.
 fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     // The envelope's format, version and extent are `check_envelope`'s (what a reader of a file
     // checks before reading it): past it, the envelope decodes to this format and version, and
@@ -74,10 +77,13 @@ fn verify(file: &[u8]) -> Result<Layout, DecodeError> {
     // The body is borrowed from `file`, so its position in the file is a pointer difference.
     let body_start = body.as_ptr() as usize - file.as_ptr() as usize;
     let parts = body.len().checked_sub(TAIL).and_then(|at| meta::parts(body.len(), &body[at..]));
-    // Hash (on two threads) and decode the metadata at the same time; a catalog whose hash does
-    // not match is refused even when its metadata decodes, so nothing unverified is served.
+    // What the hash covers: the metadata and the lengths after it. With the tail unreadable the
+    // whole body is hashed, which does not match either.
+    let hashed = &body[parts.as_ref().map_or(0, |p| p.meta.start)..];
+    // Hash and decode the metadata at the same time; a catalog whose hash does not match is
+    // refused even when its metadata decodes, so nothing unverified is served.
     let (actual, meta) = std::thread::scope(|scope| {
-        let hashing = scope.spawn(|| hash(body));
+        let hashing = scope.spawn(|| hash(hashed));
         let meta = match &parts {
             Some(parts) => meta::decode(&body[parts.meta.clone()]),
             None => {
@@ -147,7 +153,8 @@ pub fn hash(bytes: &[u8]) -> blake3::Hash {
     merge_subtrees_root(&left_cv, &right_cv, Mode::Hash)
 }
 
-/// The recorded hash of a catalog file, without decoding the body.
+/// The recorded hash of a catalog file (blake3 of its metadata and lengths, which name every
+/// entry's and the index's blake3), without decoding the body.
 pub fn catalog_hash(bytes: &[u8]) -> Result<String, DecodeError> {
     Ok(read_envelope(bytes)?.catalog_hash.to_owned())
 }

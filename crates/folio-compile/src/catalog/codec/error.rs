@@ -17,11 +17,11 @@ pub enum DecodeError {
         /// Version found in the file.
         found: u32,
     },
-    /// The body does not hash to the recorded `catalog_hash`.
+    /// The metadata (with the lengths after it) does not hash to the recorded `catalog_hash`.
     HashMismatch {
         /// Hash recorded in the envelope.
         expected: String,
-        /// Hash of the body as read.
+        /// Hash of the metadata as read.
         actual: String,
     },
     /// The body hashed correctly but does not decode (a bug, or a forged hash), or a lazily
@@ -45,7 +45,7 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::HashMismatch { expected, actual } => write!(
                 f,
-                "catalog is corrupted or was modified: body hashes to {actual}, manifest says \
+                "catalog is corrupted or was modified: its metadata hashes to {actual}, its header says \
                  {expected}; rebuild it with `folio build`"
             ),
             DecodeError::Body(why) => {

@@ -53,14 +53,14 @@ struct HeadOwned {
 /// msgpack, encoded on its own thread and decoded on its own thread at open. Returned as pieces
 /// to write in order: a part is built in pieces of about [`PIECE`] bytes rather than one `Vec`
 /// grown by doubling, whose reallocations (each a copy into fresh pages) took most of the time.
-pub(super) fn encode(catalog: &Catalog, offsets: &[u64]) -> Vec<Vec<u8>> {
+pub(super) fn encode(catalog: &Catalog, search: &SearchIndex, offsets: &[u64]) -> Vec<Vec<u8>> {
     let head = Head {
         settings: &catalog.settings,
         source_fingerprint: &catalog.source_fingerprint,
         entries: &catalog.entries,
         offsets,
         skills: &catalog.skills,
-        search: &catalog.search,
+        search,
         vectors: &catalog.vectors,
     };
     let per_part = catalog.docs.len().div_ceil(DOC_PARTS).max(1);

@@ -27,8 +27,10 @@ use super::writer::envelope_prefix;
 /// caller decodes the whole file with [`super::decode_owned`], which names the problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
-    /// The body: the bytes `catalog_hash` covers.
+    /// The body: bodies, search index, metadata and lengths.
     pub body: Range<usize>,
+    /// What `catalog_hash` covers: the metadata and the lengths after it, which end the file.
+    pub hashed: Range<usize>,
     /// The metadata parts, near the end of the body (only the lengths follow them).
     pub meta: Range<usize>,
     /// Where the parts lie in the file.
@@ -63,6 +65,7 @@ pub fn plan(prefix: &[u8], suffix: &[u8], file_len: u64) -> Option<Plan> {
     }
     let parts = meta::parts(body_len, suffix)?.shifted(body_start);
     Some(Plan {
+        hashed: parts.meta.start..body_end,
         body: body_start..body_end,
         meta: parts.meta.clone(),
         parts,
@@ -78,7 +81,7 @@ pub fn decode_planned_meta(meta: &[u8]) -> Result<Meta, DecodeError> {
     meta::decode(meta)
 }
 
-/// Completes the open of a planned file: checks `body_hash` (blake3 of `&file[plan.body]`,
+/// Completes the open of a planned file: checks `body_hash` (blake3 of `&file[plan.hashed]`,
 /// computed by the caller while reading) against the recorded hash, then points the decoded
 /// metadata's bodies at `file`, which is cut back to bodies and index. The same checks, in the
 /// same order, as [`super::decode_owned`]: a tampered file is refused even when its metadata

@@ -61,6 +61,7 @@ fn sample() -> Catalog {
             is_text: true,
             total_lines: 1,
             bytes: bytes.into(),
+            verdict: Default::default(),
         }],
         docs: Vec::new(),
         skills: Vec::new(),
@@ -82,6 +83,7 @@ fn many_entries(n: usize) -> Catalog {
             size: bytes.len() as u64,
             blake3: blake3::hash(&bytes).to_hex().to_string(),
             bytes: bytes.into(),
+            verdict: Default::default(),
             ..template.clone()
         });
     }
@@ -266,17 +268,33 @@ fn refuses_truncated_and_tampered_bytes() {
     let truncated = &encoded.msgpack[..encoded.msgpack.len() - 3];
     assert!(matches!(decode(truncated), Err(DecodeError::NotACatalog(_))));
 
+    // A flipped body byte: the metadata still verifies, so the catalog opens, but the entry's
+    // bytes are refused when first asked for, and every time after.
     let mut tampered = encoded.msgpack.clone();
     let at = tampered.windows(7).position(|w| w == b"# Hello").unwrap();
     tampered[at + 2] = b'J';
+    let opened = decode(&tampered).expect("the metadata verifies");
+    let entry = &opened.entries[0];
+    assert!(!entry.verdict.is_decided(), "bodies are not hashed at open");
+    for _ in 0..2 {
+        let err = entry.body().unwrap_err();
+        assert!(err.starts_with("the bytes of `resource://docs/hello.md` hash to "), "{err}");
+        assert_eq!(entry.text(), None);
+    }
+    // A flipped metadata byte (the entry's path): the catalog is refused at open.
+    let mut tampered = encoded.msgpack.clone();
+    let at = tampered.windows(13).position(|w| w == b"docs/hello.md").unwrap();
+    tampered[at] = b'D';
     assert!(matches!(decode(&tampered), Err(DecodeError::HashMismatch { .. })));
 
     assert!(matches!(decode(b"hello"), Err(DecodeError::NotACatalog(_))));
 }
 
-/// Re-wraps a modified body with a matching hash, as a forger would.
+/// Re-wraps a modified body with a matching hash (of its metadata and lengths, or of all of it
+/// when its lengths do not fit it, as the reader hashes), as a forger would.
 fn forge(body: &[u8]) -> Vec<u8> {
-    let hash = blake3::hash(body).to_hex().to_string();
+    let parts = body.len().checked_sub(TAIL).and_then(|at| super::meta::parts(body.len(), &body[at..]));
+    let hash = blake3::hash(&body[parts.map_or(0, |p| p.meta.start)..]).to_hex().to_string();
     let envelope = Envelope { format: FORMAT_NAME, version: FORMAT_VERSION, catalog_hash: &hash, body };
     rmp_serde::to_vec_named(&envelope).unwrap()
 }

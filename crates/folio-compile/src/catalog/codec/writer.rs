@@ -1,7 +1,8 @@
 //! The streaming writer: `catalog.msgpack` written front to back while the compiler still
-//! reads the files, each body hashed as it goes out, then the search index, the metadata and
-//! the real envelope. [`super::encode`] and [`super::hash_of`] are this writer over memory and
-//! over a counting sink: there is one way to write a catalog.
+//! reads the files, then the search index, the metadata (which records each body's blake3 and
+//! the index's) and the real envelope, whose hash covers the metadata. [`super::encode`] and
+//! [`super::hash_of`] are this writer over memory and over a counting sink: there is one way to
+//! write a catalog.
 //!
 //! Must not: decide what the metadata holds (that is `meta.rs`), or keep bodies in memory
 //! beyond one block.
@@ -10,6 +11,7 @@ use std::io::{Seek, SeekFrom, Write};
 
 use super::FORMAT_NAME;
 use super::meta::{self, TAIL};
+use crate::catalog::search::SearchIndex;
 use crate::catalog::{Catalog, Entry, FORMAT_VERSION};
 use crate::lookup::LookupMap;
 
@@ -23,7 +25,7 @@ pub(super) const ENVELOPE_HEAD_BYTES: u64 = 120;
 /// `bin` holds (4 GiB). A reader refuses a larger file before reading any of it.
 pub const MAX_FILE_BYTES: u64 = ENVELOPE_HEAD_BYTES + BIN_LIMIT;
 
-/// How many bytes of bodies [`Writer`] gathers before it writes and hashes them: its writes of
+/// How many bytes of bodies [`Writer`] gathers before it writes them: its writes of
 /// bodies are whole multiples of this, but for the last.
 pub const STAGE_BYTES: usize = 1 << 20;
 
@@ -47,21 +49,18 @@ pub(super) fn body_order(catalog: &Catalog) -> Vec<usize> {
 /// [`source_order`]), so the bodies are neither kept in memory nor read twice, and
 /// [`Writer::finish`] adds the search index and the metadata once the catalog is assembled.
 ///
-/// The envelope comes first in the file but holds the hash and length of everything after it,
-/// so it is written as a placeholder of the same length and rewritten at the end: `out` must
-/// seek back to where it started. The body is hashed as it is written.
+/// The envelope comes first in the file but holds the hash and length of what follows it, so
+/// it is written as a placeholder of the same length and rewritten at the end: `out` must seek
+/// back to where it started. The bodies are not hashed here: each entry's blake3, which the
+/// compiler computed from the same bytes, is in the metadata the catalog hash covers.
 pub struct Writer<W: Write + Seek> {
     pub(super) out: W,
     /// Where the envelope starts in `out`.
     start: u64,
-    /// blake3 of the body so far (but for `staged`).
-    hasher: blake3::Hasher,
-    /// Bodies not yet written or hashed, gathered into blocks of exactly [`STAGE_BYTES`]:
-    /// blake3 hashes a megabyte across all of its SIMD lanes, where a body of a few kilobytes
-    /// fills a few and leaves a partial chunk at each seam; and a write of a whole block goes
-    /// past a `BufWriter` of at most that capacity without being copied into it. (A block a
-    /// little short of a megabyte was copied into `folio build`'s 1 MiB buffer first: every
-    /// body copied once more.)
+    /// Bodies not yet written, gathered into blocks of exactly [`STAGE_BYTES`]: a write of a
+    /// whole block goes past a `BufWriter` of at most that capacity without being copied into
+    /// it. (A block a little short of a megabyte was copied into `folio build`'s 1 MiB buffer
+    /// first: every body copied once more.)
     staged: Vec<u8>,
     /// Path and length of each body written, in order.
     pub(super) written: Vec<(String, u64)>,
@@ -78,15 +77,7 @@ impl<W: Write + Seek> Writer<W> {
     pub fn new(mut out: W) -> std::io::Result<Writer<W>> {
         let start = out.stream_position()?;
         out.write_all(&envelope_head(&"0".repeat(64), 0)?)?;
-        Ok(Writer {
-            out,
-            start,
-            hasher: blake3::Hasher::new(),
-            staged: Vec::new(),
-            written: Vec::new(),
-            bodies_len: 0,
-            limit: BIN_LIMIT,
-        })
+        Ok(Writer { out, start, staged: Vec::new(), written: Vec::new(), bodies_len: 0, limit: BIN_LIMIT })
     }
 
     /// Appends the bytes of the entry at `path`. Entries come in [`source_order`] of their
@@ -122,7 +113,6 @@ impl<W: Write + Seek> Writer<W> {
                 // Whole blocks of a large body go out from where they are.
                 let (blocks, tail) = rest.split_at(rest.len() - rest.len() % STAGE_BYTES);
                 self.out.write_all(blocks)?;
-                self.hasher.update(blocks);
                 rest = tail;
                 continue;
             }
@@ -152,8 +142,10 @@ impl<W: Write + Seek> Writer<W> {
         self.staged = Vec::new();
         let written = std::mem::take(&mut self.written);
         let search = &catalog.search.data[..];
-        // The offsets are worked out and the metadata encoded (on other threads) while the
-        // index is written and hashed here.
+        // The index's hash is recorded from its bytes as written, whatever the catalog says.
+        let index = SearchIndex::new(catalog.search.data.clone());
+        // The offsets are worked out and the metadata encoded (on another thread) while the
+        // index is written here.
         let meta = std::thread::scope(|scope| {
             let meta = scope.spawn(|| {
                 let offsets = body_offsets(&catalog.entries, &written).map_err(|why| {
@@ -162,10 +154,9 @@ impl<W: Write + Seek> Writer<W> {
                         format!("the bodies written do not match the catalog: {why}"),
                     )
                 })?;
-                Ok(meta::encode(catalog, &offsets))
+                Ok(meta::encode(catalog, &index, &offsets))
             });
             let wrote = self.out.write_all(search);
-            self.hasher.update(search);
             // Encoding does not panic; if it ever did, re-raise it here.
             let meta = crate::parallel::join(meta);
             wrote.and(meta)
@@ -174,13 +165,13 @@ impl<W: Write + Seek> Writer<W> {
         tail[..8].copy_from_slice(&self.bodies_len.to_le_bytes());
         tail[8..].copy_from_slice(&(search.len() as u64).to_le_bytes());
         let meta_len: usize = meta.iter().map(Vec::len).sum();
-        self.write_hashed(meta.iter().map(Vec::as_slice).chain([&tail[..]]))?;
+        let hashed = self.write_hashed(meta.iter().map(Vec::as_slice).chain([&tail[..]]))?;
         let body_len = self.bodies_len + (search.len() + meta_len + TAIL) as u64;
         if body_len > self.limit {
             return Err(too_large(body_len, self.limit));
         }
         let body_len = usize::try_from(body_len).map_err(|_| too_large(body_len, self.limit))?;
-        let catalog_hash = self.hasher.finalize().to_hex().to_string();
+        let catalog_hash = hashed.to_hex().to_string();
         let envelope = envelope_head(&catalog_hash, body_len)?;
         let end = self.out.stream_position()?;
         self.out.seek(SeekFrom::Start(self.start))?;
@@ -189,13 +180,13 @@ impl<W: Write + Seek> Writer<W> {
         Ok((self.out, catalog_hash))
     }
 
-    /// Writes `pieces` and hashes them: the last stretch of the build, on one core, so the
-    /// hashing runs on another thread while the pieces are written here.
+    /// Writes `pieces` and returns their blake3: the last stretch of the build, on one core, so
+    /// the hashing runs on another thread while the pieces are written here.
     fn write_hashed<'p>(
         &mut self,
         pieces: impl Iterator<Item = &'p [u8]> + Clone + Send,
-    ) -> std::io::Result<()> {
-        let mut hasher = std::mem::take(&mut self.hasher);
+    ) -> std::io::Result<blake3::Hash> {
+        let mut hasher = blake3::Hasher::new();
         let out = &mut self.out;
         let (hasher, wrote) = std::thread::scope(|scope| {
             let to_hash = pieces.clone();
@@ -209,14 +200,12 @@ impl<W: Write + Seek> Writer<W> {
             // Hashing does not panic; if it ever did, re-raise it here.
             (crate::parallel::join(hashed), wrote)
         });
-        self.hasher = hasher;
-        wrote
+        wrote.map(|()| hasher.finalize())
     }
 
-    /// Writes and hashes the bodies gathered so far.
+    /// Writes the bodies gathered so far.
     fn write_staged(&mut self) -> std::io::Result<()> {
         self.out.write_all(&self.staged)?;
-        self.hasher.update(&self.staged);
         self.staged.clear();
         Ok(())
     }

@@ -193,7 +193,7 @@ fn query_terms_keep_stop_words_only_when_alone() {
 #[test]
 fn malformed_index_bytes_match_nothing() {
     for data in [&b""[..], b"FSI2", b"FSI2\xff\xff\xff\xff\xff\xff\xff\xff", &[0u8; 64]] {
-        let index = SearchIndex { data: data.to_vec().into() };
+        let index = SearchIndex::new(data.to_vec().into());
         assert!(index.score(&query_words("x")).is_empty());
         assert!(index.terms_with_prefix("", 10).is_empty());
     }

@@ -40,6 +40,7 @@ pub(in crate::compile) fn entry_record(
         is_text,
         total_lines,
         bytes: Default::default(),
+        verdict: Default::default(),
         path: found.path.clone(),
     })
 }
