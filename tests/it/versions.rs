@@ -38,11 +38,17 @@ fn shelf(out: &Path) -> Vec<(String, String, Option<String>, Vec<String>)> {
         .collect()
 }
 
+/// A catalog expected in the shelf: its folder, its version and its docs.
+type Expected = (&'static str, &'static str, &'static [&'static str]);
+
+/// Files written into the fixture before a run: `(path, text)`.
+type Files = &'static [(&'static str, &'static str)];
+
 #[test]
 fn each_source_writes_a_catalog_per_version_holding_only_its_pages() {
     // (fixture, flags, [(folder, version, docs)]); every link into another version is left
     // unverified, never an error, so each build exits 0.
-    let cases: &[(&str, &[&str], &[(&str, &str, &[&str])])] = &[
+    let cases: &[(&str, &[&str], &[Expected])] = &[
         (
             "docusaurus",
             &["--versions"],
@@ -152,7 +158,7 @@ fn check_versions_checks_every_version_and_names_the_one_that_fails() {
 #[test]
 fn versions_the_flags_cannot_find_are_errors_saying_what_to_do() {
     // (set-up files, flags, what stderr says); each exits 2 and writes nothing.
-    let cases: &[(&[(&str, &str)], &[&str], &[&str])] = &[
+    let cases: &[(Files, &[&str], &[&str])] = &[
         (&[], &["--version", "3.0"], &["--version `3.0`", "its versions are `current`, `2.0`, `1.0`"]),
         (&[], &["--version-dir", "v9"], &["--version-dir `v9`", "is not a folder"]),
         (

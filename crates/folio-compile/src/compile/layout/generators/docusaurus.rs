@@ -207,7 +207,7 @@ impl Preset for Docusaurus {
             project.version.as_deref().filter(|v| *v != CURRENT && archived.iter().any(|a| a == v));
         let mut archived_sidebar = None;
         if !archived.is_empty() {
-            let versions = site_versions(&docs, &archived, &spec.docs, &versioned_dir);
+            let versions = site_versions(docs, &archived, &spec.docs, &versioned_dir);
             let last = docs.get("lastVersion").and_then(Value::str).unwrap_or(&archived[0]).to_owned();
             let path_of = |name: &str| -> String {
                 let set = docs.at_version(name, "path");
