@@ -56,7 +56,7 @@ fn build_versions(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         eprintln!(
-            "error: {} with errors, not written: {}",
+            "error: {} with errors, not written: {}; fix them, or name the versions to build with `--version NAME`",
             super::count(failed.len(), "version", "versions"),
             failed.join(", ")
         );
