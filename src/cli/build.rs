@@ -181,12 +181,32 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     if args.versions.requested() {
         let jobs = super::versions::plan(&args.content, &args.lints, &args.layout, &args.versions)?;
         let mut failed = Vec::new();
+        // With `--format json`, one array of every version's diagnostics, each with its version.
+        let mut merged: Vec<serde_json::Value> = Vec::new();
         for job in &jobs {
-            // A header to stderr: stdout stays one report per version in the chosen format.
+            // A header to stderr: stdout stays the report in the chosen format.
             eprintln!("version `{}`, from {}:", job.version, job.from);
-            if !check_one(args, &job.config, &job.shown)? {
+            let (passed, text) = check_one(args, &job.config, &job.shown)?;
+            if args.format == Format::Json {
+                let report: Vec<serde_json::Value> =
+                    serde_json::from_str(&text).context("the JSON report parses")?;
+                merged.extend(report.into_iter().map(|mut d| {
+                    if let Some(fields) = d.as_object_mut() {
+                        fields.insert("version".to_owned(), job.version.clone().into());
+                    }
+                    d
+                }));
+            } else {
+                std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
+            }
+            if !passed {
                 failed.push(format!("`{}`", job.version));
             }
+        }
+        if args.format == Format::Json {
+            let mut text = serde_json::to_string_pretty(&merged).context("the JSON report serializes")?;
+            text.push('\n');
+            std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
         }
         let all: Vec<String> = jobs.iter().map(|j| format!("`{}`", j.version)).collect();
         eprintln!("checked {}: {}", super::count(jobs.len(), "version", "versions"), all.join(", "));
@@ -201,18 +221,18 @@ pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     let config = super::config(&args.content, &args.lints, &args.layout)?;
-    let passed = check_one(args, &config, &args.content)?;
+    let (passed, text) = check_one(args, &config, &args.content)?;
+    std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     Ok(if passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Checks one compile and prints its report; `Ok(false)` when it fails (errors, or warnings
-/// denied).
-fn check_one(args: &CheckArgs, config: &Config, shown: &Path) -> anyhow::Result<bool> {
+/// Checks one compile: whether it passed (no errors, nor warnings when they are denied), and its
+/// report for stdout.
+fn check_one(args: &CheckArgs, config: &Config, shown: &Path) -> anyhow::Result<(bool, String)> {
     let compilation = compile::check(config);
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).
-    let stdout = std::io::stdout();
-    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut text = render_from(args.format, &compilation.diagnostics, shown, &config.root, color);
     let versions = compilation.layout.versions();
     // A tree that keeps versions is checked as its current docs unless asked otherwise: said,
@@ -234,10 +254,9 @@ fn check_one(args: &CheckArgs, config: &Config, shown: &Path) -> anyhow::Result<
         // stdout is the machine-readable report; what was read goes to stderr.
         eprint!("{}{only_current}", found_line(&compilation));
     }
-    stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     let (errors, warnings) = compile::count_diagnostics(&compilation.diagnostics);
     let deny = args.deny_warnings || compilation.deny_warnings;
-    Ok(!(errors > 0 || (deny && warnings > 0)))
+    Ok((!(errors > 0 || (deny && warnings > 0)), text))
 }
 
 /// Compiles `config.root` leniently, as `serve --content` does ([`compile::lenient`]), after

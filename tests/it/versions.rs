@@ -142,6 +142,18 @@ fn check_versions_checks_every_version_and_names_the_one_that_fails() {
     assert!(out.stderr.contains("checked 3 versions: `current`, `2.0`, `1.0`"), "{}", out.stderr);
     assert!(out.stderr.contains("error: 1 version failed: `1.0`"), "{}", out.stderr);
 
+    // As JSON: one array, each diagnostic with the version it is of.
+    let out = folio(tree.path(), &["check", "site", "--versions", "--format", "json"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let report: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let broken: Vec<(&str, &str)> = report
+        .iter()
+        .filter(|d| d["code"] == "broken-link")
+        .map(|d| (d["version"].as_str().unwrap(), d["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(broken, [("1.0", "site/versioned_docs/version-1.0/polling.md")]);
+    assert!(report.iter().all(|d| d["version"].is_string()), "{report:?}");
+
     // A build writes the versions without errors and says which it did not write.
     let out = folio(tree.path(), &["build", "site", "--versions", "--out", "shelf"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
