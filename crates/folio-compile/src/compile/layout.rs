@@ -21,6 +21,7 @@ mod generated;
 mod generators;
 pub(crate) mod hosts;
 mod site;
+mod version;
 
 use std::path::Path;
 
@@ -29,6 +30,7 @@ pub(crate) use accounting::left_out;
 pub(crate) use generators::Generator;
 pub(crate) use hosts::PluginRoot;
 pub(crate) use site::{Miss, SiteRules, Unverifiable};
+pub use version::SiteVersion;
 
 use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
@@ -90,18 +92,6 @@ pub struct Requested {
     /// `current` for the docs folder, or a name of `versions.json`); `None` reads the site as
     /// its generator builds its current docs.
     pub version: Option<String>,
-}
-
-/// A version of the docs a site keeps side by side (Docusaurus's `versions.json` and
-/// `versioned_docs/`), as its generator names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteVersion {
-    /// The version's name: `current` for the docs folder, else its name in `versions.json`.
-    pub name: String,
-    /// What the site calls it (`Next` for the current docs unless the config says otherwise).
-    pub label: String,
-    /// The folder holding its pages, content-relative (`versioned_docs/version-2.0`).
-    pub dir: String,
 }
 
 /// The folders a compile reads, and why.
@@ -222,25 +212,7 @@ impl Layout {
             }
             None => Layout { generator, ..Layout::default() },
         };
-        if let Some(name) = &requested.version
-            && !layout.versions.iter().any(|v| &v.name == name)
-        {
-            let known: Vec<String> = layout.versions.iter().map(|v| format!("`{}`", v.name)).collect();
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidConfig,
-                    ".",
-                    1,
-                    1,
-                    format!("--version `{name}`: the site keeps no such version"),
-                )
-                .with_help(if known.is_empty() {
-                    "the site keeps no versions (no `versions.json` beside a Docusaurus config)".to_owned()
-                } else {
-                    format!("its versions are {}", known.join(", "))
-                }),
-            );
-        }
+        diags.extend(version::unknown(requested.version.as_deref(), &layout.versions));
         let mut folder = |dir: &str, what: &str, at: Option<(u32, u32)>| -> Option<String> {
             let checked = check_dir(root, dir);
             if let Err(why) = &checked {
