@@ -12,6 +12,7 @@ mod render;
 mod semantic;
 mod serve;
 mod terminal;
+mod versions;
 mod web;
 
 use std::path::PathBuf;
@@ -86,6 +87,37 @@ pub(crate) struct BuildArgs {
     /// needs the `semantic` feature).
     #[arg(long, value_name = "DIR|NAME")]
     pub(crate) model: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) versions: VersionArgs,
+}
+
+/// Which versions of a tree that keeps versions to compile, each as a catalog of its own named
+/// `<name>@<version>` (see `cli/versions.rs`).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct VersionArgs {
+    /// Every version the tree keeps (Docusaurus's `versions.json`, or folders named like
+    /// versions: `v1/`, `2.x/`), each into `OUT/<name>@<version>/`.
+    #[arg(long)]
+    pub(crate) versions: bool,
+    /// Only this version (repeatable; implies `--versions`): `current` or a name in
+    /// `versions.json`, or the version of a folder or git tag.
+    #[arg(long = "version", value_name = "NAME")]
+    pub(crate) only: Vec<String>,
+    /// A folder of the content root holding one version, named after it (`v2` is version `2`;
+    /// repeatable; implies `--versions`).
+    #[arg(long, value_name = "DIR", conflicts_with = "git_tag")]
+    pub(crate) version_dir: Vec<String>,
+    /// The tree as it was at this git tag, named after it (`v2.0.0` is version `2.0.0`;
+    /// repeatable; implies `--versions`); the working tree is not touched.
+    #[arg(long, value_name = "TAG", conflicts_with = "only")]
+    pub(crate) git_tag: Vec<String>,
+}
+
+impl VersionArgs {
+    /// True when any flag asks for versions.
+    pub(crate) fn requested(&self) -> bool {
+        self.versions || !self.only.is_empty() || !self.version_dir.is_empty() || !self.git_tag.is_empty()
+    }
 }
 
 /// Lint levels on the command line; they win over `folio.toml` `[lints]`. A code named by more
@@ -154,7 +186,8 @@ pub(crate) fn config(
     lints: &LintArgs,
     layout: &LayoutArgs,
 ) -> anyhow::Result<folio::compile::Config> {
-    let requested = folio::compile::Requested { docs: layout.docs.clone(), skills: layout.skills.clone() };
+    let requested =
+        folio::compile::Requested { docs: layout.docs.clone(), skills: layout.skills.clone(), version: None };
     Ok(folio::compile::Config::new(content.to_path_buf())
         .with_lints(lints.requests()?)
         .with_layout(requested))
@@ -175,6 +208,8 @@ pub(crate) struct CheckArgs {
     pub(crate) lints: LintArgs,
     #[command(flatten)]
     pub(crate) layout: LayoutArgs,
+    #[command(flatten)]
+    pub(crate) versions: VersionArgs,
 }
 
 /// How diagnostics are printed.

@@ -18,12 +18,69 @@ use folio::compile::lints::Level;
 use folio::compile::{self, Compilation, Config, Diagnostic};
 use folio::error;
 
-/// `folio build [CONTENT] [--out DIR]`.
+/// `folio build [CONTENT] [--out DIR]`, and with `--versions` one catalog per version.
 pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
+    if args.versions.requested() {
+        return build_versions(args);
+    }
     let config = super::config(&args.content, &args.lints, &args.layout)?;
-    let msgpack = args.out.join("catalog.msgpack");
-    let manifest = args.out.join("manifest.json");
+    let job = Target { config: &config, out: &args.out, shown: &args.content, last: true };
+    Ok(if write(args, &job)? { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `folio build --versions`: each version into `OUT/<name>@<version>/`, one after the other;
+/// a version with errors is reported and left unwritten, and the others are still built.
+fn build_versions(args: &BuildArgs) -> anyhow::Result<ExitCode> {
+    let jobs = super::versions::plan(&args.content, &args.lints, &args.layout, &args.versions)?;
+    let mut written = Vec::new();
+    let mut failed = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let name = job.name()?;
+        let out = args.out.join(format!("{name}@{}", job.version));
+        eprintln!("version `{}` of `{name}`, from {}:", job.version, job.from);
+        let target = Target { config: &job.config, out: &out, shown: &job.shown, last: i + 1 == jobs.len() };
+        if write(args, &target)? {
+            written.push(format!("{name}@{}", job.version));
+        } else {
+            failed.push(format!("`{}`", job.version));
+        }
+    }
+    eprintln!(
+        "wrote {} into {}: {}",
+        super::count(written.len(), "version", "versions"),
+        args.out.display(),
+        if written.is_empty() { "none".to_owned() } else { written.join(", ") }
+    );
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "error: {} with errors, not written: {}; fix them, or name the versions to build with `--version NAME`",
+            super::count(failed.len(), "version", "versions"),
+            failed.join(", ")
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// One catalog to write: its compile, where to, and how its diagnostics name files.
+struct Target<'a> {
+    config: &'a Config,
+    /// The folder of `catalog.msgpack`, `manifest.json`, `llms.txt` and `llms-full.txt`.
+    out: &'a Path,
+    /// The content root as diagnostics show it.
+    shown: &'a Path,
+    /// The last catalog the process writes (its memory is left to the exit to reclaim).
+    last: bool,
+}
+
+/// Compiles `target.config` and writes its catalog and the files beside it; `Ok(false)` when
+/// the content has errors (reported, nothing written).
+fn write(args: &BuildArgs, target: &Target<'_>) -> anyhow::Result<bool> {
+    let config = target.config;
+    let msgpack = target.out.join("catalog.msgpack");
+    let manifest = target.out.join("manifest.json");
     // Each body goes to the catalog file as the compiler reads it (a large tree is never held
     // in memory whole, nor read twice); the file is renamed into place only once the catalog is
     // complete, and removed if the content has errors.
@@ -31,7 +88,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let tmp = staged.tmp.clone();
     let in_tmp = |e| anyhow::Error::from(error::Error::io(&tmp, e));
     // The previous catalog at `--out` seeds the model's cache: unchanged sections keep their vectors.
-    let model = super::semantic::requested(args.model.as_deref(), Some(&args.content));
+    let model = super::semantic::requested(args.model.as_deref(), Some(&config.root));
     if let Some(requested) = &model {
         super::semantic::configure(requested, Some(&msgpack))?;
     }
@@ -42,7 +99,7 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let mut markdown: BTreeMap<String, bytes::Bytes> = BTreeMap::new();
     // A large tree takes seconds: a counter of the files read, at a terminal.
     let progress = super::progress::Progress::counter("compiling", "files read");
-    let compilation = compile::compile_streaming(&config, &mut |path, bytes| {
+    let compilation = compile::compile_streaming(config, &mut |path, bytes| {
         progress.inc(1);
         if model.is_some() && folio::catalog::is_markdown(path) {
             markdown.insert(path.to_owned(), bytes::Bytes::copy_from_slice(bytes));
@@ -61,15 +118,18 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let stderr = std::io::stderr();
     let color = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     if !compilation.diagnostics.is_empty() {
-        let text = render(args.format, &compilation.diagnostics, &args.content, color);
+        let text = render_from(args.format, &compilation.diagnostics, target.shown, &config.root, color);
         stderr.lock().write_all(text.as_bytes()).context("cannot write to stderr")?;
     }
     if !compilation.layout.is_folios_own() {
         eprint!("{}", found_line(&compilation));
     }
     let Some(mut catalog) = compilation.catalog else {
-        eprintln!("error: `{}` has errors; no catalog written", args.content.display());
-        return Ok(ExitCode::from(1));
+        match &config.version {
+            Some(version) => eprintln!("error: version `{version}` has errors; no catalog written for it"),
+            None => eprintln!("error: `{}` has errors; no catalog written", target.shown.display()),
+        }
+        return Ok(false);
     };
     if model.is_some() {
         let vectors = {
@@ -90,14 +150,14 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let text = codec::manifest(&catalog, &catalog_hash);
     let staged_manifest = stage(&manifest, |out| out.write_all(text.as_bytes()))?;
     let llms = folio::llms::llms_txt(&catalog);
-    let staged_llms = stage(&args.out.join("llms.txt"), |out| out.write_all(llms.as_bytes()))?;
+    let staged_llms = stage(&target.out.join("llms.txt"), |out| out.write_all(llms.as_bytes()))?;
     let written = staged.commit()?;
     staged_manifest.commit()?;
     staged_llms.commit()?;
     // The bodies went to the catalog file as they were read: llms-full.txt reads them back from it.
     let query = folio::query::Query::open_file(&msgpack)?;
     let llms_full = folio::llms::llms_full_txt(query.catalog());
-    stage(&args.out.join("llms-full.txt"), |out| out.write_all(llms_full.as_bytes()))?.commit()?;
+    stage(&target.out.join("llms-full.txt"), |out| out.write_all(llms_full.as_bytes()))?.commit()?;
     eprintln!(
         "wrote {} ({}, {}, {}, {}, catalog hash {})",
         msgpack.display(),
@@ -109,31 +169,94 @@ pub(crate) fn build(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     );
     // The process exits next: freeing a large catalog record by record (0.1 s on 20,000 docs)
     // only delays the exit the OS would reclaim the memory at.
-    std::mem::forget(catalog);
-    Ok(ExitCode::SUCCESS)
+    if target.last {
+        std::mem::forget(catalog);
+    }
+    Ok(true)
 }
 
-/// `folio check [CONTENT] [--format …] [--deny-warnings]`.
+/// `folio check [CONTENT] [--format …] [--deny-warnings]`, and with `--versions` each version.
 pub(crate) fn check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     check_root(&args.content)?;
+    if args.versions.requested() {
+        let jobs = super::versions::plan(&args.content, &args.lints, &args.layout, &args.versions)?;
+        let mut failed = Vec::new();
+        // With `--format json`, one array of every version's diagnostics, each with its version.
+        let mut merged: Vec<serde_json::Value> = Vec::new();
+        for job in &jobs {
+            // A header to stderr: stdout stays the report in the chosen format.
+            eprintln!("version `{}`, from {}:", job.version, job.from);
+            let (passed, text) = check_one(args, &job.config, &job.shown)?;
+            if args.format == Format::Json {
+                let report: Vec<serde_json::Value> =
+                    serde_json::from_str(&text).context("the JSON report parses")?;
+                merged.extend(report.into_iter().map(|mut d| {
+                    if let Some(fields) = d.as_object_mut() {
+                        fields.insert("version".to_owned(), job.version.clone().into());
+                    }
+                    d
+                }));
+            } else {
+                std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
+            }
+            if !passed {
+                failed.push(format!("`{}`", job.version));
+            }
+        }
+        if args.format == Format::Json {
+            let mut text = serde_json::to_string_pretty(&merged).context("the JSON report serializes")?;
+            text.push('\n');
+            std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
+        }
+        let all: Vec<String> = jobs.iter().map(|j| format!("`{}`", j.version)).collect();
+        eprintln!("checked {}: {}", super::count(jobs.len(), "version", "versions"), all.join(", "));
+        if failed.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!(
+            "error: {} failed: {}",
+            super::count(failed.len(), "version", "versions"),
+            failed.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    }
     let config = super::config(&args.content, &args.lints, &args.layout)?;
-    let compilation = compile::check(&config);
+    let (passed, text) = check_one(args, &config, &args.content)?;
+    std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
+    Ok(if passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Checks one compile: whether it passed (no errors, nor warnings when they are denied), and its
+/// report for stdout.
+fn check_one(args: &CheckArgs, config: &Config, shown: &Path) -> anyhow::Result<(bool, String)> {
+    let compilation = compile::check(config);
     // The report is the command's output, so it goes to stdout (GitHub reads workflow commands
     // there, and `--format json` is meant to be piped).
-    let stdout = std::io::stdout();
-    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut text = render(args.format, &compilation.diagnostics, &args.content, color);
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut text = render_from(args.format, &compilation.diagnostics, shown, &config.root, color);
+    let versions = compilation.layout.versions();
+    // A tree that keeps versions is checked as its current docs unless asked otherwise: said,
+    // so no one takes it for a check of every version.
+    let only_current = if versions.len() > 1 && config.version.is_none() {
+        let names: Vec<&str> = versions.iter().map(|v| v.name.as_str()).collect();
+        format!(
+            "checked the current docs only; the site keeps versions {}: `--versions` checks each\n",
+            names.join(", ")
+        )
+    } else {
+        String::new()
+    };
     if args.format == Format::Human {
         text.push_str(&levels_report(&compilation));
         text.push_str(&found_line(&compilation));
+        text.push_str(&only_current);
     } else {
         // stdout is the machine-readable report; what was read goes to stderr.
-        eprint!("{}", found_line(&compilation));
+        eprint!("{}{only_current}", found_line(&compilation));
     }
-    stdout.lock().write_all(text.as_bytes()).context("cannot write to stdout")?;
     let (errors, warnings) = compile::count_diagnostics(&compilation.diagnostics);
     let deny = args.deny_warnings || compilation.deny_warnings;
-    Ok(if errors > 0 || (deny && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok((!(errors > 0 || (deny && warnings > 0)), text))
 }
 
 /// Compiles `config.root` leniently, as `serve --content` does ([`compile::lenient`]), after
@@ -201,12 +324,25 @@ fn check_root(content: &Path) -> anyhow::Result<()> {
 }
 
 pub(super) fn render(format: Format, diagnostics: &[Diagnostic], content: &Path, color: bool) -> String {
+    render_from(format, diagnostics, content, content, color)
+}
+
+/// [`render`] with paths shown under `content` and source lines read from `source`, the folder
+/// compiled (a git tag's tree is compiled from a temporary folder, and shown as the
+/// repository's files).
+fn render_from(
+    format: Format,
+    diagnostics: &[Diagnostic],
+    content: &Path,
+    source: &Path,
+    color: bool,
+) -> String {
     let prefix = display_prefix(content);
     match format {
         Format::Human => {
             // Source lines are shown only from files the compile itself would read: never
             // through a link out of the root, from a device or FIFO, or from a huge file.
-            let root = content.canonicalize().ok();
+            let root = source.canonicalize().ok();
             let source = |path: &str| -> Option<String> {
                 let bytes = compile::source::read_inside(root.as_deref()?, path)?;
                 Some(String::from_utf8_lossy(&bytes).into_owned())

@@ -44,4 +44,5 @@ mod support;
 #[cfg(target_os = "linux")]
 mod swap_race;
 mod translations;
+mod versions;
 mod web;

@@ -32,9 +32,9 @@ use crate::catalog::Catalog;
 pub use diagnostic::{Code, Diagnostic, Severity, counts as count_diagnostics, sort as sort_diagnostics};
 use frontmatter::DocMeta;
 pub use index::build as search_index;
-pub use layout::{Layout, LeftOut, Requested};
+pub use layout::{Layout, LeftOut, Requested, SiteVersion};
 pub use lenient::{Lenient, lenient, lenient_incremental};
-pub use settings::search_model;
+pub use settings::{catalog_name, search_model};
 use source::{Found, Kind};
 
 pub use cache::Cache;
@@ -60,6 +60,9 @@ pub struct Config {
     /// Where the content is, as the command line says (`--docs`, `--skills`); it wins over
     /// `folio.toml` and detection ([`Layout`]).
     pub layout: layout::Requested,
+    /// The catalog's version (`Settings::version`), over `folio.toml` `[catalog] version`: the
+    /// version a build of one of a tree's versions names (`folio build --versions`).
+    pub version: Option<String>,
 }
 
 impl Config {
@@ -94,6 +97,19 @@ impl Config {
     pub fn with_layout(mut self, layout: layout::Requested) -> Config {
         self.layout = layout;
         self
+    }
+
+    /// `self` naming the catalog's version ([`Config::version`]).
+    #[must_use]
+    pub fn with_version(mut self, version: Option<String>) -> Config {
+        self.version = version;
+        self
+    }
+
+    /// The versions of the docs the tree keeps side by side (a Docusaurus site's
+    /// `versions.json`), newest first as the site lists them; empty for a tree without.
+    pub fn site_versions(&self) -> Vec<layout::SiteVersion> {
+        self.resolve_layout().0.versions
     }
 
     /// The layout of the tree, and the problems naming its folders: from the command line,

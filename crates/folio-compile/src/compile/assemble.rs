@@ -170,6 +170,7 @@ pub(crate) fn build(
     let catalog = Catalog {
         settings: catalog::Settings {
             default_locale: locales.default.to_ascii_lowercase(),
+            version: config.version.clone().or(settings.settings.version),
             ..settings.settings
         },
         source_fingerprint: blake3::hash(&framed).to_hex().to_string(),

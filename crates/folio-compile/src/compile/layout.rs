@@ -22,6 +22,7 @@ mod generated;
 mod generators;
 pub(crate) mod hosts;
 mod site;
+mod version;
 
 use std::path::Path;
 
@@ -30,6 +31,7 @@ pub(crate) use accounting::left_out;
 pub(crate) use generators::Generator;
 pub(crate) use hosts::PluginRoot;
 pub(crate) use site::{Miss, SiteRules, Unverifiable};
+pub use version::SiteVersion;
 
 use super::diagnostic::{Code, Diagnostic};
 use super::settings::LayoutKeys;
@@ -87,6 +89,10 @@ pub struct Requested {
     pub docs: Option<String>,
     /// `--skills DIR` (repeatable).
     pub skills: Vec<String>,
+    /// `--version NAME`: the version to read of a site that keeps versions (Docusaurus:
+    /// `current` for the docs folder, or a name of `versions.json`); `None` reads the site as
+    /// its generator builds its current docs.
+    pub version: Option<String>,
 }
 
 /// The folders a compile reads, and why.
@@ -110,6 +116,9 @@ pub struct Layout {
     /// Skill folders (content-relative) not read because an earlier host folder holds a skill
     /// of the same path (`.agents/skills/x` beside `.claude/skills/x`): each with the one read.
     pub(crate) shadowed: Vec<(String, String)>,
+    /// The versions the site keeps, newest first as its generator lists them (empty for a site
+    /// without versions).
+    pub(crate) versions: Vec<SiteVersion>,
 }
 
 impl Default for Layout {
@@ -123,6 +132,7 @@ impl Default for Layout {
             unread: Vec::new(),
             hosts: Vec::new(),
             shadowed: Vec::new(),
+            versions: Vec::new(),
         }
     }
 }
@@ -162,11 +172,12 @@ impl Layout {
                 let preset = g.preset();
                 let config =
                     preset.config_files().iter().find(|c| root.join(c).is_file()).copied().unwrap_or("");
-                let project = generators::Project::open(root, String::new(), config.to_owned());
+                let project = generators::Project::open(root, String::new(), config.to_owned())
+                    .with_version(requested.version.clone());
                 (None, generators::read(g, &project), Vec::new())
             })
         } else {
-            pick(root, detect::find(root))
+            pick(root, detect::find(root), requested.version.as_deref())
         };
         let mut layout = match read {
             Some((found, spec, unread)) => {
@@ -197,10 +208,12 @@ impl Layout {
                     unread: spec.unread.into_iter().chain(unread).collect(),
                     hosts: Vec::new(),
                     shadowed: Vec::new(),
+                    versions: spec.versions,
                 }
             }
             None => Layout { generator, ..Layout::default() },
         };
+        diags.extend(version::unknown(requested.version.as_deref(), &layout.versions));
         let mut folder = |dir: &str, what: &str, at: Option<(u32, u32)>| -> Option<String> {
             let checked = check_dir(root, dir);
             if let Err(why) = &checked {
@@ -296,6 +309,12 @@ impl Layout {
     pub fn is_folios_own(&self) -> bool {
         let own = Layout::default();
         self.mounts == own.mounts && self.generator.is_none() && self.site.base.is_empty()
+    }
+
+    /// The versions the site keeps side by side, newest first as its generator lists them;
+    /// empty for a site without versions.
+    pub fn versions(&self) -> &[SiteVersion] {
+        &self.versions
     }
 
     /// The folder read as `docs/`.
@@ -484,11 +503,12 @@ type Picked = (Option<detect::Found>, generators::Spec, Vec<(String, String)>);
 /// The project the tree is read as, of those found: the one whose pages folder holds the most
 /// markdown (then the shallowest, then the first in name order); with its site, and the
 /// others' pages folders as unread.
-fn pick(root: &Path, found: Vec<detect::Found>) -> Option<Picked> {
+fn pick(root: &Path, found: Vec<detect::Found>, version: Option<&str>) -> Option<Picked> {
     let mut read: Vec<(detect::Found, generators::Spec, usize)> = found
         .into_iter()
         .map(|f| {
-            let project = generators::Project::open(root, f.dir.clone(), f.config.clone());
+            let project = generators::Project::open(root, f.dir.clone(), f.config.clone())
+                .with_version(version.map(str::to_owned));
             let spec = generators::read(f.generator, &project);
             let pages = project
                 .files_below(&spec.docs, 10_000)

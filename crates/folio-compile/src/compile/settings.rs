@@ -150,8 +150,6 @@ pub(crate) struct SiteKeys {
     pub directory_urls: Option<bool>,
 }
 
-/// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
-/// for whatever could not be read.
 /// `[search] model` of the `folio.toml` at the root of `canonical_root`, read as the compiler
 /// reads it (a regular file inside the root); `None` when there is none. Problems with the file
 /// are the compile's to report: here only the key is read.
@@ -160,6 +158,15 @@ pub fn search_model(canonical_root: &std::path::Path) -> Option<String> {
     parse("folio.toml", &bytes, &mut Vec::new()).search_model
 }
 
+/// `[catalog] name` of the `folio.toml` at the root of `canonical_root`, as the compile reads it
+/// (the default name when there is none): the name a catalog built from the tree will have.
+pub fn catalog_name(canonical_root: &std::path::Path) -> String {
+    let bytes = super::source::bounded::read_inside(canonical_root, "folio.toml").unwrap_or_default();
+    parse("folio.toml", &bytes, &mut Vec::new()).settings.name
+}
+
+/// Parses `folio.toml` (path `path`, exact bytes). Problems are diagnostics; the defaults are used
+/// for whatever could not be read.
 pub(crate) fn parse(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>) -> Project {
     let mut out = Project::default();
     // Bounded before parsing: a parse costs far more memory than the text.

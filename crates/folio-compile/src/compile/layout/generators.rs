@@ -154,13 +154,21 @@ pub(super) struct Project<'r> {
     pub(super) config: String,
     /// The config as data, or why it could not be read.
     pub(super) value: Result<Value, ReadError>,
+    /// The version of the site to read (`--version`), for a generator that keeps versions.
+    pub(super) version: Option<String>,
 }
 
 impl<'r> Project<'r> {
     /// Reads the config file at `config` of the project in `dir`.
     pub(super) fn open(root: &'r Path, dir: String, config: String) -> Project<'r> {
         let value = config::read(root, &config).map(|c| c.value);
-        Project { root, dir, config, value }
+        Project { root, dir, config, value, version: None }
+    }
+
+    /// `self` reading the version `version` of a site that keeps versions.
+    pub(super) fn with_version(mut self, version: Option<String>) -> Project<'r> {
+        self.version = version;
+        self
     }
 
     /// The config's value (`Null` when it could not be read).
@@ -249,6 +257,8 @@ pub(super) struct Spec {
     /// Why the config file could not be read at all (the site is then read with the
     /// generator's defaults).
     pub(super) config_error: Option<ReadError>,
+    /// The versions the site keeps side by side, newest first.
+    pub(super) versions: Vec<super::SiteVersion>,
 }
 
 pub(super) use super::beside;

@@ -121,10 +121,10 @@ fn the_command_line_wins_over_folio_toml_which_wins_over_detection() {
     let (layout, diags) = resolve(&tree, &keys, &Requested::default());
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(mounts(&layout), [(Part::Docs, "manual"), (Part::Skills, "agents")]);
-    let requested = Requested { docs: Some("./other/".to_owned()), skills: Vec::new() };
+    let requested = Requested { docs: Some("./other/".to_owned()), ..Requested::default() };
     let (layout, _) = resolve(&tree, &keys, &requested);
     assert_eq!(layout.docs_dir(), "other");
-    let requested = Requested { docs: Some(".".to_owned()), skills: Vec::new() };
+    let requested = Requested { docs: Some(".".to_owned()), ..Requested::default() };
     assert_eq!(resolve(&tree, &keys, &requested).0.docs_dir(), "");
 }
 
@@ -146,7 +146,7 @@ fn a_folder_that_is_not_there_is_an_error_at_its_key() {
         ]
     );
     assert_eq!(layout.docs_dir(), "docs");
-    let requested = Requested { docs: Some("../x".to_owned()), skills: Vec::new() };
+    let requested = Requested { docs: Some("../x".to_owned()), ..Requested::default() };
     let (_, diags) = resolve(&tree, &LayoutKeys::default(), &requested);
     assert_eq!(diags[0].message, "--docs `../x` leaves the content root");
 }

@@ -10,8 +10,13 @@
 //! sidebar file lists the navigation.
 
 use super::{Preset, Project, Spec, file_route, url_path};
+use crate::compile::layout::SiteVersion;
 use crate::compile::layout::config::Value;
 use crate::compile::layout::site::Mount;
+
+/// The name Docusaurus gives the version in the docs folder (`CURRENT_VERSION_NAME` of
+/// `plugin-content-docs/src/constants.ts`).
+const CURRENT: &str = "current";
 
 pub(super) struct Docusaurus;
 
@@ -36,6 +41,53 @@ impl<'v> Instance<'v> {
     fn id(&self) -> String {
         self.get("id").and_then(Value::str).unwrap_or("default").to_owned()
     }
+
+    /// The string option `key` of the version `name` (`versions: { current: { label: '3.x' } }`).
+    fn at_version(&self, name: &str, key: &str) -> Option<&'v str> {
+        self.get("versions")?.get(name)?.get(key)?.str()
+    }
+}
+
+/// The names `versions.json` lists (`<id>_versions.json` for a docs instance other than the
+/// default), newest first; empty when there is none or it lists none.
+fn archived_versions(project: &Project<'_>, prefix: &str) -> Vec<String> {
+    let file = project.at(&format!("{prefix}versions.json")).unwrap_or_default();
+    if !project.is_file(&file) {
+        return Vec::new();
+    }
+    let Ok(file) = project.read(&file) else { return Vec::new() };
+    file.value.items().iter().filter_map(Value::str).map(str::to_owned).collect()
+}
+
+/// The versions the site builds, newest first: the current docs (unless
+/// `includeCurrentVersion: false`), then the archived ones, kept to `onlyIncludeVersions` when
+/// it is set; each labelled as the config says (`versions.<name>.label`), else `Next` for the
+/// current docs and its name for the others.
+fn site_versions(
+    docs: &Instance<'_>,
+    archived: &[String],
+    current_dir: &str,
+    versioned_dir: &str,
+) -> Vec<SiteVersion> {
+    let include_current = docs.get("includeCurrentVersion").and_then(Value::bool).unwrap_or(true);
+    let only: Option<Vec<&str>> =
+        docs.get("onlyIncludeVersions").map(|v| v.items().iter().filter_map(Value::str).collect());
+    let names = include_current.then_some(CURRENT).into_iter().chain(archived.iter().map(String::as_str));
+    names
+        .filter(|name| only.as_ref().is_none_or(|only| only.contains(name)))
+        .map(|name| SiteVersion {
+            name: name.to_owned(),
+            label: docs
+                .at_version(name, "label")
+                .unwrap_or(if name == CURRENT { "Next" } else { name })
+                .to_owned(),
+            dir: if name == CURRENT {
+                current_dir.to_owned()
+            } else {
+                super::super::join(versioned_dir, &format!("version-{name}"))
+            },
+        })
+        .collect()
 }
 
 /// The instances of the content plugin `kind` (`docs`, `blog`, `pages`): from each preset's
@@ -118,7 +170,7 @@ impl Preset for Docusaurus {
             .at(&path)
             .filter(|d| project.is_dir(d))
             .unwrap_or_else(|| project.at("docs").unwrap_or_default());
-        let route_base = match docs.string("routeBasePath", "docs") {
+        let mut route_base = match docs.string("routeBasePath", "docs") {
             Ok(route) => route.trim_matches('/').to_owned(),
             Err(v) => {
                 unknown.push(project.unknown("routeBasePath", v));
@@ -142,30 +194,80 @@ impl Preset for Docusaurus {
         let under = |route: &str| {
             if route_base.is_empty() { format!("/{route}") } else { format!("/{route_base}/{route}") }
         };
-        // Versions: the newest is served at the docs' route, the current docs at `next/`.
+        // Versions (<https://docusaurus.io/docs/versioning>): `versions.json` lists the archived
+        // versions newest first, each in `versioned_docs/version-<name>/` with its sidebar in
+        // `versioned_sidebars/version-<name>-sidebars.json`; the docs folder is the version
+        // `current`. `lastVersion` (the newest archived one by default) is served at the docs'
+        // route, every other at `<route>/<path>` (`next` for the current docs).
         let id = docs.id();
         let prefix = if id == "default" { String::new() } else { format!("{id}_") };
-        let versions_file = project.at(&format!("{prefix}versions.json")).unwrap_or_default();
-        if project.is_file(&versions_file)
-            && let Ok(file) = project.read(&versions_file)
-        {
-            let versions: Vec<&str> = file.value.items().iter().filter_map(Value::str).collect();
-            if !versions.is_empty() {
-                rules.route_aliases.push((under("next"), route_base.clone()));
-                for version in &versions[1..] {
-                    rules.unverifiable.routes.push((
-                        under(version),
-                        format!("archived version `{version}` of the docs (`{prefix}versioned_docs/`), which Folio does not read"),
+        let archived = archived_versions(project, &prefix);
+        let versioned_dir = project.at(&format!("{prefix}versioned_docs")).unwrap_or_default();
+        let selected =
+            project.version.as_deref().filter(|v| *v != CURRENT && archived.iter().any(|a| a == v));
+        let mut archived_sidebar = None;
+        if !archived.is_empty() {
+            let versions = site_versions(docs, &archived, &spec.docs, &versioned_dir);
+            let last = docs.get("lastVersion").and_then(Value::str).unwrap_or(&archived[0]).to_owned();
+            let path_of = |name: &str| -> String {
+                let set = docs.at_version(name, "path");
+                match set {
+                    Some(path) => path.trim_matches('/').to_owned(),
+                    None if name == last => String::new(),
+                    None if name == CURRENT => "next".to_owned(),
+                    None => name.to_owned(),
+                }
+            };
+            match selected {
+                // The current docs, as the site builds them: the newest archived version is
+                // served at the docs' own routes.
+                None => {
+                    rules.route_aliases.push((under("next"), route_base.clone()));
+                    for version in &archived[1..] {
+                        rules.unverifiable.routes.push((
+                            under(version),
+                            format!("archived version `{version}` of the docs (`{prefix}versioned_docs/`), which Folio does not read"),
+                        ));
+                    }
+                    rules.mounts.push(Mount {
+                        route: String::new(),
+                        dir: super::super::join(&versioned_dir, &format!("version-{}", archived[0])),
+                        files: false,
+                    });
+                    spec.unread.push((
+                        versioned_dir.clone(),
+                        "archived versions of the docs, `versions.json`".to_owned(),
                     ));
                 }
-                let dir = project.at(&format!("{prefix}versioned_docs")).unwrap_or_default();
-                rules.mounts.push(Mount {
-                    route: String::new(),
-                    dir: super::super::join(&dir, &format!("version-{}", versions[0])),
-                    files: false,
-                });
-                spec.unread.push((dir, "archived versions of the docs, `versions.json`".to_owned()));
+                // An archived version, read as a site of its own: its pages are served at its
+                // route, the other versions' routes are theirs (not read, so not checked).
+                Some(name) => {
+                    let path = path_of(name);
+                    for other in versions.iter().filter(|v| v.name != name) {
+                        spec.unread
+                            .push((other.dir.clone(), format!("version `{}` of the docs", other.name)));
+                        let other_path = path_of(&other.name);
+                        if path.is_empty() && !other_path.is_empty() {
+                            rules.unverifiable.routes.push((
+                                under(&other_path),
+                                format!(
+                                    "version `{}` of the docs, which this version's catalog does not hold",
+                                    other.name
+                                ),
+                            ));
+                        }
+                    }
+                    spec.docs = super::super::join(&versioned_dir, &format!("version-{name}"));
+                    if !path.is_empty() {
+                        route_base =
+                            if route_base.is_empty() { path } else { format!("{route_base}/{path}") };
+                        rules.route_base = route_base.clone();
+                    }
+                    archived_sidebar =
+                        project.at(&format!("{prefix}versioned_sidebars/version-{name}-sidebars.json"));
+                }
             }
+            spec.versions = versions;
         }
         // Other docs instances and the blog: sites of their own on the same host.
         for (_, other) in docs_instances.iter().enumerate().filter(|(i, _)| *i != main) {
@@ -253,9 +355,14 @@ impl Preset for Docusaurus {
         if !route_base.is_empty() {
             rules.unverifiable.owned = Some((
                 vec![format!("/{route_base}")],
-                format!(
-                    "outside the docs' routes (`/{route_base}/`): a page of another plugin or of the host, which Folio does not read"
-                ),
+                match selected {
+                    Some(name) => format!(
+                        "outside the routes of version `{name}` (`/{route_base}/`): another version of the docs, a page of another plugin or of the host, which this catalog does not hold"
+                    ),
+                    None => format!(
+                        "outside the docs' routes (`/{route_base}/`): a page of another plugin or of the host, which Folio does not read"
+                    ),
+                },
             ));
         }
         if let Some(first) = unknown.into_iter().next() {
@@ -264,6 +371,8 @@ impl Preset for Docusaurus {
         // The sidebar: the pages the navigation lists.
         let sidebar = match docs.get("sidebarPath") {
             Some(Value::Bool(false)) => None,
+            // An archived version's own sidebar, when it has one.
+            _ if selected.is_some() => archived_sidebar.filter(|p| project.is_file(p)).map(|p| (p, true)),
             Some(Value::Str(path)) => {
                 // `require.resolve('./sidebars.js')` is content-relative already; a plain string is the site folder's.
                 let rel = if project.is_file(path) { Some(path.clone()) } else { project.at(path) };

@@ -84,6 +84,64 @@ fn docusaurus_reads_its_plugins_versions_translations_and_pages() {
 }
 
 #[test]
+fn docusaurus_reads_each_version_as_a_site_of_its_own() {
+    let tree = Tree::new(
+        "docusaurus-versions",
+        &[
+            (
+                "docusaurus.config.js",
+                "export default { presets: [['classic', { docs: { sidebarPath: './sidebars.js', lastVersion: '2.0',\n\
+                 versions: { current: { label: '3.x' }, '1.0': { path: 'legacy' } } } }]] };\n",
+            ),
+            ("versions.json", "[\"2.0\", \"1.0\"]"),
+            ("sidebars.js", "export default { docs: ['intro'] };\n"),
+            ("docs/intro.md", "# Intro"),
+            ("versioned_docs/version-2.0/intro.md", "# Intro"),
+            ("versioned_docs/version-1.0/intro.md", "# Intro"),
+            ("versioned_sidebars/version-1.0-sidebars.json", "{ \"docs\": [\"intro\", \"polling\"] }"),
+        ],
+    );
+    let read = |version: &str| {
+        let project = Project::open(&tree.0, String::new(), "docusaurus.config.js".to_owned())
+            .with_version(Some(version.to_owned()));
+        read(Generator::Docusaurus, &project)
+    };
+    // Every version, newest first, labelled as the config says.
+    let current = read("current");
+    let listed: Vec<(&str, &str, &str)> =
+        current.versions.iter().map(|v| (v.name.as_str(), v.label.as_str(), v.dir.as_str())).collect();
+    assert_eq!(
+        listed,
+        [
+            ("current", "3.x", "docs"),
+            ("2.0", "2.0", "versioned_docs/version-2.0"),
+            ("1.0", "1.0", "versioned_docs/version-1.0")
+        ]
+    );
+    // The current docs are read as the site builds them (as without a version).
+    assert_eq!(current.docs, "docs");
+    assert_eq!(current.rules.route_aliases, [("/docs/next".to_owned(), "docs".to_owned())]);
+    // `lastVersion` is served at the docs' route; the other versions' routes are not checked.
+    let last = read("2.0");
+    assert_eq!((last.docs.as_str(), last.rules.route_base.as_str()), ("versioned_docs/version-2.0", "docs"));
+    assert_eq!(routes(&last), ["/docs/next", "/docs/legacy", "/blog"]);
+    assert!(last.rules.mounts.is_empty() && last.rules.route_aliases.is_empty());
+    // An older version at its own path (`versions.1.0.path`), with its own sidebar: the routes
+    // outside it are other versions'.
+    let old = read("1.0");
+    assert_eq!(
+        (old.docs.as_str(), old.rules.route_base.as_str()),
+        ("versioned_docs/version-1.0", "docs/legacy")
+    );
+    assert_eq!(old.rules.nav_links, ["intro", "polling"]);
+    let owned = old.rules.unverifiable.owned.as_ref().unwrap();
+    assert_eq!(owned.0, ["/docs/legacy"]);
+    assert!(owned.1.contains("another version of the docs"), "{}", owned.1);
+    let unread: Vec<&str> = old.unread.iter().map(|(dir, _)| dir.as_str()).collect();
+    assert_eq!(unread, ["docs", "versioned_docs/version-2.0", "blog"]);
+}
+
+#[test]
 fn a_docusaurus_config_that_computes_its_routes_leaves_them_unverified() {
     let tree = Tree::new(
         "docusaurus-unknown",
