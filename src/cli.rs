@@ -11,6 +11,7 @@ mod reload;
 mod render;
 mod semantic;
 mod serve;
+mod shelf;
 mod terminal;
 mod web;
 
@@ -191,9 +192,9 @@ pub(crate) enum Format {
 /// Where a runtime command reads its catalog from.
 #[derive(Debug, Args)]
 pub(crate) struct SourceArgs {
-    /// Read this `catalog.msgpack` instead of the embedded catalog.
+    /// Read this `catalog.msgpack` instead of the embedded catalog (`serve` takes several: a shelf).
     #[arg(long, value_name = "FILE", conflicts_with = "content")]
-    pub(crate) catalog: Option<PathBuf>,
+    pub(crate) catalog: Vec<PathBuf>,
     /// Compile this content tree in memory instead of using the embedded catalog.
     #[arg(long, value_name = "DIR")]
     pub(crate) content: Option<PathBuf>,
@@ -209,6 +210,18 @@ pub(crate) struct SourceArgs {
 }
 
 impl SourceArgs {
+    /// The one `--catalog FILE`, if given. Several are a shelf, which only `folio serve` serves.
+    pub(crate) fn catalog(&self) -> anyhow::Result<Option<&PathBuf>> {
+        match self.catalog.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one)),
+            several => anyhow::bail!(
+                "--catalog is given {} times: only `folio serve` serves several catalogs (a shelf)",
+                several.len()
+            ),
+        }
+    }
+
     /// Loads the model this command asked for (`--model`, or `[search] model` of `--content`),
     /// once, before any catalog is opened.
     pub(crate) fn load_model(&self) -> anyhow::Result<()> {
@@ -255,8 +268,12 @@ pub(crate) struct ServeArgs {
     /// Open `--catalog FILE` as a read-only memory map instead of reading it: replicas on one
     /// machine share its pages. The file must then be replaced by a rename (as `folio build`
     /// does), never rewritten in place.
-    #[arg(long, requires = "catalog")]
+    #[arg(long)]
     pub(crate) mmap: bool,
+    /// Serve every catalog in this folder (`*.msgpack`, and `<dir>/catalog.msgpack` one level
+    /// down) and each `--catalog FILE` as a shelf: each as `<name>@<version>`, opened on first use.
+    #[arg(long, value_name = "DIR", conflicts_with = "content")]
+    pub(crate) shelf: Option<PathBuf>,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
