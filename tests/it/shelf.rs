@@ -204,3 +204,61 @@ fn a_catalog_added_to_or_removed_from_a_watched_shelf_is_served_or_withdrawn() {
     let gone = s.answer("resources/read", json!({ "uri": "resource://delta@1.0/docs/guide.md" }));
     assert!(gone["error"]["message"].as_str().unwrap().contains("no catalog"), "{gone}");
 }
+
+#[tokio::test]
+async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_uris() {
+    use crate::mcp_http::{exchange, rpc_at};
+    use folio::server::{HttpOptions, Shelf, ShelfServer};
+
+    let t = shelf();
+    let files = Shelf::files_in(&t.join("shelf")).unwrap();
+    let opener: folio::server::shelf::Opener =
+        std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
+    let shelf = Shelf::open(&files, opener).unwrap();
+    assert_eq!(shelf.len(), 4);
+    let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        folio::server::serve_shelf_http(listener, server, &HttpOptions::default(), async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    let text = |reply: crate::mcp_http::Reply| {
+        let v = reply.json();
+        (v["result"]["contents"][0]["uri"].as_str().unwrap_or_default().to_owned(), v)
+    };
+
+    // `/mcp`: the shelf, its URIs naming the catalog.
+    let read =
+        rpc_at(addr, "/mcp", "resources/read", json!({ "uri": "resource://beta@0.3/docs/guide.md" }), &[])
+            .await;
+    assert_eq!(text(read).0, "resource://beta@0.3/docs/guide.md");
+    // `/mcp/<name>`: the latest version, with the catalog's own URIs and tools.
+    let (uri, v) = text(
+        rpc_at(addr, "/mcp/alpha", "resources/read", json!({ "uri": "resource://docs/guide.md" }), &[]).await,
+    );
+    assert_eq!(uri, "resource://docs/guide.md");
+    assert_eq!(v["result"]["contents"][0]["text"], guide("alpha", "2.10"));
+    let (_, v) = text(
+        rpc_at(addr, "/mcp/alpha@2.9", "resources/read", json!({ "uri": "resource://docs/guide.md" }), &[])
+            .await,
+    );
+    assert_eq!(v["result"]["contents"][0]["text"], guide("alpha", "2.9"));
+    let tools = rpc_at(addr, "/mcp/gamma", "tools/list", json!({}), &[]).await.json();
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(!names.contains(&"find_library"), "one catalog's tools: {names:?}");
+    // An unknown catalog is a 404 naming those there are.
+    let missing = rpc_at(addr, "/mcp/delta", "server/discover", json!({}), &[]).await;
+    assert_eq!(missing.status, 404, "{missing:?}");
+    assert!(missing.body.contains("alpha@2.10"), "{}", missing.body);
+    let health = exchange(addr, "GET", "/healthz", &[], b"").await.json();
+    assert_eq!(health["catalogs"], 4);
+    assert_eq!(health["open"], 4, "beta, alpha@2.10, alpha@2.9 and gamma were asked for: {health}");
+
+    let _ = stop.send(());
+    tokio::time::timeout(std::time::Duration::from_secs(10), task).await.unwrap().unwrap().unwrap();
+}
