@@ -192,7 +192,7 @@ pub(crate) enum Format {
 /// Where a runtime command reads its catalog from.
 #[derive(Debug, Args)]
 pub(crate) struct SourceArgs {
-    /// Read this `catalog.msgpack` instead of the embedded catalog (`serve` takes several: a shelf).
+    /// Read this `catalog.msgpack` instead of the embedded catalog.
     #[arg(long, value_name = "FILE", conflicts_with = "content")]
     pub(crate) catalog: Vec<PathBuf>,
     /// Compile this content tree in memory instead of using the embedded catalog.
@@ -329,6 +329,10 @@ pub(crate) struct BundleArgs {
 pub(crate) struct BrowseArgs {
     #[command(flatten)]
     pub(crate) source: SourceArgs,
+    /// Browse every catalog in this folder (as `serve --shelf`): an index of the catalogs, each
+    /// catalog's pages under `/<name>@<version>/`.
+    #[arg(long, value_name = "DIR", conflicts_with = "content")]
+    pub(crate) shelf: Option<PathBuf>,
     /// Listen on this port of 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 4040)]
     pub(crate) port: u16,

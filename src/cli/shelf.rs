@@ -27,12 +27,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--shelf serves built catalogs: build each tree with `folio build --out DIR/<name>`");
     }
     args.source.load_model()?;
-    let mapped = args.mmap;
-    let opener: Opener = Arc::new(move |path| {
-        let query = if mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
-        let query = query.map_err(|e| e.to_string())?;
-        super::semantic::searchable(query).map_err(|e| format!("{}: {e:#}", path.display()))
-    });
+    let opener = opener(args.mmap);
     let files = files(args)?;
     let shelf = Shelf::open(&files, Arc::clone(&opener)).map_err(|e| anyhow!("{e}"))?;
     let count = shelf.len();
@@ -79,11 +74,30 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     res.map(|()| ExitCode::SUCCESS)
 }
 
+/// How a shelf opens a catalog on first use: read or mapped, with the search model asked for.
+fn opener(mapped: bool) -> Opener {
+    Arc::new(move |path| {
+        let query = if mapped { Query::open_file_mapped(path) } else { Query::open_file(path) };
+        let query = query.map_err(|e| e.to_string())?;
+        super::semantic::searchable(query).map_err(|e| format!("{}: {e:#}", path.display()))
+    })
+}
+
+/// The shelf `folio browse --shelf DIR` shows (fixed: reload the page after a change by
+/// starting again).
+pub(crate) fn browsed(dir: &std::path::Path, source: &super::SourceArgs) -> anyhow::Result<ShelfServer> {
+    source.load_model()?;
+    let files = files_of(Some(dir), &source.catalog)?;
+    let shelf = Shelf::open(&files, opener(false)).map_err(|e| anyhow!("{e}"))?;
+    Ok(ShelfServer::new(shelf, LiveMode::Fixed))
+}
+
 /// The shelf folder's catalog files, then each `--catalog FILE`.
 fn files(args: &ServeArgs) -> anyhow::Result<Vec<PathBuf>> {
     files_of(args.shelf.as_deref(), &args.source.catalog)
 }
 
+/// The catalog files of `dir` (if any), then `catalogs`.
 fn files_of(dir: Option<&std::path::Path>, catalogs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = match dir {
         Some(dir) => Shelf::files_in(dir).map_err(|e| anyhow!("{e}"))?,

@@ -262,3 +262,43 @@ async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_ur
     let _ = stop.send(());
     tokio::time::timeout(std::time::Duration::from_secs(10), task).await.unwrap().unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn browse_shows_an_index_of_the_shelf_and_each_catalog_under_its_prefix() {
+    use tower::ServiceExt as _;
+
+    let t = shelf();
+    let files = folio::server::Shelf::files_in(&t.join("shelf")).unwrap();
+    let opener: folio::server::shelf::Opener =
+        std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
+    let server = folio::server::ShelfServer::new(
+        folio::server::Shelf::open(&files, opener).unwrap(),
+        folio::server::LiveMode::Fixed,
+    );
+    let app = folio::web::shelf_router(server, &folio::web::WebOptions::default());
+    let get = |path: &str| {
+        let request = axum::http::Request::get(path)
+            .header("host", "localhost")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let app = app.clone();
+        async move {
+            let response = app.oneshot(request).await.unwrap();
+            let status = response.status().as_u16();
+            let body = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
+            (status, String::from_utf8(body.to_vec()).unwrap())
+        }
+    };
+    let (status, index) = get("/").await;
+    assert_eq!(status, 200);
+    for link in ["href=\"/alpha@2.10/\"", "href=\"/alpha@2.9/\"", "href=\"/beta@0.3/\"", "href=\"/gamma/\""] {
+        assert!(index.contains(link), "{link} in {index}");
+    }
+    let (status, page) = get("/alpha@2.9/docs/guide.md").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("The alpha guide explains widgets"), "{page}");
+    assert!(page.contains("href=\"/alpha@2.9/docs/\""), "links stay under the catalog: {page}");
+    assert!(!page.contains("href=\"/docs/"), "{page}");
+    let (status, _) = get("/delta/").await;
+    assert_eq!(status, 404);
+}
