@@ -9,6 +9,8 @@
 //! a valid catalog with its own hash), into `target/bench-shelf/`, reused while their count and
 //! size are the same. Set `FOLIO_BIN` to bench another binary.
 
+#![allow(clippy::print_stdout, reason = "a benchmark reports its table on stdout")]
+
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
