@@ -455,6 +455,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Build(args) => build::build(&args),
         Command::Check(args) => build::check(&args),
+        // Several catalogs are a shelf (`cli/shelf.rs`), which builds on `serve`'s HTTP flags.
+        Command::Serve(args) if args.shelf.is_some() || args.source.catalog.len() > 1 => shelf::serve(&args),
         Command::Serve(args) => serve::serve(args),
         Command::List(args) => lookup::list(&args),
         Command::Show(args) => lookup::show(&args),

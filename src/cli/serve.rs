@@ -78,9 +78,6 @@ pub(crate) fn start(
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
-    if args.shelf.is_some() || args.source.catalog.len() > 1 {
-        return super::shelf::serve(&args);
-    }
     if args.mmap && args.source.catalog.is_empty() {
         bail!("--mmap maps a catalog file: pass --catalog FILE or --shelf DIR");
     }

@@ -23,6 +23,7 @@ const QUIET: Duration = Duration::from_millis(200);
 
 /// Runs `folio serve` over a shelf.
 pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    super::serve::init_tracing();
     if args.source.content.is_some() {
         anyhow::bail!("--shelf serves built catalogs: build each tree with `folio build --out DIR/<name>`");
     }

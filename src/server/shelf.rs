@@ -222,6 +222,19 @@ impl Slot {
             .clone()
     }
 
+    /// [`Slot::server`] for a request: a catalog that cannot be opened is an internal error
+    /// naming it.
+    pub(crate) fn opened(&self) -> Result<FolioServer, rmcp::ErrorData> {
+        self.server().map_err(|e| {
+            rmcp::ErrorData::internal_error(
+                format!("catalog `{}` cannot be opened: {}", self.id, super::errors::clip_quoted(&e)),
+                Some(serde_json::json!({
+                    "repair": { "hint": "rebuild the catalog with `folio build` and replace its file" }
+                })),
+            )
+        })
+    }
+
     /// True once a request has opened it.
     pub(crate) fn is_open(&self) -> bool {
         self.server.get().is_some()

@@ -128,7 +128,7 @@ impl ShelfServer {
             })?,
         };
         while let Some(slot) = shelf.slots().get(at.slot) {
-            let state = opened(slot)?.state();
+            let state = slot.opened()?.state();
             let (items, next) =
                 one(slot, &state, at.inner.take()).map_err(|e| rewrite::error(&slot.id, e))?;
             let after = match next {
@@ -167,19 +167,8 @@ impl ShelfServer {
                 &format!("no catalog `{}` on this shelf; call find_library", errors::printable(id)),
             ));
         };
-        Ok((Arc::clone(slot), opened(slot)?, inner))
+        Ok((Arc::clone(slot), slot.opened()?, inner))
     }
-}
-
-/// A catalog's server, opened now if it was not; a catalog that cannot be opened is an internal
-/// error naming it.
-pub(super) fn opened(slot: &Slot) -> Result<FolioServer, McpError> {
-    slot.server().map_err(|e| {
-        McpError::internal_error(
-            format!("catalog `{}` cannot be opened: {}", slot.id, errors::clip_quoted(&e)),
-            Some(json!({ "repair": { "hint": "rebuild the catalog with `folio build` and replace its file" } })),
-        )
-    })
 }
 
 /// The model-facing instructions of a shelf.
@@ -306,7 +295,7 @@ impl ServerHandler for ShelfServer {
         } else if let Some((id, name)) = request.r#ref.as_prompt_name().and_then(|p| p.split_once('/')) {
             let slot =
                 shelf.resolve(id).ok_or_else(|| errors::bad_completion("no such catalog on this shelf"))?;
-            prompts::complete(&opened(slot)?.state(), name, &request.argument.name)?
+            prompts::complete(&slot.opened()?.state(), name, &request.argument.name)?
         } else {
             // Other variables of a template complete within the catalog its `catalog` names.
             let catalog =
@@ -316,7 +305,7 @@ impl ServerHandler for ShelfServer {
                 (Some(slot), Some((_, inner))) => {
                     let mut inner_request = request.clone();
                     inner_request.r#ref = rmcp::model::Reference::for_resource(inner);
-                    crate::server::completion::complete(&opened(slot)?.state(), &inner_request)?
+                    crate::server::completion::complete(&slot.opened()?.state(), &inner_request)?
                 }
                 _ => CompletionInfo::default(),
             }
@@ -422,7 +411,7 @@ impl ServerHandler for ShelfServer {
                 Some(json!({ "repair": errors::repair("prompts/list", json!({}), "list the prompts") })),
             ));
         };
-        let out = prompts::get(&opened(slot)?.state(), name, request.arguments.as_ref())
+        let out = prompts::get(&slot.opened()?.state(), name, request.arguments.as_ref())
             .map_err(|e| rewrite::error(&slot.id, e))?;
         let mut out = rewrite::item(&slot.id, out);
         out.meta = self.meta();

@@ -14,7 +14,6 @@ use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::handler::opened;
 use super::rewrite;
 use super::{Shelf, Slot};
 use crate::catalog::uri::shelf::{from_shelf, text_to_shelf};
@@ -126,7 +125,7 @@ pub(super) fn call(shelf: &Shelf, name: &str, mut args: JsonObject) -> Result<Ca
     let Some(slot) = shelf.resolve(&id) else {
         return Ok(failure(format!("No catalog `{}` on this shelf.", errors::printable(&id)), find_hint()));
     };
-    let out = tools::call(&opened(slot)?.state(), name, args)?;
+    let out = tools::call(&slot.opened()?.state(), name, args)?;
     Ok(shelved(slot, name, out))
 }
 
@@ -177,7 +176,7 @@ fn search_across(shelf: &Shelf, args: JsonObject) -> Result<CallToolResult, McpE
     let mut total = 0;
     for versions in shelf.libraries() {
         let slot = &versions[0];
-        let out = tools::call(&opened(slot)?.state(), ToolName::SearchPatterns.as_str(), args.clone())?;
+        let out = tools::call(&slot.opened()?.state(), ToolName::SearchPatterns.as_str(), args.clone())?;
         if out.is_error == Some(true) {
             // The arguments are wrong for every catalog alike: say so once.
             return Ok(shelved(slot, ToolName::SearchPatterns.as_str(), out));
