@@ -2,8 +2,9 @@
 //!
 //! - **shelf**: generates a shelf of `FOLIO_BENCH_SHELF_CATALOGS` catalogs (default 1,000: 500
 //!   libraries at two versions each) of `FOLIO_BENCH_SHELF_DOCS` small docs each (default 2,000),
-//!   built with `folio build` into `target/bench-shelf/shelf/<name>@<version>/`, then times
-//!   `folio serve --shelf DIR` from spawn to its first answer (median of fresh processes) and
+//!   written into `target/bench-shelf/<catalogs>x<docs>/shelf/<name>@<version>/` (one compiled
+//!   tree encoded again under each name), then times `folio serve --shelf DIR` from spawn to its
+//!   first `find_library` answer, which lists every catalog (median of fresh processes), and
 //!   reads its resident set then, before any catalog is read (target: <= 1 s, <= 100 MB); then
 //!   the first read in one catalog and a search across the shelf, and the resident set after.
 //! - **replicas**: three `folio serve --catalog FILE --mmap` of one bench corpus (default large)
@@ -82,8 +83,14 @@ fn bench_shelf(bin: &Path) -> Result<String, String> {
     for _ in 0..READY_SPAWNS {
         let t = Instant::now();
         let mut server = StdioServer::spawn_with(bin, args)?;
-        result_of(&server.request("tools/list", json!({}))?)?;
+        // `find_library` lists every catalog: the whole shelf has been read.
+        let found =
+            server.request("tools/call", json!({ "name": "find_library", "arguments": { "limit": 1 } }))?;
         ready.push(t.elapsed());
+        let total = result_of(&found)?.pointer("/structuredContent/total").and_then(Value::as_u64);
+        if total != Some(catalogs as u64) {
+            return Err(format!("find_library saw {total:?} catalogs of {catalogs}"));
+        }
         rss_ready.push(proc_status_kib(server.child.id(), "VmRSS").unwrap_or(0));
         server.finish();
     }
@@ -136,7 +143,7 @@ fn bench_shelf(bin: &Path) -> Result<String, String> {
     let _ = writeln!(out, "| measurement | result | target |\n| --- | --- | --- |");
     let _ = writeln!(
         out,
-        "| spawn → first answer (`tools/list`), median of {READY_SPAWNS} | {} ms | ≤ 1,000 ms |",
+        "| spawn → first `find_library` answer, median of {READY_SPAWNS} | {} ms | ≤ 1,000 ms |",
         ms(ready)
     );
     let _ = writeln!(
@@ -153,8 +160,8 @@ fn bench_shelf(bin: &Path) -> Result<String, String> {
     Ok(out)
 }
 
-/// The shelf's folder, built once per (catalogs, docs, binary) and reused while the binary
-/// still opens it.
+/// The shelf's folder: one compiled tree of small docs written again under each library's name
+/// and version (each a valid catalog with its own hash), reused while the binary still opens it.
 fn ensure_shelf(bin: &Path, catalogs: usize, docs: usize) -> Result<PathBuf, String> {
     let root = target_dir().join("bench-shelf").join(format!("{catalogs}x{docs}"));
     let shelf = root.join("shelf");
@@ -166,86 +173,28 @@ fn ensure_shelf(bin: &Path, catalogs: usize, docs: usize) -> Result<PathBuf, Str
     let tree = root.join("tree");
     write_tree(&tree, docs)?;
     let started = Instant::now();
-    // Two builds at a time: each is mostly one core's work for trees this small.
-    let workers = std::thread::available_parallelism().map_or(2, usize::from);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failure = std::sync::Mutex::new(None::<String>);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= catalogs || failure.lock().expect("lock").is_some() {
-                        break;
-                    }
-                    if let Err(e) = build_one(bin, &tree, &shelf, i) {
-                        *failure.lock().expect("lock") = Some(e);
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().expect("lock") {
-        return Err(e);
+    let compilation = folio::compile::compile(&folio::compile::Config::new(&tree));
+    let mut catalog = compilation.catalog.ok_or("the bench tree does not compile")?;
+    for i in 0..catalogs {
+        let (name, version) = (format!("lib{:04}", i / 2), format!("{}.0.0", i % 2 + 1));
+        catalog.settings.description =
+            format!("Synthetic library {name}, version {version}, for the shelf bench.");
+        catalog.settings.title = format!("Library {}", i / 2);
+        catalog.settings.name = name;
+        catalog.settings.version = Some(version);
+        let out = shelf.join(catalog_dir_name(i));
+        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+        let encoded = folio::catalog::codec::encode(&catalog);
+        std::fs::write(out.join("catalog.msgpack"), encoded.msgpack).map_err(|e| e.to_string())?;
     }
-    eprintln!("shelf: built {catalogs} catalogs in {:.1?}", started.elapsed());
+    eprintln!("shelf: wrote {catalogs} catalogs in {:.1?}", started.elapsed());
     std::fs::write(&marker, b"").map_err(|e| e.to_string())?;
     Ok(shelf)
 }
 
-/// Library `i / 2` at version `1.0.0` or `2.0.0`.
+/// Library `i / 2` at version `1.0.0` or `2.0.0`, as `folio build --versions` names the folder.
 fn catalog_dir_name(i: usize) -> String {
     format!("lib{:04}@{}.0.0", i / 2, i % 2 + 1)
-}
-
-/// Builds catalog `i` from `tree`: a content root of its own (the docs hard-linked) with a
-/// `folio.toml` naming the library and version.
-fn build_one(bin: &Path, tree: &Path, shelf: &Path, i: usize) -> Result<(), String> {
-    let name = format!("lib{:04}", i / 2);
-    let version = format!("{}.0.0", i % 2 + 1);
-    let work = shelf.with_file_name(format!("work-{i}"));
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let docs_link = work.join("docs");
-    if !docs_link.exists() {
-        copy_tree(&tree.join("docs"), &docs_link)?;
-    }
-    std::fs::write(
-        work.join("folio.toml"),
-        format!(
-            "[catalog]\nname = \"{name}\"\nversion = \"{version}\"\ntitle = \"Library {i}\"\n\
-             description = \"Synthetic library {name}, version {version}, for the shelf bench.\"\n"
-        ),
-    )
-    .map_err(|e| e.to_string())?;
-    let out = shelf.join(catalog_dir_name(i));
-    let res = Command::new(bin)
-        .arg("build")
-        .arg(&work)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-    let _ = std::fs::remove_dir_all(&work);
-    if !res.status.success() {
-        return Err(format!(
-            "`folio build` of {name}@{version} failed: {}",
-            truncate(&String::from_utf8_lossy(&res.stderr))
-        ));
-    }
-    Ok(())
-}
-
-/// Hard-links (else copies) every file of `from` into `to`.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| e.to_string())?;
-    for entry in std::fs::read_dir(from).map_err(|e| e.to_string())? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let target = to.join(entry.file_name());
-        if std::fs::hard_link(entry.path(), &target).is_err() {
-            std::fs::copy(entry.path(), &target).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(())
 }
 
 /// Writes `docs` small docs (a title, two sections, a link to the next doc) into `tree/docs/`.

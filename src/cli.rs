@@ -11,6 +11,7 @@ mod reload;
 mod render;
 mod semantic;
 mod serve;
+mod shelf;
 mod terminal;
 mod versions;
 mod web;
@@ -228,7 +229,7 @@ pub(crate) enum Format {
 pub(crate) struct SourceArgs {
     /// Read this `catalog.msgpack` instead of the embedded catalog.
     #[arg(long, value_name = "FILE", conflicts_with = "content")]
-    pub(crate) catalog: Option<PathBuf>,
+    pub(crate) catalog: Vec<PathBuf>,
     /// Compile this content tree in memory instead of using the embedded catalog.
     #[arg(long, value_name = "DIR")]
     pub(crate) content: Option<PathBuf>,
@@ -244,6 +245,18 @@ pub(crate) struct SourceArgs {
 }
 
 impl SourceArgs {
+    /// The one `--catalog FILE`, if given. Several are a shelf, which only `folio serve` serves.
+    pub(crate) fn catalog(&self) -> anyhow::Result<Option<&PathBuf>> {
+        match self.catalog.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one)),
+            several => anyhow::bail!(
+                "--catalog is given {} times: only `folio serve` serves several catalogs (a shelf)",
+                several.len()
+            ),
+        }
+    }
+
     /// Loads the model this command asked for (`--model`, or `[search] model` of `--content`),
     /// once, before any catalog is opened.
     pub(crate) fn load_model(&self) -> anyhow::Result<()> {
@@ -290,8 +303,12 @@ pub(crate) struct ServeArgs {
     /// Open `--catalog FILE` as a read-only memory map instead of reading it: replicas on one
     /// machine share its pages. The file must then be replaced by a rename (as `folio build`
     /// does), never rewritten in place.
-    #[arg(long, requires = "catalog")]
+    #[arg(long)]
     pub(crate) mmap: bool,
+    /// Serve every catalog in this folder (`*.msgpack`, and `<dir>/catalog.msgpack` one level
+    /// down) and each `--catalog FILE` as a shelf: each as `<name>@<version>`, opened on first use.
+    #[arg(long, value_name = "DIR", conflicts_with = "content")]
+    pub(crate) shelf: Option<PathBuf>,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
@@ -347,6 +364,10 @@ pub(crate) struct BundleArgs {
 pub(crate) struct BrowseArgs {
     #[command(flatten)]
     pub(crate) source: SourceArgs,
+    /// Browse every catalog in this folder (as `serve --shelf`): an index of the catalogs, each
+    /// catalog's pages under `/<name>@<version>/`.
+    #[arg(long, value_name = "DIR", conflicts_with = "content")]
+    pub(crate) shelf: Option<PathBuf>,
     /// Listen on this port of 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 4040)]
     pub(crate) port: u16,
@@ -469,6 +490,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Build(args) => build::build(&args),
         Command::Check(args) => build::check(&args),
+        // Several catalogs are a shelf (`cli/shelf.rs`), which builds on `serve`'s HTTP flags.
+        Command::Serve(args) if args.shelf.is_some() || args.source.catalog.len() > 1 => shelf::serve(&args),
         Command::Serve(args) => serve::serve(args),
         Command::List(args) => lookup::list(&args),
         Command::Show(args) => lookup::show(&args),

@@ -21,6 +21,7 @@ mod notify;
 mod params;
 mod prompts;
 mod resources;
+pub mod shelf;
 mod skills;
 mod state;
 mod stdio;
@@ -36,11 +37,12 @@ use crate::catalog::Catalog;
 use crate::query::Query;
 pub use limits::HttpLimits;
 pub use notify::Swapped;
+pub use shelf::{Shelf, ShelfServer, serve_shelf_http, shelf_router};
 pub(crate) use state::State;
 pub use state::{LiveMode, WATCH_TTL_MS};
 pub use transport::{
-    HttpOptions, ServeError, router, run_on, run_on_pipes, run_stdio, run_transport, serve_http, serve_stdio,
-    serve_stdio_as, shutdown_signal,
+    HttpOptions, ServeError, router, run_on, run_on_pipes, run_shelf_on_pipes, run_shelf_stdio, run_stdio,
+    run_transport, serve_http, serve_stdio, serve_stdio_as, shutdown_signal,
 };
 
 /// The `_meta` key of the server identity the 2026-07-28 spec asks for on every result. rmcp keeps

@@ -24,6 +24,7 @@ mod html;
 mod markdown;
 mod pages;
 mod search_page;
+mod shelf;
 mod sitemap;
 mod skill_pages;
 
@@ -44,6 +45,7 @@ use crate::catalog::{Catalog, EntryKind};
 use crate::query::{Owner, Query};
 use crate::server::{FolioServer, HttpLimits, ServeError};
 use html::{Shell, escape};
+pub use shelf::{serve_shelf_web, shelf_router};
 use sitemap::{Place, Sitemap};
 
 /// Options of the web view. [`Default`] is what `folio browse` runs with.

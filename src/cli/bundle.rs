@@ -123,7 +123,7 @@ pub(crate) fn query() -> Option<anyhow::Result<Query>> {
 /// In a bundle, `--catalog` and `--content` (and the flags that go with `--content`) are refused:
 /// it serves its own catalog only.
 pub(crate) fn refuse_other_sources(source: &super::SourceArgs) -> anyhow::Result<()> {
-    if source.catalog.is_some() || source.content.is_some() {
+    if !source.catalog.is_empty() || source.content.is_some() {
         bail!(
             "this program serves its own bundled catalog only: --catalog and --content are folio's, not a bundle's"
         );

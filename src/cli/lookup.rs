@@ -29,7 +29,7 @@ fn open(source: &SourceArgs, by_meaning: bool) -> anyhow::Result<Result<Query, E
         super::bundle::refuse_other_sources(source)?;
         return bundled.map(Ok);
     }
-    if let Some(path) = &source.catalog {
+    if let Some(path) = source.catalog()? {
         return Ok(Ok(super::semantic::searchable(Query::open_file(path)?)?));
     }
     if let Some(config) = source.config()? {

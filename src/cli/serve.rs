@@ -40,7 +40,7 @@ pub(crate) fn start(
 ) -> anyhow::Result<Result<Started, ExitCode>> {
     let started = std::time::Instant::now();
     source.load_model()?;
-    let followed = match (&source.catalog, source.config()?) {
+    let followed = match (source.catalog()?, source.config()?) {
         (Some(file), _) => Some(Source::Catalog { path: file.clone(), mapped }),
         (None, Some(config)) => Some(Source::Content { config, strict }),
         (None, None) => None,
@@ -78,7 +78,10 @@ pub(crate) fn start(
 /// Runs `folio serve`.
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     init_tracing();
-    if args.watch && args.source.catalog.is_none() && args.source.content.is_none() {
+    if args.mmap && args.source.catalog.is_empty() {
+        bail!("--mmap maps a catalog file: pass --catalog FILE or --shelf DIR");
+    }
+    if args.watch && args.source.catalog.is_empty() && args.source.content.is_none() {
         bail!("--watch follows --content DIR or --catalog FILE; the embedded catalog never changes");
     }
     let Started { server, runtime, reloader: _reloader, .. } =
@@ -122,7 +125,7 @@ pub(crate) fn open(
         let server = FolioServer::from_query(bundled?).map_err(|e| anyhow!("the bundled catalog: {e}"))?;
         return Ok(Ok((server, Vec::new())));
     }
-    if let Some(path) = &source.catalog {
+    if let Some(path) = source.catalog()? {
         let query = if mapped {
             folio::query::Query::open_file_mapped(path)?
         } else {
@@ -183,6 +186,19 @@ fn report_left_out(root: &std::path::Path, left_out: &[folio::catalog::LeftOut])
 }
 
 async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow::Result<()> {
+    let (listener, options) = http_listener(addr, args).await?;
+    folio::server::serve_http(listener, server, &options, folio::server::shutdown_signal())
+        .await
+        .map_err(|e| anyhow!("http server failed: {e}"))?;
+    eprintln!("folio: shut down");
+    Ok(())
+}
+
+/// The bound listener and the options `--http` and its flags ask for (a status line says where).
+pub(crate) async fn http_listener(
+    addr: &str,
+    args: &ServeArgs,
+) -> anyhow::Result<(tokio::net::TcpListener, HttpOptions)> {
     let addr = parse_addr(addr)?;
     let bearer_token = match &args.bearer_token_env {
         None => None,
@@ -223,11 +239,7 @@ async fn serve_http(server: FolioServer, addr: &str, args: &ServeArgs) -> anyhow
         .with_allow_origins(args.allow_origin.clone())
         .with_allow_hosts(args.allow_host.clone())
         .with_bearer_token(bearer_token);
-    folio::server::serve_http(listener, server, &options, folio::server::shutdown_signal())
-        .await
-        .map_err(|e| anyhow!("http server failed: {e}"))?;
-    eprintln!("folio: shut down");
-    Ok(())
+    Ok((listener, options))
 }
 
 /// Asks `reloader` for a reload on every SIGHUP (the handler is installed before this returns;

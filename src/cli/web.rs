@@ -15,6 +15,9 @@ use folio::web::WebOptions;
 /// Runs `folio browse`.
 pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
     super::serve::init_tracing();
+    if let Some(dir) = &args.shelf {
+        return browse_shelf(dir, &args);
+    }
     // `--content` is served leniently, as `serve --content` does; both sources are followed.
     let super::serve::Started { server, runtime, followed, reloader: _reloader } =
         match super::serve::start(&args.source, false, false, true)? {
@@ -48,6 +51,37 @@ pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
             open_browser(&url);
         }
         folio::web::serve_web(listener, server, &options, folio::server::shutdown_signal())
+            .await
+            .map_err(|e| anyhow!("web view failed: {e}"))
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    res.map(|()| ExitCode::SUCCESS)
+}
+
+/// `folio browse --shelf DIR`: the index of the shelf and each catalog's pages under its prefix.
+fn browse_shelf(dir: &std::path::Path, args: &BrowseArgs) -> anyhow::Result<ExitCode> {
+    let shelf = super::shelf::browsed(dir, &args.source)?;
+    let count = shelf.shelf().len();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let options = WebOptions::default().with_allow_hosts(args.allow_host.clone());
+    let res = runtime.block_on(async {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+            format!("cannot listen on {addr} (another program may hold the port; --port 0 picks a free one)")
+        })?;
+        let local = listener.local_addr().context("cannot read the bound address")?;
+        let url = format!("http://{local}/");
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{url}").and_then(|()| stdout.flush()).context("cannot write to stdout")?;
+        drop(stdout);
+        eprintln!("folio: browse a shelf of {count} catalogs at {url} (Ctrl-C stops)");
+        if args.open {
+            open_browser(&url);
+        }
+        folio::web::serve_shelf_web(listener, shelf, &options, folio::server::shutdown_signal())
             .await
             .map_err(|e| anyhow!("web view failed: {e}"))
     });

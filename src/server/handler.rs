@@ -293,13 +293,22 @@ impl ServerHandler for FolioServer {
         request: CustomRequest,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        if KNOWN_METHODS.contains(&request.method.as_str()) {
-            // `resources/directory/read` with a cursor that is not a string lands here.
-            params::check(&ctx, &request.method)?;
-            Err(errors::malformed_params(&request.method))
-        } else {
-            Err(errors::unknown_method(&request.method))
-        }
+        custom_request(&request, &ctx)
+    }
+}
+
+/// A request rmcp did not route: a known method whose params did not deserialize (`-32602`),
+/// or an unknown method (`-32601`). A shelf answers the same.
+pub(crate) fn custom_request(
+    request: &CustomRequest,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CustomResult, McpError> {
+    if KNOWN_METHODS.contains(&request.method.as_str()) {
+        // `resources/directory/read` with a cursor that is not a string lands here.
+        params::check(ctx, &request.method)?;
+        Err(errors::malformed_params(&request.method))
+    } else {
+        Err(errors::unknown_method(&request.method))
     }
 }
 

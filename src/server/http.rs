@@ -93,40 +93,13 @@ impl HttpOptions {
 /// The axum router: `/mcp` (Streamable HTTP, stateless) and `GET /healthz`, plus a function that
 /// ends every open stream (call it when shutting down, or idle listen streams hold the drain).
 pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnce() + Send + 'static) {
-    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
-    hosts.extend(options.allow_hosts.iter().cloned());
-    let allowed = Arc::new(guard::Allowed::new(
-        hosts.iter().map(String::as_str),
-        options.allow_origins.iter().map(String::as_str),
-    ));
-    // rmcp checks the Host list again after `guard`. Origins are `guard`'s alone: rmcp's list
-    // cannot express the server's own origin, and with none given it checks none.
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
-        .with_json_response(true)
-        .with_allowed_hosts(hosts)
-        .with_max_request_body_bytes(MAX_BODY_BYTES);
-    let token = config.cancellation_token.clone();
+    let config = mcp_config(options);
     let health_server = server.clone();
     let (llms_server, llms_full_server) = (server.clone(), server.clone());
     let factory = move || Ok(server.clone());
-    let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-    let listen =
-        listen::ListenBudget::new(options.limits.max_listen_streams, options.limits.listen_idle_timeout);
-    // Layers run last-added first: the rate is checked before the token (so guessing tokens
-    // is rate-limited too), Host and Origin before the token, the token before the body is
-    // read; the rest look at a body already read.
-    let body_limits = (options.limits.body_read_timeout, MAX_BODY_BYTES);
-    let mut mcp_router = Router::new()
-        .nest_service("/mcp", mcp)
-        // Marks a paginated request whose cursor is not a string: rmcp would drop its params.
-        .layer(middleware::from_fn(super::params::mark_http))
-        .layer(middleware::from_fn_with_state(listen, listen::gate_listen_streams))
-        .layer(middleware::from_fn(rpc_errors::explain_bad_bodies))
-        .layer(middleware::from_fn(budget::mark_working))
-        .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
+    let mcp = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config.clone());
     // Built per request: a reload changes the counts and the catalog.
-    let mut health_router = Router::new()
+    let public = Router::new()
         .route(
             "/healthz",
             get(move || {
@@ -150,6 +123,55 @@ pub fn router(server: FolioServer, options: &HttpOptions) -> (Router, impl FnOnc
                 std::future::ready(([(header::CONTENT_TYPE, LLMS_TYPE)], text))
             }),
         );
+    guarded(Router::new().nest_service("/mcp", mcp), public, config, options)
+}
+
+/// The Streamable HTTP configuration every `/mcp` service runs with (one cancellation token for
+/// all of a router's services).
+pub(crate) fn mcp_config(options: &HttpOptions) -> StreamableHttpServerConfig {
+    // rmcp checks the Host list again after `guard`. Origins are `guard`'s alone: rmcp's list
+    // cannot express the server's own origin, and with none given it checks none.
+    StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_hosts(allowed_hosts(options))
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+}
+
+fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.extend(options.allow_hosts.iter().cloned());
+    hosts
+}
+
+/// `mcp` (the MCP routes) and `public` (health and the like) behind the rules every request
+/// passes, plus the function that ends the open streams of `config`'s services.
+pub(crate) fn guarded(
+    mcp: Router,
+    public: Router,
+    config: StreamableHttpServerConfig,
+    options: &HttpOptions,
+) -> (Router, impl FnOnce() + Send + 'static) {
+    let hosts = allowed_hosts(options);
+    let allowed = Arc::new(guard::Allowed::new(
+        hosts.iter().map(String::as_str),
+        options.allow_origins.iter().map(String::as_str),
+    ));
+    let token = config.cancellation_token.clone();
+    let listen =
+        listen::ListenBudget::new(options.limits.max_listen_streams, options.limits.listen_idle_timeout);
+    // Layers run last-added first: the rate is checked before the token (so guessing tokens
+    // is rate-limited too), Host and Origin before the token, the token before the body is
+    // read; the rest look at a body already read.
+    let body_limits = (options.limits.body_read_timeout, MAX_BODY_BYTES);
+    let mut mcp_router = mcp
+        // Marks a paginated request whose cursor is not a string: rmcp would drop its params.
+        .layer(middleware::from_fn(super::params::mark_http))
+        .layer(middleware::from_fn_with_state(listen, listen::gate_listen_streams))
+        .layer(middleware::from_fn(rpc_errors::explain_bad_bodies))
+        .layer(middleware::from_fn(budget::mark_working))
+        .layer(middleware::from_fn_with_state(body_limits, limits::read_body_within));
+    let mut health_router = public;
     if let Some(token) = options.bearer_token.clone() {
         // Health and llms.txt answers need the token too: they name the server and what it serves. A load
         // balancer that probes it can send the header, or probe the TCP port instead.

@@ -177,6 +177,33 @@ pub(crate) async fn listen(live: &Live, context: SubscriptionContext) -> Result<
     }
 }
 
+/// A listen stream over a set of catalogs (a shelf): `resources/list_changed` and
+/// `prompts/list_changed` (as accepted) each time `changes` sees a new value, until the stream
+/// is cancelled. What changed inside a catalog is not tracked: a shelf's catalogs are files that
+/// come and go whole.
+pub(crate) async fn listen_changes<T>(
+    mut changes: watch::Receiver<T>,
+    context: SubscriptionContext,
+) -> Result<(), McpError> {
+    let accepted = context.accepted().clone();
+    changes.borrow_and_update();
+    let notes = Notes { resources_list: true, prompts_list: true, updated: Vec::new() };
+    loop {
+        tokio::select! {
+            () = context.cancelled() => return Ok(()),
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    return Ok(());
+                }
+                changes.borrow_and_update();
+                if let Err(SubscriptionSendError::SubscriptionClosed) = send_listen(&context, &accepted, &notes).await {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
 async fn send_listen(
     context: &SubscriptionContext,
     accepted: &SubscriptionFilter,

@@ -80,7 +80,7 @@ impl State {
 /// What this server declares: resources, tools, completions and the Skills extension with
 /// `directoryRead`; `listChanged`/`subscribe` only when the catalog can change (a fixed one could
 /// never send such a notification). Prompts, when served, get `listChanged` on the same terms.
-fn capabilities(mode: LiveMode) -> ServerCapabilities {
+pub(crate) fn capabilities(mode: LiveMode) -> ServerCapabilities {
     let mut caps = ServerCapabilities::builder()
         .enable_completions()
         .enable_prompts()

@@ -118,7 +118,7 @@ fn output_schema(name: ToolName) -> Value {
 /// `tools/call` deserializes them into: subschemas inline (no `$defs` for a model to chase), and
 /// without `$schema` (the default dialect) or the type's own title and doc (noise in every
 /// model context). Optional arguments accept `null`, as serde does.
-fn input_schema<T: JsonSchema>() -> JsonObject {
+pub(crate) fn input_schema<T: JsonSchema>() -> JsonObject {
     let mut settings = SchemaSettings::draft2020_12();
     settings.meta_schema = None;
     settings.inline_subschemas = true;

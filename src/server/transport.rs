@@ -13,7 +13,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
 use rmcp::service::{RoleServer, ServerInitializeError};
-use rmcp::transport::Transport;
+use rmcp::transport::{IntoTransport as _, Transport};
 
 use super::FolioServer;
 pub use super::http::{HttpOptions, MAX_BODY_BYTES, ServeError, router, serve_http};
@@ -101,6 +101,32 @@ where
             Ok(())
         }
         // The client went away before its first request: nothing to do, not an error.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Serves a shelf over stdin/stdout until stdin reaches EOF, as [`run_stdio`] serves one catalog.
+///
+/// Fails only on an IO error of the standard streams.
+pub async fn run_shelf_stdio(server: super::ShelfServer) -> Result<(), ServeError> {
+    let (read, write) = rmcp::transport::stdio_pipes();
+    run_shelf_on_pipes(server, read, write).await
+}
+
+/// [`run_shelf_stdio`] on any pair of byte streams.
+pub async fn run_shelf_on_pipes<R, W>(server: super::ShelfServer, read: R, write: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let transport = super::stdio::LineTransport::new(read, write);
+    let guarded = LifecycleGuard { inner: transport.into_transport(), started: false };
+    match server.serve(guarded).await {
+        Ok(running) => {
+            running.waiting().await?;
+            Ok(())
+        }
         Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(e.into()),
     }

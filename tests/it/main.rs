@@ -37,6 +37,7 @@ mod search_eval;
 mod semantic;
 #[cfg(not(feature = "semantic"))]
 mod semantic_off;
+mod shelf;
 mod skill_files;
 mod skill_routing;
 mod skills_spec;

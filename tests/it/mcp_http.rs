@@ -134,6 +134,17 @@ fn dechunk(mut body: &str) -> String {
 
 /// A modern JSON-RPC POST with the standard headers for `method`.
 pub(crate) async fn rpc(addr: SocketAddr, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
+    rpc_at(addr, "/mcp", method, params, extra).await
+}
+
+/// [`rpc`] to another path (a shelf's `/mcp/<catalog>`).
+pub(crate) async fn rpc_at(
+    addr: SocketAddr,
+    path: &str,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
     let mut params = params;
     params["_meta"] = modern_meta();
     let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
@@ -153,7 +164,7 @@ pub(crate) async fn rpc(addr: SocketAddr, method: &str, params: Value, extra: &[
         headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
         headers.push((k, v));
     }
-    exchange(addr, "POST", "/mcp", &headers, body.as_bytes()).await
+    exchange(addr, "POST", path, &headers, body.as_bytes()).await
 }
 
 // checklist #21

@@ -411,5 +411,7 @@ pub fn with_lines(uri: &str, start: u32, end: u32) -> String {
     format!("{uri}?lines={start}-{end}")
 }
 
+pub mod shelf;
+
 #[cfg(test)]
 mod tests;
