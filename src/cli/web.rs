@@ -32,16 +32,7 @@ pub(crate) fn browse(args: BrowseArgs) -> anyhow::Result<ExitCode> {
     }
     let options = WebOptions::default().with_allow_hosts(args.allow_host.clone());
     let res = runtime.block_on(async {
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
-        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
-            format!("cannot listen on {addr} (another program may hold the port; --port 0 picks a free one)")
-        })?;
-        let local = listener.local_addr().context("cannot read the bound address")?;
-        let url = format!("http://{local}/");
-        // The address is the command's answer: on stdout, flushed, for a script to read.
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{url}").and_then(|()| stdout.flush()).context("cannot write to stdout")?;
-        drop(stdout);
+        let (listener, url) = listen(args.port).await?;
         eprintln!(
             "folio: browse {} docs and {} skills at {url} (Ctrl-C stops)",
             server.query().catalog().docs.len(),
@@ -68,15 +59,7 @@ fn browse_shelf(dir: &std::path::Path, args: &BrowseArgs) -> anyhow::Result<Exit
         .context("cannot start the async runtime")?;
     let options = WebOptions::default().with_allow_hosts(args.allow_host.clone());
     let res = runtime.block_on(async {
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
-        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
-            format!("cannot listen on {addr} (another program may hold the port; --port 0 picks a free one)")
-        })?;
-        let local = listener.local_addr().context("cannot read the bound address")?;
-        let url = format!("http://{local}/");
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{url}").and_then(|()| stdout.flush()).context("cannot write to stdout")?;
-        drop(stdout);
+        let (listener, url) = listen(args.port).await?;
         eprintln!("folio: browse a shelf of {count} catalogs at {url} (Ctrl-C stops)");
         if args.open {
             open_browser(&url);
@@ -87,6 +70,20 @@ fn browse_shelf(dir: &std::path::Path, args: &BrowseArgs) -> anyhow::Result<Exit
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
     res.map(|()| ExitCode::SUCCESS)
+}
+
+/// Binds 127.0.0.1:`port` and prints the view's address on stdout, flushed: the address is
+/// the command's answer, for a script to read.
+async fn listen(port: u16) -> anyhow::Result<(tokio::net::TcpListener, String)> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (another program may hold the port; --port 0 picks a free one)")
+    })?;
+    let local = listener.local_addr().context("cannot read the bound address")?;
+    let url = format!("http://{local}/");
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{url}").and_then(|()| stdout.flush()).context("cannot write to stdout")?;
+    Ok((listener, url))
 }
 
 /// Asks the system to open `url` in its browser; says so when there is none.
