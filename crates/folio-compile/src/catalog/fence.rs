@@ -5,8 +5,8 @@
 //!
 //! The rule: a UTF-8 byte-order mark is skipped; the first line is `---` (trailing spaces, tabs
 //! and `\r` ignored); the block ends at the first later line that is `---` or `...` (the same
-//! trimming). A file whose opening fence is never closed has no frontmatter. Pure; must not read
-//! the YAML.
+//! trimming). Hugo's TOML block is the same with `+++` for both fences. A file whose opening
+//! fence is never closed has no frontmatter. Pure; must not read the YAML or TOML.
 
 /// Where a file's frontmatter block and body are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,8 @@ pub(crate) enum Fence<'a> {
         body: &'a str,
         /// 1-based line of the body's first line.
         body_line: u32,
+        /// A `+++` block: TOML (Hugo's), not YAML.
+        toml: bool,
     },
     /// An opening `---` never closed: the whole file (without its BOM) is body.
     Unclosed(&'a str),
@@ -30,16 +32,24 @@ pub(crate) enum Fence<'a> {
 pub(crate) fn fence(text: &str) -> Fence<'_> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    if trim_line(&text[..first_end]) != "---" {
-        return Fence::None(text);
-    }
+    let toml = match trim_line(&text[..first_end]) {
+        "---" => false,
+        "+++" => true,
+        _ => return Fence::None(text),
+    };
     let mut at = first_end;
     let mut line = 2;
     while at < text.len() {
         let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
         let fence = trim_line(&text[at..end]);
-        if fence == "---" || fence == "..." {
-            return Fence::Closed { yaml: &text[first_end..at], body: &text[end..], body_line: line + 1 };
+        let closes = if toml { fence == "+++" } else { fence == "---" || fence == "..." };
+        if closes {
+            return Fence::Closed {
+                yaml: &text[first_end..at],
+                body: &text[end..],
+                body_line: line + 1,
+                toml,
+            };
         }
         at = end;
         line += 1;
@@ -72,7 +82,16 @@ mod tests {
         assert_eq!(body("----\nx\n---\nbody"), "----\nx\n---\nbody", "four dashes open nothing");
         assert_eq!(
             fence("---\na: 1\n---\n# T\n"),
-            Fence::Closed { yaml: "a: 1\n", body: "# T\n", body_line: 4 }
+            Fence::Closed { yaml: "a: 1\n", body: "# T\n", body_line: 4, toml: false }
+        );
+        assert_eq!(
+            fence("+++\ntitle = 'x'\n+++\n# T\n"),
+            Fence::Closed { yaml: "title = 'x'\n", body: "# T\n", body_line: 4, toml: true }
+        );
+        assert_eq!(
+            body("+++\na = 1\n---\nbody"),
+            "+++\na = 1\n---\nbody",
+            "a `+++` block closes at `+++` only"
         );
     }
 

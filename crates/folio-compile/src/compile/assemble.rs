@@ -594,7 +594,8 @@ fn resolve_links(
 }
 
 /// The routes a doc's frontmatter gives it: `slug` (from the site root when it starts with `/`,
-/// else from the doc's folder) and `id` (the file name's replacement), both relative to `docs/`.
+/// else from the doc's folder), `id` (the file name's replacement), both relative to `docs/`,
+/// and Hugo's `url` (the page's whole path from the site root, `/events/gsoc-2024/`).
 fn frontmatter_routes(doc: &Doc, path: &str) -> Vec<String> {
     let Ok(extra) = doc.extra.get() else { return Vec::new() };
     let rel = path.strip_prefix("docs/").unwrap_or(path);
@@ -606,6 +607,10 @@ fn frontmatter_routes(doc: &Doc, path: &str) -> Vec<String> {
     }
     if let Some(id) = extra.get("id").and_then(|v| v.as_str()).filter(|s| !s.is_empty() && !s.contains('/')) {
         out.push(within(id));
+    }
+    if let Some(url) = extra.get("url").and_then(|v| v.as_str()).filter(|u| u.starts_with('/') && u.len() > 1)
+    {
+        out.push(url.trim_end_matches('/').to_owned());
     }
     out
 }

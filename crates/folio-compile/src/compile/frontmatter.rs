@@ -23,6 +23,7 @@ use crate::lookup::LookupMap;
 mod date;
 mod flat;
 mod skill;
+mod toml_block;
 pub(crate) mod yaml;
 
 pub(crate) use date::parse_date;
@@ -85,8 +86,10 @@ pub(crate) struct Split<'a> {
     pub body: &'a str,
     /// 1-based line of the body's first line.
     pub body_line: u32,
-    /// True when the file opens with `---` that is never closed.
+    /// True when the file opens with `---` (or `+++`) that is never closed.
     pub unclosed: bool,
+    /// True when the block is Hugo's TOML (`+++`), not YAML.
+    pub toml: bool,
 }
 
 /// Splits a file into its frontmatter block and its body, by the one fence rule
@@ -95,10 +98,15 @@ pub(crate) struct Split<'a> {
 pub(crate) fn split(text: &str) -> Split<'_> {
     use crate::catalog::fence::{Fence, fence};
     match fence(text) {
-        Fence::None(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: false },
-        Fence::Unclosed(body) => Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: true },
-        Fence::Closed { yaml, body, body_line } => {
-            Split { yaml: Some(yaml), yaml_line: 2, body, body_line, unclosed: false }
+        Fence::None(body) => {
+            Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: false, toml: false }
+        }
+        Fence::Unclosed(body) => {
+            let toml = body.starts_with("+++");
+            Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: true, toml }
+        }
+        Fence::Closed { yaml, body, body_line, toml } => {
+            Split { yaml: Some(yaml), yaml_line: 2, body, body_line, unclosed: false, toml }
         }
     }
 }
@@ -157,6 +165,7 @@ fn parse_block<'a>(
     diags: &mut Vec<Diagnostic>,
 ) -> (Split<'a>, Option<Vec<(Node, Node)>>) {
     let split = split(text);
+    let fence = if split.toml { "+++" } else { "---" };
     if split.unclosed {
         diags.push(
             Diagnostic::error(
@@ -164,14 +173,19 @@ fn parse_block<'a>(
                 path,
                 1,
                 1,
-                "frontmatter opened with `---` is never closed",
+                format!("frontmatter opened with `{fence}` is never closed"),
             )
-            .with_help("end the frontmatter with a line holding only `---`"),
+            .with_help(format!("end the frontmatter with a line holding only `{fence}`")),
         );
         return (split, None);
     }
     let Some(yaml) = split.yaml else { return (split, Some(Vec::new())) };
-    match parse_lenient(yaml, split.yaml_line) {
+    let parsed = if split.toml {
+        toml_block::parse_toml(yaml, split.yaml_line)
+    } else {
+        parse_lenient(yaml, split.yaml_line)
+    };
+    match parsed {
         Err(e) => {
             let last = split.body_line.saturating_sub(1).max(1);
             diags.push(Diagnostic::error(

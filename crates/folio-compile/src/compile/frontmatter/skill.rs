@@ -101,7 +101,23 @@ pub(crate) fn parse_skill<'a>(
             .with_help("save the file as UTF-8 without a BOM"),
         );
     }
-    let (split, entries) = parse_block(path, text, diags);
+    // Hugo's `+++` TOML block is a doc's frontmatter only: the Agent Skills specification (and
+    // its validator) read YAML between `---` lines and find no frontmatter in a TOML block.
+    let (split, entries) = if super::split(text).toml {
+        diags.push(
+            Diagnostic::error(
+                Code::FrontmatterSyntax,
+                path,
+                1,
+                1,
+                "SKILL.md frontmatter is TOML (`+++`); the Agent Skills specification reads YAML between `---` lines",
+            )
+            .with_help("write the frontmatter as YAML: `---`, then `name: …` and `description: …`, then `---`"),
+        );
+        (super::split(text), None)
+    } else {
+        parse_block(path, text, diags)
+    };
     let mut meta = SkillMeta {
         name: None,
         description: None,

@@ -566,3 +566,28 @@ mod core_schema {
         }
     }
 }
+
+#[test]
+fn hugo_toml_frontmatter_is_read_like_yaml_with_its_positions() {
+    let (meta, diags) = doc(
+        "+++\ntitle = \"GSoC 2024\"\naliases = ['/gsoc', \"/events/gsoc\"]\ndate = 2024-05-01\nweight = 0x10\n\
+         [params]\nicon = 'fa'\n+++\n# Body\n",
+    );
+    check(&diags, &[]);
+    assert_eq!(meta.title.as_deref(), Some("GSoC 2024"));
+    assert_eq!(meta.aliases, ["/gsoc", "/events/gsoc"]);
+    assert_eq!(meta.extra["date"], "2024-05-01");
+    assert_eq!(meta.extra["weight"], 16);
+    assert_eq!(meta.extra["params"], serde_json::json!({ "icon": "fa" }));
+    // A value of the wrong type, and a syntax error, at the place they are written.
+    let (_, diags) = doc("+++\ntitle = \"t\"\ntags = 3\n+++\n");
+    check(&diags, &["frontmatter-type 3:8"]);
+    let (_, diags) = doc("+++\ntitle = \"t\"\ndescription = = 'x'\n+++\n");
+    check(&diags, &["frontmatter-syntax 3:15"]);
+    let (_, diags) = doc("+++\ntitle = \"t\"\n");
+    assert_eq!(diags[0].message, "frontmatter opened with `+++` is never closed");
+    // A skill's frontmatter is YAML only, as the Agent Skills specification reads it.
+    let (meta, diags) = skill("+++\nname = \"pdf\"\ndescription = \"x\"\n+++\n# PDF\n");
+    check(&diags, &["frontmatter-syntax 1:1"]);
+    assert_eq!(meta.name, None);
+}
