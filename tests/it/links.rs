@@ -459,3 +459,70 @@ fn a_link_above_a_pages_folder_given_as_the_root_says_it_leaves_the_root() {
         out.stdout
     );
 }
+
+#[test]
+fn routes_a_config_leaves_unknown_are_unverified_and_static_files_a_build_writes_too() {
+    // A Next.js app whose root catch-all renders pages from its own data, whose redirects are
+    // read in full, and whose package script writes `public/rss.xml` (git ignores it): a route
+    // it may answer is unverified, a static file it does not serve is still broken.
+    let tree = Tree::new();
+    tree.file(
+        "next.config.js",
+        "module.exports = { async redirects() { return [{ source: '/old', destination: '/' }] } };\n",
+    )
+    .file("package.json", "{ \"dependencies\": { \"next\": \"15\" } }\n")
+    .file("app/[...slug]/page.tsx", "export default function Page() { return null }\n")
+    .file("public/logo.png", "")
+    .file(".gitignore", "public/rss.xml\n")
+    .file(
+        "content/docs/intro.md",
+        "# Intro\n\n[a](/roadmap) [b](/rss.xml) [c](/logo.png) [d](/missing.png) [e](/old)\n",
+    );
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "content/docs/intro.md:3:5: unverified-link: link `/roadmap` not verified: a route that `app/[...slug]/page.tsx` makes from its parameters",
+            "content/docs/intro.md:3:19: unverified-link: link `/rss.xml` not verified: a path `.gitignore` ignores: a file made when the site is built",
+            "content/docs/intro.md:3:48: broken-link: link `/missing.png` matches no file: no `content/missing.png`",
+        ],
+        "{report:#?}"
+    );
+    // A VitePress site whose `srcDir` only running its config tells: a relative link to a
+    // route is resolved against a page route Folio cannot know.
+    let vitepress = Tree::new();
+    vitepress
+        .file(
+            "docs/.vitepress/config.ts",
+            "export default defineConfig({ srcDir: fileURLToPath(new URL('../..', import.meta.url)) });\n",
+        )
+        .file("docs/guide/upgrade.md", "# Upgrade\n\n[a](../rules/indent) [b](./missing.md)\n");
+    let report = all_diagnostics(vitepress.path());
+    assert_eq!(
+        report,
+        [
+            "docs/guide/upgrade.md:3:5: unverified-link: link `../rules/indent` not verified: `srcDir` in `docs/.vitepress/config.ts` is a call to a function",
+            "docs/guide/upgrade.md:3:26: broken-link: link `./missing.md` matches no file: no `docs/guide/missing.md`",
+        ],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn a_hugo_page_is_served_at_the_url_its_frontmatter_sets() {
+    let tree = Tree::new();
+    tree.file("hugo.toml", "baseURL = 'https://example.org/'\ntitle = 'x'\n")
+        .file(
+            "content/events/past/2024/gsoc.md",
+            "+++\ntitle = \"GSoC 2024\"\n# kept where it was before the move\nurl = \"/events/gsoc-2024/\"\n+++\n# GSoC\n",
+        )
+        .file("content/events/next.md", "# Next\n\n[a](/events/gsoc-2024/) [b](/events/gsoc-2023/)\n");
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "content/events/next.md:3:29: broken-link: link `/events/gsoc-2023/` matches no file: no `content/events/gsoc-2023.md`, `content/events/gsoc-2023/index.md` or `content/events/gsoc-2023/_index.md`",
+        ],
+        "{report:#?}"
+    );
+}

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::Layout;
 use super::site::{Disk, DiskRef, Miss};
+use super::{Layout, Part};
 
 /// What the disk tells about the links of a tree laid out as `layout`.
 pub(super) fn hook(root: &Path, layout: &Layout) -> DiskRef {
@@ -85,9 +85,17 @@ impl State {
             }
         }
         // One reason per `.gitignore`, not per path: the warning names the first link and counts
-        // the others.
+        // the others. A site path may also name a file of a folder served at `/` (`public/`),
+        // written there by a build step (`public/rss.xml` from a package script).
         let real = self.layout.real(&self.root, logical);
-        forms(&real).iter().find_map(|form| self.ignored(form)).map(|file| {
+        let served = logical.strip_prefix("docs/").into_iter().flat_map(|rest| {
+            self.layout
+                .mounts
+                .iter()
+                .filter(|m| m.part == Part::Assets)
+                .map(move |m| super::join(&m.dir, rest))
+        });
+        forms(&real).into_iter().chain(served).find_map(|form| self.ignored(&form)).map(|file| {
             Miss::Unverified(format!("a path `{file}` ignores: a file made when the site is built"))
         })
     }

@@ -80,6 +80,15 @@ impl Unverifiable {
                 }
             }
         }
+        // A relative link to a route (`../rules/indent`, not a file by its extension) is
+        // resolved by the browser against the page's own route, which is as unknown as any
+        // other route when the site's routes could not be read.
+        if raw.kind == LinkKind::Relative
+            && !names_a_file(path)
+            && let Some(why) = &self.all_routes
+        {
+            return unverified(why);
+        }
         let written: Vec<&str> = rerouted.unwrap_or(path).split('/').collect();
         let from: Vec<&str> = if absolute {
             vec!["docs"]

@@ -96,7 +96,11 @@ impl Preset for NextJs {
                 rules.route_base = base_url;
             }
         }
-        app_routes(project, &spec.docs, &mut spec.rules);
+        // The app's root catch-all renders the pages folder itself under Nextra's content
+        // convention (`app/[[...mdxPath]]/page.jsx`) and under Fumadocs served at `/`; any
+        // other renders what its own code loads.
+        let renders_docs = fumadocs.is_some() || depends_on(project, "nextra");
+        app_routes(project, &spec.docs, renders_docs, &mut spec.rules);
         let rules = &mut spec.rules;
         if !rules.route_base.is_empty() {
             rules.unverifiable.owned = Some((
@@ -107,15 +111,42 @@ impl Preset for NextJs {
                 ),
             ));
         }
-        if let Some(Value::Func(redirects)) = config.get("redirects") {
-            for redirect in redirects.items() {
-                let Some(source) = redirect.get("source").and_then(Value::str) else { continue };
-                if let Some(at) = source.find([':', '*', '(']) {
-                    if !source[..at].trim_matches('/').is_empty() {
-                        rules.extra_patterns.push(source.to_owned());
+        // `redirects()` answers old routes; `rewrites()` serves routes from elsewhere (a list,
+        // or `{ beforeFiles, afterFiles, fallback }`). Either read only in part may answer any
+        // path.
+        for key in ["redirects", "rewrites"] {
+            let Some(value) = config.get(key) else { continue };
+            let returned = match value {
+                Value::Func(returned) => &**returned,
+                other => other,
+            };
+            let lists: Vec<&Value> = match returned {
+                Value::Map(map) if map.partial.is_none() => map.entries.iter().map(|(_, v)| v).collect(),
+                other => vec![other],
+            };
+            for list in lists {
+                let Value::List(items) = list else {
+                    rules.unverifiable.all_routes.get_or_insert_with(|| unread_table(project, key, list));
+                    continue;
+                };
+                for item in items {
+                    match item.get("source") {
+                        Some(Value::Str(source)) if answers_any_path(source) => {
+                            rules.unverifiable.all_routes.get_or_insert_with(|| {
+                                format!("`{key}` in `{}` answers `{source}`, any path", project.config)
+                            });
+                        }
+                        Some(Value::Str(source)) if source.contains([':', '*', '(']) => {
+                            rules.extra_patterns.push(source.clone());
+                        }
+                        Some(Value::Str(source)) => rules.extra_routes.push(source.clone()),
+                        _ => {
+                            rules
+                                .unverifiable
+                                .all_routes
+                                .get_or_insert_with(|| unread_table(project, key, item));
+                        }
                     }
-                } else {
-                    rules.extra_routes.push(source.to_owned());
                 }
             }
         }
@@ -123,10 +154,39 @@ impl Preset for NextJs {
     }
 }
 
+/// True for a source pattern that matches every path: one segment at the root that is a
+/// parameter of any number of segments (`/:path*`, `/:slug+`, `/(.*)`).
+fn answers_any_path(source: &str) -> bool {
+    let only = source.trim_start_matches('/');
+    !only.contains('/')
+        && ((only.starts_with(':') && (only.ends_with('*') || only.ends_with('+')))
+            || only == "(.*)"
+            || only == "*")
+}
+
+/// Why a `redirects()` or `rewrites()` table read only in part leaves every route unverified.
+fn unread_table(project: &Project<'_>, key: &str, value: &Value) -> String {
+    let what = value.unknown().unwrap_or("a value Folio does not read");
+    format!("`{key}` in `{}` holds {what}, so any path may be answered by it", project.config)
+}
+
+/// Whether the project's `package.json` lists `package` among its dependencies.
+fn depends_on(project: &Project<'_>, package: &str) -> bool {
+    let Some(manifest) = project.at("package.json").and_then(|p| project.read(&p).ok()) else { return false };
+    ["dependencies", "devDependencies"]
+        .iter()
+        .any(|k| manifest.value.get(k).and_then(|d| d.get(package)).is_some())
+}
+
 /// The routes of the app's own route files: `page.*` and `route.*` under `app/` (route groups
 /// and `@slots` left out, `_private` folders skipped), every file of `pages/`; a `[param]`
 /// makes the routes under its fixed prefix, which only running the app tells.
-fn app_routes(project: &Project<'_>, docs: &str, rules: &mut crate::compile::layout::SiteRules) {
+fn app_routes(
+    project: &Project<'_>,
+    docs: &str,
+    renders_docs: bool,
+    rules: &mut crate::compile::layout::SiteRules,
+) {
     for (dir, app) in [("app", true), ("src/app", true), ("pages", false), ("src/pages", false)] {
         // The pages folder itself is read for its markdown pages; an app folder that is the
         // pages folder (Nextra's `app/**/page.mdx`) still has route files in code and
@@ -165,14 +225,22 @@ fn app_routes(project: &Project<'_>, docs: &str, rules: &mut crate::compile::lay
             match route.find('[') {
                 Some(at) => {
                     let prefix = route[..at].trim_end_matches('/').to_owned();
-                    let catch_all_of_docs = prefix.trim_start_matches('/') == rules.route_base;
+                    // At the docs' route, a catch-all renders the pages folder: Fumadocs's
+                    // `app/docs/[[...slug]]`, Nextra's root `[[...mdxPath]]`, and a pages-router
+                    // `pages/[...slug].jsx` whose `getStaticPaths` lists the content files (the
+                    // shape of Next.js's own docs examples). An app-router catch-all at the root
+                    // of any other app renders what its code loads (pages from JSON data).
+                    let catch_all_of_docs = prefix.trim_start_matches('/') == rules.route_base
+                        && (!rules.route_base.is_empty() || renders_docs || !app);
                     if catch_all_of_docs {
                         continue;
                     }
                     let why = format!("a route that `{dir}/{file}` makes from its parameters");
                     if prefix.is_empty() {
-                        if rules.route_base.is_empty() && !app {
-                            rules.unverifiable.all_routes.get_or_insert(why);
+                        // A catch-all at the root answers any path but the files served at
+                        // `/` (`public/`), which Next.js serves before any route.
+                        if rules.route_base.is_empty() {
+                            rules.unverifiable.owned.get_or_insert((Vec::new(), why));
                         }
                     } else {
                         rules.unverifiable.routes.push((prefix, why));

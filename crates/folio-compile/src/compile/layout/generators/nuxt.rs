@@ -12,6 +12,9 @@ use crate::compile::layout::config::Value;
 
 pub(super) struct NuxtContent;
 
+/// Nuxt's own config files, in its lookup order.
+const NUXT_CONFIGS: &[&str] = &["nuxt.config.ts", "nuxt.config.mts", "nuxt.config.js", "nuxt.config.mjs"];
+
 impl Preset for NuxtContent {
     fn id(&self) -> &'static str {
         "nuxt-content"
@@ -35,14 +38,15 @@ impl Preset for NuxtContent {
     }
 
     fn accepts(&self, root: &std::path::Path, dir: &str, _config: &str) -> bool {
-        root.join(super::super::join(dir, "content")).is_dir()
+        // Nuxt Content's `content.config.*` sits at the root of a Nuxt project, beside its
+        // `nuxt.config.*`; Astro's content collections use the same name in `src/` of an Astro
+        // project (`src/content.config.ts`), with no Nuxt config beside it.
+        let nuxt_config = NUXT_CONFIGS.iter().any(|n| root.join(super::super::join(dir, n)).is_file());
+        nuxt_config && root.join(super::super::join(dir, "content")).is_dir()
     }
 
     fn read(&self, project: &Project<'_>) -> Spec {
-        let nuxt_path = ["nuxt.config.ts", "nuxt.config.mts", "nuxt.config.js", "nuxt.config.mjs"]
-            .iter()
-            .filter_map(|n| project.at(n))
-            .find(|p| project.is_file(p));
+        let nuxt_path = NUXT_CONFIGS.iter().filter_map(|n| project.at(n)).find(|p| project.is_file(p));
         let nuxt_config = nuxt_path.as_ref().and_then(|p| project.read(p).ok()).map(|f| f.value);
         let nuxt_file = nuxt_path.as_deref().unwrap_or(&project.config);
         let nuxt = nuxt_config.as_ref().unwrap_or(project.value()).unwrapped();

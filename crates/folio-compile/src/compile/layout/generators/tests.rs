@@ -530,3 +530,106 @@ fn mkdocs_without_mkdocs_yml_is_read_from_the_config_its_builds_inherit() {
     // A YAML file without `site_name` anywhere up its `INHERIT` chain is not an MkDocs config.
     assert_eq!(found("none"), None);
 }
+
+#[test]
+fn an_astro_content_config_is_not_nuxt_contents() {
+    // Astro's content collections live in `src/content.config.ts`, the name Nuxt Content gives
+    // its config at a Nuxt project's root: only a Nuxt config beside it makes it Nuxt's.
+    let astro = Tree::new(
+        "astro-collections",
+        &[
+            ("web/astro.config.mjs", "export default defineConfig({ integrations: [mdx()] });\n"),
+            ("web/src/content.config.ts", "import { defineCollection } from 'astro:content';\n"),
+            ("web/src/content/docs/", ""),
+        ],
+    );
+    let found: Vec<Generator> =
+        crate::compile::layout::detect::find(&astro.0).iter().map(|f| f.generator).collect();
+    assert_eq!(found, [Generator::Starlight]);
+    let nuxt = Tree::new(
+        "nuxt-collections",
+        &[
+            ("content.config.ts", "export default defineContentConfig({});\n"),
+            ("nuxt.config.ts", "export default defineNuxtConfig({});\n"),
+            ("content/", ""),
+        ],
+    );
+    let found: Vec<Generator> =
+        crate::compile::layout::detect::find(&nuxt.0).iter().map(|f| f.generator).collect();
+    assert_eq!(found, [Generator::NuxtContent]);
+}
+
+#[test]
+fn a_vitepress_src_dir_only_the_config_computes_leaves_routes_unverified() {
+    let tree = Tree::new(
+        "vitepress-computed-src",
+        &[
+            (
+                "docs/.vitepress/config.ts",
+                "export default defineConfig({ srcDir: fileURLToPath(new URL('../..', import.meta.url)), cleanUrls: true });\n",
+            ),
+            ("docs/guide/", ""),
+        ],
+    );
+    let spec = tree.read(Generator::VitePress, "docs", "docs/.vitepress/config.ts");
+    assert_eq!(spec.docs, "docs");
+    let why = spec.rules.unverifiable.all_routes.unwrap();
+    assert_eq!(why, "`srcDir` in `docs/.vitepress/config.ts` is a call to a function");
+}
+
+#[test]
+fn a_nextjs_root_catch_all_answers_every_route_but_static_files() {
+    let files = |package: &'static str| {
+        vec![
+            ("next.config.js", "module.exports = { reactStrictMode: true };\n"),
+            ("package.json", package),
+            ("content/docs/", ""),
+            ("app/[...slug]/page.tsx", ""),
+            ("app/blog/page.tsx", ""),
+        ]
+    };
+    let tree = Tree::new("nextjs-catch-all", &files("{ \"dependencies\": { \"next\": \"15\" } }"));
+    let spec = tree.read(Generator::NextJs, "", "next.config.js");
+    let (owned, why) = spec.rules.unverifiable.owned.unwrap();
+    assert!(owned.is_empty());
+    assert_eq!(why, "a route that `app/[...slug]/page.tsx` makes from its parameters");
+    assert!(spec.rules.unverifiable.all_routes.is_none());
+    // Under Nextra's content convention the root catch-all renders the pages folder itself.
+    let nextra = Tree::new("nextjs-nextra", &files("{ \"dependencies\": { \"nextra\": \"4\" } }"));
+    let spec = nextra.read(Generator::NextJs, "", "next.config.js");
+    assert!(spec.rules.unverifiable.owned.is_none());
+}
+
+#[test]
+fn nextjs_rewrites_are_routes_and_a_table_read_in_part_answers_any_path() {
+    let tree = Tree::new(
+        "nextjs-rewrites",
+        &[
+            (
+                "next.config.js",
+                "module.exports = {\n  async rewrites() { return { beforeFiles: [{ source: '/home', destination: '/' }], \
+                 afterFiles: [{ source: '/api-docs/:path*', destination: 'https://x.example/:path*' }], fallback: [] } },\n  \
+                 async redirects() { return [{ source: '/old', destination: '/new' }] },\n};\n",
+            ),
+            ("content/", ""),
+        ],
+    );
+    let spec = tree.read(Generator::NextJs, "", "next.config.js");
+    assert_eq!(spec.rules.extra_routes, ["/old", "/home"]);
+    assert_eq!(spec.rules.extra_patterns, ["/api-docs/:path*"]);
+    assert!(spec.rules.unverifiable.all_routes.is_none());
+    let partial = Tree::new(
+        "nextjs-redirects-partial",
+        &[
+            (
+                "next.config.js",
+                "const redirects = require('./settings.json').redirects;\n\
+                 module.exports = { async redirects() { return [{ source: '/a', destination: '/b' }, ...redirects.map(r => r)] } };\n",
+            ),
+            ("content/", ""),
+        ],
+    );
+    let spec = partial.read(Generator::NextJs, "", "next.config.js");
+    let why = spec.rules.unverifiable.all_routes.unwrap();
+    assert!(why.starts_with("`redirects` in `next.config.js` holds "), "{why}");
+}

@@ -48,6 +48,11 @@ impl Preset for VitePress {
         };
         let rules = &mut spec.rules;
         rules.heading_ids = HeadingIds::VitePress;
+        // A `srcDir` only running the config tells (`fileURLToPath(new URL('../..', …))`):
+        // the pages are read from the project folder, but which file a route is, is unknown.
+        if let Some(src_dir) = value.get("srcDir").filter(|v| v.str().is_none()) {
+            rules.unverifiable.all_routes = Some(project.unknown("srcDir", src_dir));
+        }
         // `srcExclude`: globs below `srcDir` (tinyglobby's: a `*` stops at `/`).
         for glob in value.get("srcExclude").map_or(&[][..], Value::items).iter().filter_map(Value::str) {
             rules.excluded.push(Excluded {
