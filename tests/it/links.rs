@@ -488,6 +488,16 @@ fn routes_a_config_leaves_unknown_are_unverified_and_static_files_a_build_writes
         ],
         "{report:#?}"
     );
+    // The summary says the routes were not all read, and why, before the reader meets a warning.
+    let out = crate::support::folio(tree.path(), &["check", "."]);
+    let text = format!("{}{}", out.stdout, out.stderr);
+    let summary = text.lines().last().unwrap_or_default();
+    assert!(
+        summary.ends_with(
+            "(Next.js, detected from next.config.js); routes not all read: a route that `app/[...slug]/page.tsx` makes from its parameters"
+        ),
+        "{text}"
+    );
     // A VitePress site whose `srcDir` only running its config tells: a relative link to a
     // route is resolved against a page route Folio cannot know.
     let vitepress = Tree::new();

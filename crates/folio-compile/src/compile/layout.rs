@@ -441,6 +441,18 @@ impl Layout {
                 out.push_str(&format!(" and {} more", self.unread.len() - 4));
             }
         }
+        // Whether every route could be checked: a config read only in part leaves routes
+        // unverified, and the reader should know before reading the warnings.
+        let partial = self.site.unverifiable.all_routes.as_deref().or(self
+            .site
+            .unverifiable
+            .owned
+            .as_ref()
+            .filter(|(owned, _)| owned.is_empty())
+            .map(|(_, why)| why.as_str()));
+        if let Some(why) = partial {
+            out.push_str(&format!("; routes not all read: {why}"));
+        }
         out.push_str(&hosts::describe(self));
         out
     }
