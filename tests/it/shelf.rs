@@ -205,27 +205,47 @@ fn a_catalog_added_to_or_removed_from_a_watched_shelf_is_served_or_withdrawn() {
     assert!(gone["error"]["message"].as_str().unwrap().contains("no catalog"), "{gone}");
 }
 
+/// `serve --shelf DIR --http` in process on `127.0.0.1:0`: its address, and what stops it.
+struct HttpShelf {
+    addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), folio::server::ServeError>>,
+}
+
+impl HttpShelf {
+    async fn start(dir: &std::path::Path, catalogs: usize) -> HttpShelf {
+        use folio::server::{HttpOptions, Shelf, ShelfServer};
+        let files = Shelf::files_in(dir).unwrap();
+        let opener: folio::server::shelf::Opener =
+            std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
+        let shelf = Shelf::open(&files, opener).unwrap();
+        assert_eq!(shelf.len(), catalogs);
+        let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            folio::server::serve_shelf_http(listener, server, &HttpOptions::default(), async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        HttpShelf { addr, stop, task }
+    }
+
+    async fn shutdown(self) {
+        let _ = self.stop.send(());
+        tokio::time::timeout(std::time::Duration::from_secs(10), self.task).await.unwrap().unwrap().unwrap();
+    }
+}
+
 #[tokio::test]
 async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_uris() {
     use crate::mcp_http::{exchange, rpc_at};
-    use folio::server::{HttpOptions, Shelf, ShelfServer};
 
     let t = shelf();
-    let files = Shelf::files_in(&t.join("shelf")).unwrap();
-    let opener: folio::server::shelf::Opener =
-        std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
-    let shelf = Shelf::open(&files, opener).unwrap();
-    assert_eq!(shelf.len(), 4);
-    let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        folio::server::serve_shelf_http(listener, server, &HttpOptions::default(), async {
-            let _ = stopped.await;
-        })
-        .await
-    });
+    let served = HttpShelf::start(&t.join("shelf"), 4).await;
+    let addr = served.addr;
     let text = |reply: crate::mcp_http::Reply| {
         let v = reply.json();
         (v["result"]["contents"][0]["uri"].as_str().unwrap_or_default().to_owned(), v)
@@ -258,9 +278,41 @@ async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_ur
     let health = exchange(addr, "GET", "/healthz", &[], b"").await.json();
     assert_eq!(health["catalogs"], 4);
     assert_eq!(health["open"], 4, "beta, alpha@2.10, alpha@2.9 and gamma were asked for: {health}");
+    served.shutdown().await;
+}
 
-    let _ = stop.send(());
-    tokio::time::timeout(std::time::Duration::from_secs(10), task).await.unwrap().unwrap().unwrap();
+/// rmcp's own client walks each catalog of a shelf at `/mcp/<name>@<version>` as it walks one
+/// catalog's server, and the shelf itself at `/mcp`, over HTTP. The shelf holds the MCP tests'
+/// corpora at two versions, so the single-catalog walk applies to each unchanged.
+#[tokio::test]
+async fn rmcp_client_walks_each_catalog_of_a_shelf_and_the_shelf_over_http() {
+    use crate::mcp::{Walk, fixture, rmcp_http_client, rmcp_walk};
+
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rmcp-shelf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let versions = ["1.0", "2.0"];
+    for version in versions {
+        let mut config = folio::compile::Config::new(fixture().root.clone());
+        config.version = Some(version.to_owned());
+        let catalog = folio::compile::compile(&config).catalog.expect("the fixture compiles");
+        let bytes = folio::catalog::codec::encode(&catalog).msgpack;
+        std::fs::write(dir.join(format!("corpora-{version}.msgpack")), bytes).unwrap();
+    }
+    let served = HttpShelf::start(&dir, 2).await;
+
+    for version in versions {
+        let client = rmcp_http_client(served.addr, &format!("/mcp/corpora@{version}")).await;
+        rmcp_walk(&client, &Walk { server: ("corpora", version), shelf: None }).await;
+        client.cancel().await.unwrap();
+    }
+    let client = rmcp_http_client(served.addr, "/mcp").await;
+    let ids = versions.map(|v| format!("corpora@{v}"));
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    rmcp_walk(&client, &Walk { server: ("folio", env!("CARGO_PKG_VERSION")), shelf: Some(&ids) }).await;
+    client.cancel().await.unwrap();
+    served.shutdown().await;
 }
 
 #[tokio::test]
