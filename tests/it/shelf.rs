@@ -87,8 +87,12 @@ fn a_shelf_lists_reads_picks_versions_and_searches_across_catalogs() {
         assert!(catalogs.contains(&catalog), "{catalog} in {catalogs:?}");
     }
     for hit in hits {
-        let prefix = format!("resource://{}/", hit["catalog"].as_str().unwrap());
-        assert!(hit["uri"].as_str().unwrap().starts_with(&prefix), "{hit}");
+        let catalog = hit["catalog"].as_str().unwrap();
+        let uri = hit["uri"].as_str().unwrap();
+        assert!(uri.starts_with(&format!("resource://{catalog}/")), "{hit}");
+        // The hit is the catalog's it names: its URI reads that catalog's page.
+        let (name, version) = catalog.split_once('@').unwrap_or((catalog, "none"));
+        assert_eq!(s.text(uri), guide(name, version), "{hit}");
     }
     // Search within one catalog, any version.
     let within = call(&mut s, "search_patterns", json!({ "query": "widgets", "catalog": "alpha@2.9" }));
