@@ -285,12 +285,14 @@ async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_ur
     served.shutdown().await;
 }
 
-/// rmcp's own client walks each catalog of a shelf at `/mcp/<name>@<version>` as it walks one
-/// catalog's server, and the shelf itself at `/mcp`, over HTTP. The shelf holds the MCP tests'
-/// corpora at two versions, so the single-catalog walk applies to each unchanged.
+/// Each catalog of a shelf at `/mcp/<name>@<version>` passes the HTTP tests of one catalog's
+/// `/mcp`: the transport rules, stateless JSON answers, and rmcp's own client walking it; and
+/// rmcp's client walks the shelf itself at `/mcp`. The shelf holds the MCP tests' corpora at two
+/// versions, so the single-catalog tests apply to each unchanged.
 #[tokio::test]
-async fn rmcp_client_walks_each_catalog_of_a_shelf_and_the_shelf_over_http() {
+async fn each_catalog_of_a_shelf_passes_the_http_tests_of_one_catalog() {
     use crate::mcp::{Walk, fixture, rmcp_http_client, rmcp_walk};
+    use crate::mcp_http_rules::{stateless_json_at, transport_rules_at};
 
     let dir =
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rmcp-shelf-{}", std::process::id()));
@@ -307,7 +309,10 @@ async fn rmcp_client_walks_each_catalog_of_a_shelf_and_the_shelf_over_http() {
     let served = HttpShelf::start(&dir, 2).await;
 
     for version in versions {
-        let client = rmcp_http_client(served.addr, &format!("/mcp/corpora@{version}")).await;
+        let path = format!("/mcp/corpora@{version}");
+        transport_rules_at(served.addr, &path).await;
+        stateless_json_at(served.addr, &path).await;
+        let client = rmcp_http_client(served.addr, &path).await;
         rmcp_walk(&client, &Walk { server: ("corpora", version), shelf: None }).await;
         client.cancel().await.unwrap();
     }
