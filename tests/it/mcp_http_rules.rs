@@ -9,7 +9,7 @@ use folio::server::HttpOptions;
 use serde_json::json;
 
 use crate::mcp::{V_MODERN, modern_meta};
-use crate::mcp_http::{Running, exchange, rpc_at};
+use crate::mcp_http::{Reply, Running, exchange, rpc_at};
 
 // checklist #21
 #[tokio::test]
@@ -110,16 +110,10 @@ pub(crate) async fn transport_rules_at(a: SocketAddr, path: &str) {
     assert_eq!(exchange(a, "DELETE", path, &[], b"").await.status, 405);
     // A notification → 202 with an empty body.
     let body = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1, "_meta": modern_meta() } });
-    let r = exchange(
+    let r = post(
         a,
-        "POST",
         path,
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", V_MODERN),
-            ("Mcp-Method", "notifications/cancelled"),
-        ],
+        &[("MCP-Protocol-Version", V_MODERN), ("Mcp-Method", "notifications/cancelled")],
         body.to_string().as_bytes(),
     )
     .await;
@@ -129,18 +123,7 @@ pub(crate) async fn transport_rules_at(a: SocketAddr, path: &str) {
     let body =
         json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": modern_meta() } })
             .to_string();
-    let r = exchange(
-        a,
-        "POST",
-        path,
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", V_MODERN),
-        ],
-        body.as_bytes(),
-    )
-    .await;
+    let r = post(a, path, &[("MCP-Protocol-Version", V_MODERN)], body.as_bytes()).await;
     assert_eq!(r.status, 400, "{r:?}");
     assert_eq!(r.json()["error"]["code"], json!(-32020));
     let r = rpc_at(a, path, "tools/list", json!({}), &[("Mcp-Method", "resources/list")]).await;
@@ -165,16 +148,10 @@ pub(crate) async fn transport_rules_at(a: SocketAddr, path: &str) {
     meta["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
     let body =
         json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": meta } }).to_string();
-    let r = exchange(
+    let r = post(
         a,
-        "POST",
         path,
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "1900-01-01"),
-            ("Mcp-Method", "tools/list"),
-        ],
+        &[("MCP-Protocol-Version", "1900-01-01"), ("Mcp-Method", "tools/list")],
         body.as_bytes(),
     )
     .await;
@@ -182,36 +159,23 @@ pub(crate) async fn transport_rules_at(a: SocketAddr, path: &str) {
     assert_eq!(r.json()["error"]["code"], json!(-32022));
     // Missing clientCapabilities → 400 with -32602.
     let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": { "io.modelcontextprotocol/protocolVersion": V_MODERN } } }).to_string();
-    let r = exchange(
-        a,
-        "POST",
-        path,
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", V_MODERN),
-            ("Mcp-Method", "tools/list"),
-        ],
-        body.as_bytes(),
-    )
-    .await;
+    let r =
+        post(a, path, &[("MCP-Protocol-Version", V_MODERN), ("Mcp-Method", "tools/list")], body.as_bytes())
+            .await;
     assert_eq!(r.status, 400, "{r:?}");
     assert_eq!(r.json()["error"]["code"], json!(-32602));
     // Bodies over the limit → 413; the server keeps serving.
     let huge = vec![b' '; folio::server::transport::MAX_BODY_BYTES + 1024];
-    let r = exchange(
-        a,
-        "POST",
-        path,
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", V_MODERN),
-            ("Mcp-Method", "tools/list"),
-        ],
-        &huge,
-    )
-    .await;
+    let r = post(a, path, &[("MCP-Protocol-Version", V_MODERN), ("Mcp-Method", "tools/list")], &huge).await;
     assert_eq!(r.status, 413, "{r:?}");
     assert_eq!(rpc_at(a, path, "tools/list", json!({}), &[]).await.status, 200);
+}
+
+/// A POST to `path` with the headers every MCP request has (JSON in, JSON or SSE accepted) and
+/// `headers`.
+async fn post(a: SocketAddr, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut all =
+        vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    all.extend_from_slice(headers);
+    exchange(a, "POST", path, &all, body).await
 }
