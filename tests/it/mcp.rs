@@ -1,6 +1,8 @@
 //! The MCP server end to end: a raw JSON-RPC line client (exact protocol answers) and rmcp's own
 //! client, both in process over `tokio::io::duplex`, against a catalog compiled from the vendored
-//! corpora (agent-skills + hugo-docs); one test spawns the real binary over stdio.
+//! corpora (agent-skills + hugo-docs); one test spawns the real binary over stdio. rmcp's client
+//! walk (`rmcp_walk`) also runs over Streamable HTTP (`rmcp_http_client`), on one catalog's `/mcp`
+//! and on a shelf's (tests/it/shelf.rs).
 //!
 //! Each test names the item of ARCHITECTURE.md's MCP conformance checklist it covers
 //! (`// checklist #N`). This file holds what they share (the fixture, the line client, the
