@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against
 # `folio serve --http` on a catalog compiled from the vendored test corpora (tests/corpora:
-# agent-skills skills + hugo-docs docs), and exits non-zero if any applicable scenario fails.
+# agent-skills skills + hugo-docs docs), then against each catalog of a shelf of two
+# (`folio serve --shelf DIR --http`, at `/mcp/<name>` and `/mcp/<name>@<version>`), and exits
+# non-zero if any applicable scenario fails in either.
 #
 # Usage: scripts/conformance.sh [--keep]
 #   FOLIO_BIN=path/to/folio    binary to test (default: builds target/debug/folio)
@@ -88,15 +90,20 @@ done
 
 # --- the server -------------------------------------------------------------------------------
 port="${PORT:-$(( 20000 + RANDOM % 20000 ))}"
-"$FOLIO_BIN" serve --catalog "$work/catalog/catalog.msgpack" --http "127.0.0.1:$port" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.err" >&2; exit 2; }
-  sleep 0.1
-done
-url="http://127.0.0.1:$port/mcp"
-log "serving $url"
+serve() { # serve <folio serve arguments...>: starts the server on $port, returns when it accepts
+  "$FOLIO_BIN" serve "$@" --http "127.0.0.1:$port" 2>"$work/server.err" &
+  server_pid=$!
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return; fi
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.err" >&2; exit 2; }
+    sleep 0.1
+  done
+}
+stop() {
+  kill -TERM "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
 
 # --- the scenarios ----------------------------------------------------------------------------
 # Checks allowed to fail, each with the reason a read-only catalog server cannot pass it. Anything
@@ -109,9 +116,9 @@ allowed='{
 }'
 failed=()
 passed=()
-run() { # run <suite-version> <scenario> [extra args...]
+run() { # run <suite-version> <scenario> [extra args...], against $url, results under $label
   local v="$1" s="$2"; shift 2
-  local out="$work/results/$v/$s"
+  local out="$work/results/$label/$v/$s"
   mkdir -p "$out"
   if suite "$v" server --url "$url" --scenario "$s" -o "$out" "$@" >"$out/stdout.txt" 2>&1; then
     status=ok
@@ -138,21 +145,46 @@ run() { # run <suite-version> <scenario> [extra args...]
     status=FAILED
   fi
   printf '%-7s %-16s %-32s %s\n' "$status" "$v" "$s" "$summary"
-  if [[ "$status" == ok ]]; then passed+=("$v/$s"); else failed+=("$v/$s"); fi
+  if [[ "$status" == ok ]]; then passed+=("$label/$v/$s"); else failed+=("$label/$v/$s"); fi
 }
 
-# 2025-11-25 (legacy clients: initialize handshake over stateless HTTP).
-for s in server-initialize tools-list resources-list dns-rebinding-protection; do
-  run 0.1.16 "$s"
+scenarios() { # every applicable scenario against $url
+  local before=${#passed[@]}
+  log "$label: $url"
+  # 2025-11-25 (legacy clients: initialize handshake over stateless HTTP).
+  for s in server-initialize tools-list resources-list dns-rebinding-protection; do
+    run 0.1.16 "$s"
+  done
+  # 2026-07-28 (stateless, per-request _meta) and SEP-2640 skills (extension scenarios need --force).
+  for s in server-stateless tools-list resources-list sep-2164-resource-not-found caching \
+           http-header-validation dns-rebinding-protection; do
+    run 0.2.0-alpha.12 "$s"
+  done
+  for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+    run 0.2.0-alpha.12 "$s" --force
+  done
+  log "$label: $(( ${#passed[@]} - before )) passed"
+}
+
+# One catalog, as `folio serve --catalog FILE --http` serves it.
+serve --catalog "$work/catalog/catalog.msgpack"
+label=catalog url="http://127.0.0.1:$port/mcp" scenarios
+stop
+
+# A shelf of two catalogs of the same content under two names (`folio.toml`'s name and version),
+# each served at its own path with its single-catalog URIs: the name alone (its latest version)
+# and the name at its version.
+mkdir -p "$work/shelf"
+for id in conformance@1.0 corpora@2.0; do
+  sed -i "s/^name = .*/name = \"${id%@*}\"\nversion = \"${id#*@}\"/" "$content/folio.toml"
+  "$FOLIO_BIN" build "$content" --out "$work/shelf/$id" >/dev/null 2>"$work/build.err" \
+    || { cat "$work/build.err" >&2; exit 2; }
+  sed -i '/^version = /d' "$content/folio.toml"
 done
-# 2026-07-28 (stateless, per-request _meta) and SEP-2640 skills (extension scenarios need --force).
-for s in server-stateless tools-list resources-list sep-2164-resource-not-found caching \
-         http-header-validation dns-rebinding-protection; do
-  run 0.2.0-alpha.12 "$s"
-done
-for s in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
-  run 0.2.0-alpha.12 "$s" --force
-done
+serve --shelf "$work/shelf"
+label=shelf/conformance url="http://127.0.0.1:$port/mcp/conformance" scenarios
+label=shelf/corpora@2.0 url="http://127.0.0.1:$port/mcp/corpora@2.0" scenarios
+stop
 
 log "${#passed[@]} passed, ${#failed[@]} failed"
 if [[ ${#failed[@]} -gt 0 ]]; then

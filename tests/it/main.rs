@@ -26,6 +26,7 @@ mod mapped;
 mod mcp;
 mod mcp_http;
 mod mcp_http_limits;
+mod mcp_http_rules;
 mod mcp_params;
 mod mcp_prompts;
 mod mcp_stdio;

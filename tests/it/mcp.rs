@@ -1,6 +1,8 @@
 //! The MCP server end to end: a raw JSON-RPC line client (exact protocol answers) and rmcp's own
 //! client, both in process over `tokio::io::duplex`, against a catalog compiled from the vendored
-//! corpora (agent-skills + hugo-docs); one test spawns the real binary over stdio.
+//! corpora (agent-skills + hugo-docs); one test spawns the real binary over stdio. rmcp's client
+//! walk (`rmcp_walk`) also runs over Streamable HTTP (`rmcp_http_client`), on one catalog's `/mcp`
+//! and on a shelf's (tests/it/shelf.rs).
 //!
 //! Each test names the item of ARCHITECTURE.md's MCP conformance checklist it covers
 //! (`// checklist #N`). This file holds what they share (the fixture, the line client, the
@@ -382,6 +384,160 @@ async fn rmcp_client() -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
     )
     .await
     .expect("discover lifecycle")
+}
+
+/// rmcp's own client over Streamable HTTP, to `path` on the server at `addr`.
+pub(crate) async fn rmcp_http_client(
+    addr: std::net::SocketAddr,
+    path: &str,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::ClientServiceExt as _;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{}{path}", addr.port()));
+    let transport = rmcp::transport::StreamableHttpClientTransport::with_client(HttpPost(addr), config);
+    ().serve_with_lifecycle(
+        transport,
+        rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("discover lifecycle over HTTP")
+}
+
+/// The HTTP exchanges under rmcp's Streamable HTTP client: each message POSTed with the headers
+/// rmcp sets, on a fresh connection by the raw client of `mcp_http` (rmcp's own HTTP clients
+/// would bring reqwest, or hyper's client half, into the tree for the tests alone). Folio
+/// answers a POST with JSON and opens no GET stream, so SSE is not spoken here.
+#[derive(Clone)]
+struct HttpPost(std::net::SocketAddr);
+
+#[expect(clippy::disallowed_types, reason = "rmcp's StreamableHttpClient trait takes a std HashMap")]
+type Headers = std::collections::HashMap<axum::http::HeaderName, axum::http::HeaderValue>;
+type HttpError = rmcp::transport::streamable_http_client::StreamableHttpError<std::io::Error>;
+
+impl rmcp::transport::streamable_http_client::StreamableHttpClient for HttpPost {
+    type Error = std::io::Error;
+
+    async fn post_message(
+        &self,
+        uri: std::sync::Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<std::sync::Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: Headers,
+    ) -> Result<rmcp::transport::streamable_http_client::StreamableHttpPostResponse, HttpError> {
+        use rmcp::transport::streamable_http_client::StreamableHttpPostResponse;
+        let path = uri.splitn(4, '/').nth(3).map_or("/".to_owned(), |p| format!("/{p}"));
+        let mut headers: Vec<(String, String)> = custom_headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_owned()))
+            .collect();
+        headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+        headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
+        if let Some(session) = session_id {
+            headers.push(("Mcp-Session-Id".to_owned(), session.to_string()));
+        }
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let body = serde_json::to_vec(&message)?;
+        let reply = crate::mcp_http::exchange(self.0, "POST", &path, &headers, &body).await;
+        let session = reply.header("mcp-session-id").map(str::to_owned);
+        if reply.status == 202 {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        // JSON-RPC errors come with 4xx statuses and are answers all the same.
+        match reply.header("content-type") {
+            Some(kind) if kind.starts_with("application/json") => {
+                Ok(StreamableHttpPostResponse::Json(serde_json::from_str(&reply.body)?, session))
+            }
+            other => Err(HttpError::UnexpectedContentType(other.map(str::to_owned))),
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        _uri: std::sync::Arc<str>,
+        _session_id: std::sync::Arc<str>,
+        _auth_header: Option<String>,
+        _custom_headers: Headers,
+    ) -> Result<(), HttpError> {
+        Ok(())
+    }
+
+    async fn get_stream(
+        &self,
+        _uri: std::sync::Arc<str>,
+        _session_id: Option<std::sync::Arc<str>>,
+        _last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        _custom_headers: Headers,
+    ) -> Result<rmcp::transport::common::client_side_sse::BoxedSseResponse, HttpError> {
+        Err(HttpError::ServerDoesNotSupportSse)
+    }
+}
+
+/// What [`rmcp_walk`] expects of the server behind a client.
+pub(crate) struct Walk<'a> {
+    /// The `serverInfo` name and version it reports.
+    pub(crate) server: (&'a str, &'a str),
+    /// The catalogs it serves, each compiled from the fixture's content: `None` for one catalog
+    /// with its own URIs, or the ids (`<name>@<version>`) of a shelf's, which its URIs name.
+    pub(crate) shelf: Option<&'a [&'a str]>,
+}
+
+/// rmcp's own client through a server of the fixture's content: every resource and template
+/// listed, a doc read as a resource and through the `read_resource` tool and its path completed
+/// (in each catalog of a shelf), the tools listed.
+pub(crate) async fn rmcp_walk(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, walk: &Walk<'_>) {
+    use rmcp::model::{
+        CallToolRequestParams, CompletionContext, ReadResourceRequestParams, ResourceContents,
+    };
+    let fx = fixture();
+    let info = client.peer_info().expect("discover result");
+    let identity = info.server_info.as_ref().map(|i| (i.name.as_str(), i.version.as_str()));
+    assert_eq!(identity, Some(walk.server));
+    let catalogs: Vec<Option<&str>> =
+        walk.shelf.map_or(vec![None], |ids| ids.iter().copied().map(Some).collect());
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources.len(), catalogs.len() * listed_uris(&fx.catalog).len());
+    let listed: BTreeSet<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(listed.len(), resources.len(), "no URI listed twice");
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert_eq!(templates.len(), 10);
+    let doc = &fx.catalog.docs[0];
+    for catalog in catalogs {
+        let (uri, template) = match catalog {
+            None => (format!("resource://docs/{}", doc.path), "resource://docs/{+path}"),
+            Some(id) => (format!("resource://{id}/docs/{}", doc.path), "resource://{catalog}/docs/{+path}"),
+        };
+        assert!(listed.contains(uri.as_str()), "{uri} is listed");
+        let read = client.read_resource(ReadResourceRequestParams::new(uri.clone())).await.unwrap();
+        let ResourceContents::TextResourceContents { text, uri: read_uri, .. } = &read.contents[0] else {
+            panic!("docs are text")
+        };
+        assert_eq!(read_uri, &uri);
+        assert_eq!(text.as_bytes(), &fx.catalog.entries[doc.entry as usize].bytes[..]);
+        let mut args = serde_json::Map::new();
+        args.insert("uri".to_owned(), json!(uri));
+        let called =
+            client.call_tool(CallToolRequestParams::new("read_resource").with_arguments(args)).await.unwrap();
+        assert_eq!(called.structured_content.unwrap()["text"].as_str(), Some(text.as_str()));
+        // On a shelf the path completes within the catalog the template's `catalog` names.
+        let context = catalog.map(|id| {
+            CompletionContext::with_arguments([("catalog".to_owned(), id.to_owned())].into_iter().collect())
+        });
+        let values =
+            client.complete_resource_argument(template, "path", &doc.path, context).await.unwrap().values;
+        assert_eq!(values.first(), Some(&doc.path), "{uri}");
+        if let Some(id) = catalog {
+            let ids = client.complete_resource_simple(template, "catalog", "").await.unwrap();
+            assert!(ids.iter().any(|c| c == id), "{id} in {ids:?}");
+        }
+    }
+    let tools = client.list_all_tools().await.unwrap();
+    // A shelf adds `find_library` to the catalog tools.
+    assert_eq!(tools.len(), if walk.shelf.is_some() { 6 } else { 5 });
 }
 
 mod resources;

@@ -87,8 +87,12 @@ fn a_shelf_lists_reads_picks_versions_and_searches_across_catalogs() {
         assert!(catalogs.contains(&catalog), "{catalog} in {catalogs:?}");
     }
     for hit in hits {
-        let prefix = format!("resource://{}/", hit["catalog"].as_str().unwrap());
-        assert!(hit["uri"].as_str().unwrap().starts_with(&prefix), "{hit}");
+        let catalog = hit["catalog"].as_str().unwrap();
+        let uri = hit["uri"].as_str().unwrap();
+        assert!(uri.starts_with(&format!("resource://{catalog}/")), "{hit}");
+        // The hit is the catalog's it names: its URI reads that catalog's page.
+        let (name, version) = catalog.split_once('@').unwrap_or((catalog, "none"));
+        assert_eq!(s.text(uri), guide(name, version), "{hit}");
     }
     // Search within one catalog, any version.
     let within = call(&mut s, "search_patterns", json!({ "query": "widgets", "catalog": "alpha@2.9" }));
@@ -205,27 +209,47 @@ fn a_catalog_added_to_or_removed_from_a_watched_shelf_is_served_or_withdrawn() {
     assert!(gone["error"]["message"].as_str().unwrap().contains("no catalog"), "{gone}");
 }
 
+/// `serve --shelf DIR --http` in process on `127.0.0.1:0`: its address, and what stops it.
+struct HttpShelf {
+    addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), folio::server::ServeError>>,
+}
+
+impl HttpShelf {
+    async fn start(dir: &std::path::Path, catalogs: usize) -> HttpShelf {
+        use folio::server::{HttpOptions, Shelf, ShelfServer};
+        let files = Shelf::files_in(dir).unwrap();
+        let opener: folio::server::shelf::Opener =
+            std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
+        let shelf = Shelf::open(&files, opener).unwrap();
+        assert_eq!(shelf.len(), catalogs);
+        let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            folio::server::serve_shelf_http(listener, server, &HttpOptions::default(), async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        HttpShelf { addr, stop, task }
+    }
+
+    async fn shutdown(self) {
+        let _ = self.stop.send(());
+        tokio::time::timeout(std::time::Duration::from_secs(10), self.task).await.unwrap().unwrap().unwrap();
+    }
+}
+
 #[tokio::test]
 async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_uris() {
     use crate::mcp_http::{exchange, rpc_at};
-    use folio::server::{HttpOptions, Shelf, ShelfServer};
 
     let t = shelf();
-    let files = Shelf::files_in(&t.join("shelf")).unwrap();
-    let opener: folio::server::shelf::Opener =
-        std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
-    let shelf = Shelf::open(&files, opener).unwrap();
-    assert_eq!(shelf.len(), 4);
-    let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        folio::server::serve_shelf_http(listener, server, &HttpOptions::default(), async {
-            let _ = stopped.await;
-        })
-        .await
-    });
+    let served = HttpShelf::start(&t.join("shelf"), 4).await;
+    let addr = served.addr;
     let text = |reply: crate::mcp_http::Reply| {
         let v = reply.json();
         (v["result"]["contents"][0]["uri"].as_str().unwrap_or_default().to_owned(), v)
@@ -258,9 +282,46 @@ async fn over_http_mcp_serves_the_shelf_and_mcp_name_one_catalog_with_its_own_ur
     let health = exchange(addr, "GET", "/healthz", &[], b"").await.json();
     assert_eq!(health["catalogs"], 4);
     assert_eq!(health["open"], 4, "beta, alpha@2.10, alpha@2.9 and gamma were asked for: {health}");
+    served.shutdown().await;
+}
 
-    let _ = stop.send(());
-    tokio::time::timeout(std::time::Duration::from_secs(10), task).await.unwrap().unwrap().unwrap();
+/// Each catalog of a shelf at `/mcp/<name>@<version>` passes the HTTP tests of one catalog's
+/// `/mcp`: the transport rules, stateless JSON answers, and rmcp's own client walking it; and
+/// rmcp's client walks the shelf itself at `/mcp`. The shelf holds the MCP tests' corpora at two
+/// versions, so the single-catalog tests apply to each unchanged.
+#[tokio::test]
+async fn each_catalog_of_a_shelf_passes_the_http_tests_of_one_catalog() {
+    use crate::mcp::{Walk, fixture, rmcp_http_client, rmcp_walk};
+    use crate::mcp_http_rules::{stateless_json_at, transport_rules_at};
+
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rmcp-shelf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let versions = ["1.0", "2.0"];
+    for version in versions {
+        let mut config = folio::compile::Config::new(fixture().root.clone());
+        config.version = Some(version.to_owned());
+        let catalog = folio::compile::compile(&config).catalog.expect("the fixture compiles");
+        let bytes = folio::catalog::codec::encode(&catalog).msgpack;
+        std::fs::write(dir.join(format!("corpora-{version}.msgpack")), bytes).unwrap();
+    }
+    let served = HttpShelf::start(&dir, 2).await;
+
+    for version in versions {
+        let path = format!("/mcp/corpora@{version}");
+        transport_rules_at(served.addr, &path).await;
+        stateless_json_at(served.addr, &path).await;
+        let client = rmcp_http_client(served.addr, &path).await;
+        rmcp_walk(&client, &Walk { server: ("corpora", version), shelf: None }).await;
+        client.cancel().await.unwrap();
+    }
+    let client = rmcp_http_client(served.addr, "/mcp").await;
+    let ids = versions.map(|v| format!("corpora@{v}"));
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    rmcp_walk(&client, &Walk { server: ("folio", env!("CARGO_PKG_VERSION")), shelf: Some(&ids) }).await;
+    client.cancel().await.unwrap();
+    served.shutdown().await;
 }
 
 #[tokio::test]

@@ -26,12 +26,9 @@ use tokio::sync::watch;
 use super::rewrite::{self, Cursor};
 use super::{Shelf, Slot};
 use crate::catalog::uri::shelf::{from_shelf, text_to_shelf, to_shelf};
-use crate::query::{ListParams, QueryError};
-use crate::server::resources::RESOURCE_PAGE;
-use crate::server::skills::SKILL_PAGE;
 use crate::server::{
-    FOLIO_META_KEY, FolioServer, LiveMode, SERVER_INFO_KEY, SERVER_NAME, SERVER_VERSION, State, WATCH_TTL_MS,
-    errors, params, prompts, resources, state, templates,
+    FOLIO_META_KEY, FolioServer, LiveMode, SERVER_INFO_KEY, SERVER_NAME, SERVER_VERSION, WATCH_TTL_MS,
+    errors, params, prompts, state, templates,
 };
 
 /// An MCP server over a [`Shelf`]. Cloning is cheap (an `Arc`); clones share the shelf, which
@@ -113,12 +110,17 @@ impl ShelfServer {
     }
 
     /// A list across the catalogs: the page of the catalog `cursor` points at (the first when
-    /// none), skipping catalogs with nothing to list, and the cursor after it.
-    fn across<T>(
+    /// none), as that catalog's own server lists it (`one`, given the catalog's cursor),
+    /// skipping catalogs with nothing to list, and the cursor after it.
+    async fn across<T>(
         &self,
         method: &str,
         cursor: Option<&str>,
-        mut one: impl FnMut(&Slot, &State, Option<String>) -> Result<(Vec<T>, Option<String>), McpError>,
+        mut one: impl AsyncFnMut(
+            &Slot,
+            FolioServer,
+            PaginatedRequestParams,
+        ) -> Result<(Vec<T>, Option<String>), McpError>,
     ) -> Result<(Vec<T>, Option<String>), McpError> {
         let shelf = self.shelf();
         let mut at = match cursor {
@@ -128,9 +130,9 @@ impl ShelfServer {
             })?,
         };
         while let Some(slot) = shelf.slots().get(at.slot) {
-            let state = slot.opened()?.state();
+            let page = PaginatedRequestParams::default().with_cursor(at.inner.take());
             let (items, next) =
-                one(slot, &state, at.inner.take()).map_err(|e| rewrite::error(&slot.id, e))?;
+                one(slot, slot.opened()?, page).await.map_err(|e| rewrite::error(&slot.id, e))?;
             let after = match next {
                 Some(inner) => Some(Cursor { slot: at.slot, inner: Some(inner) }),
                 None => (at.slot + 1 < shelf.len()).then_some(Cursor { slot: at.slot + 1, inner: None }),
@@ -217,16 +219,12 @@ impl ServerHandler for ShelfServer {
     ) -> Result<ListResourcesResult, McpError> {
         params::check(&ctx, "resources/list")?;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = self.across("resources/list", cursor.as_deref(), |slot, st, inner| {
-            // As one catalog's server lists: its pages, its cursors.
-            let params = ListParams { cursor: inner, limit: Some(RESOURCE_PAGE), ..ListParams::default() };
-            let listing = st.query().list(&params).map_err(|e| match e {
-                QueryError::InvalidParams { param: "cursor", .. } => errors::bad_cursor("resources/list"),
-                other => McpError::internal_error(errors::clip_quoted(&other.to_string()), None),
-            })?;
-            let items = listing.items.into_iter().map(|r| rewrite::item(&slot.id, resources::resource(r)));
-            Ok((items.collect(), listing.next_cursor))
-        })?;
+        let (items, next) = self
+            .across("resources/list", cursor.as_deref(), async move |slot, server, page| {
+                let out = server.list_resources(Some(page), ctx.clone()).await?;
+                Ok((out.resources.into_iter().map(|r| rewrite::item(&slot.id, r)).collect(), out.next_cursor))
+            })
+            .await?;
         let mut out = ListResourcesResult::with_all_items(items)
             .with_ttl_ms(self.ttl_ms())
             .with_cache_scope(CacheScope::Public);
@@ -379,14 +377,15 @@ impl ServerHandler for ShelfServer {
     ) -> Result<ListPromptsResult, McpError> {
         params::check(&ctx, "prompts/list")?;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = self.across("prompts/list", cursor.as_deref(), |slot, st, inner| {
-            let out = prompts::list(st, inner.as_deref())?;
-            let mut out = rewrite::item(&slot.id, out);
-            for prompt in &mut out.prompts {
-                prompt.name = format!("{}/{}", slot.id, prompt.name);
-            }
-            Ok((out.prompts, out.next_cursor))
-        })?;
+        let (items, next) = self
+            .across("prompts/list", cursor.as_deref(), async move |slot, server, page| {
+                let mut out = server.list_prompts(Some(page), ctx.clone()).await?;
+                for prompt in &mut out.prompts {
+                    prompt.name = format!("{}/{}", slot.id, prompt.name);
+                }
+                Ok((rewrite::item(&slot.id, out.prompts), out.next_cursor))
+            })
+            .await?;
         let mut out = ListPromptsResult::with_all_items(items)
             .with_ttl_ms(self.ttl_ms())
             .with_cache_scope(CacheScope::Public);
@@ -425,11 +424,12 @@ impl ServerHandler for ShelfServer {
     ) -> Result<ListSkillsResult, McpError> {
         params::check(&ctx, "skills/list")?;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next) = self.across("skills/list", cursor.as_deref(), |slot, st, inner| {
-            let (items, next) =
-                resources::page(st.query(), "skills/list", &st.skills().list, inner.as_deref(), SKILL_PAGE)?;
-            Ok((items.iter().map(|s| rewrite::item(&slot.id, s.clone())).collect(), next))
-        })?;
+        let (items, next) = self
+            .across("skills/list", cursor.as_deref(), async move |slot, server, page| {
+                let out = server.list_skills(Some(page), ctx.clone()).await?;
+                Ok((rewrite::item(&slot.id, out.skills), out.next_cursor))
+            })
+            .await?;
         let mut out = ListSkillsResult::with_all_items(items)
             .with_ttl_ms(self.ttl_ms())
             .with_cache_scope(CacheScope::Public);

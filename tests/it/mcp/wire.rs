@@ -215,32 +215,18 @@ async fn every_result_carries_server_info() {
 
 #[tokio::test]
 async fn rmcp_client_walks_reads_completes_and_calls_tools() {
-    use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
-    let fx = fixture();
     let client = rmcp_client().await;
-    let info = client.peer_info().expect("discover result");
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("corpora"));
-    let resources = client.list_all_resources().await.unwrap();
-    assert_eq!(resources.len(), listed_uris(&fx.catalog).len());
-    let templates = client.list_all_resource_templates().await.unwrap();
-    assert_eq!(templates.len(), 10);
-    let doc = &fx.catalog.docs[0];
-    let uri = format!("resource://docs/{}", doc.path);
-    let read = client.read_resource(ReadResourceRequestParams::new(uri.clone())).await.unwrap();
-    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-        panic!("docs are text")
-    };
-    assert_eq!(text.as_bytes(), &fx.catalog.entries[doc.entry as usize].bytes[..]);
-    let mut args = serde_json::Map::new();
-    args.insert("uri".to_owned(), json!(uri));
-    let called =
-        client.call_tool(CallToolRequestParams::new("read_resource").with_arguments(args)).await.unwrap();
-    assert_eq!(called.structured_content.unwrap()["text"].as_str(), Some(text.as_str()));
-    let values = client.complete_resource_simple("resource://docs/{+path}", "path", &doc.path).await.unwrap();
-    assert_eq!(values.first(), Some(&doc.path));
-    let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 5);
+    rmcp_walk(&client, &Walk { server: ("corpora", env!("CARGO_PKG_VERSION")), shelf: None }).await;
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_client_walks_a_catalog_over_http() {
+    let running = crate::mcp_http::Running::start(folio::server::HttpOptions::default()).await;
+    let client = rmcp_http_client(running.addr, "/mcp").await;
+    rmcp_walk(&client, &Walk { server: ("corpora", env!("CARGO_PKG_VERSION")), shelf: None }).await;
+    client.cancel().await.unwrap();
+    running.shutdown().await;
 }
 
 // ---------------------------------------------------------------------------------------------
