@@ -526,12 +526,19 @@ fn a_hugo_page_is_served_at_the_url_its_frontmatter_sets() {
             "content/events/past/2024/gsoc.md",
             "+++\ntitle = \"GSoC 2024\"\n# kept where it was before the move\nurl = \"/events/gsoc-2024/\"\n+++\n# GSoC\n",
         )
-        .file("content/events/next.md", "# Next\n\n[a](/events/gsoc-2024/) [b](/events/gsoc-2023/)\n");
+        .file("content/events/next.md", "# Next\n\n[a](/events/gsoc-2024/) [b](/events/gsoc-2023/)\n")
+        // Blank lines before a `+++` block, which Hugo skips; a pretty URL's `index.html`.
+        .file("content/events/past/_index.md", "\n+++\ntitle = \"Past\"\naliases = [\"/past/\"]\n+++\n# Past\n")
+        .file(
+            "content/events/past/2024/notes/index.md",
+            "# Notes\n\n[a](/past/) [b](../../../next/index.html) [c](../../../gone/index.html)\n",
+        );
     let report = all_diagnostics(tree.path());
     assert_eq!(
         report,
         [
             "content/events/next.md:3:29: broken-link: link `/events/gsoc-2023/` matches no file: no `content/events/gsoc-2023.md`, `content/events/gsoc-2023/index.md` or `content/events/gsoc-2023/_index.md`",
+            "content/events/past/2024/notes/index.md:3:47: broken-link: link `../../../gone/index.html` matches no file: no `content/events/gone/index.html`, `content/events/gone/index.md` or `content/events/gone/index.mdx`",
         ],
         "{report:#?}"
     );

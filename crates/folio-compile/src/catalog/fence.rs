@@ -31,14 +31,22 @@ pub(crate) enum Fence<'a> {
 /// Finds the frontmatter block of `text`.
 pub(crate) fn fence(text: &str) -> Fence<'_> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    let toml = match trim_line(&text[..first_end]) {
-        "---" => false,
+    // Hugo skips blank lines before the front matter (its page lexer's intro); a `+++` block
+    // is Hugo's alone, so only it may follow them (a `---` block opens the file, as
+    // gray-matter and the Agent Skills validator read it).
+    let blank = text.len() - text.trim_start_matches(['\n', '\r', ' ', '\t']).len();
+    let opening = text[blank..].find('\n').map_or(text.len(), |i| blank + i + 1);
+    let toml_after_blanks =
+        blank > 0 && trim_line(&text[blank..opening]) == "+++" && text[..blank].ends_with('\n');
+    let start = if toml_after_blanks { text[..blank].rfind('\n').map_or(0, |i| i + 1) } else { 0 };
+    let first_end = if toml_after_blanks { opening } else { text.find('\n').map_or(text.len(), |i| i + 1) };
+    let toml = match trim_line(&text[start..first_end]) {
+        "---" if start == 0 => false,
         "+++" => true,
         _ => return Fence::None(text),
     };
     let mut at = first_end;
-    let mut line = 2;
+    let mut line = 2 + text[..start].matches('\n').count() as u32;
     while at < text.len() {
         let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
         let fence = trim_line(&text[at..end]);

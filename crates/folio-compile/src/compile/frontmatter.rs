@@ -106,7 +106,9 @@ pub(crate) fn split(text: &str) -> Split<'_> {
             Split { yaml: None, yaml_line: 2, body, body_line: 1, unclosed: true, toml }
         }
         Fence::Closed { yaml, body, body_line, toml } => {
-            Split { yaml: Some(yaml), yaml_line: 2, body, body_line, unclosed: false, toml }
+            // The block's first line: line 2, or later after the blank lines Hugo skips.
+            let yaml_line = body_line - 1 - yaml.matches('\n').count() as u32;
+            Split { yaml: Some(yaml), yaml_line, body, body_line, unclosed: false, toml }
         }
     }
 }
@@ -162,9 +164,24 @@ pub(crate) struct Frontmatter<'a, M> {
 fn parse_block<'a>(
     path: &str,
     text: &'a str,
+    open_block: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> (Split<'a>, Option<Vec<(Node, Node)>>) {
-    let split = split(text);
+    let mut split = split(text);
+    if split.unclosed && open_block && !split.toml {
+        // The YAML is the rest of the file after the opening line; the body is empty.
+        let opening = split.body.find('\n').map_or(split.body.len(), |i| i + 1);
+        let lines = split.body.matches('\n').count() as u32;
+        let end = split.body.len();
+        split = Split {
+            yaml: Some(&split.body[opening..]),
+            yaml_line: split.yaml_line,
+            body: &split.body[end..],
+            body_line: lines + 1 + u32::from(!split.body.ends_with('\n')),
+            unclosed: false,
+            toml: false,
+        };
+    }
     let fence = if split.toml { "+++" } else { "---" };
     if split.unclosed {
         diags.push(
@@ -338,12 +355,16 @@ fn lang_of(path: &str, key: &str, v: &Node, diags: &mut Vec<Diagnostic>) -> Opti
 
 /// Parses a doc's frontmatter. Docs are lenient: any key is accepted (unknown keys go to
 /// `extra`), scalars of any type are read as written where text is expected.
+///
+/// `open_block`: a `---` block never closed runs to the end of the file (gray-matter's reading,
+/// for VitePress and Docusaurus), instead of being `frontmatter-unclosed`.
 pub(crate) fn parse_doc<'a>(
     path: &str,
     text: &'a str,
+    open_block: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Frontmatter<'a, DocMeta> {
-    let (split, entries) = parse_block(path, text, diags);
+    let (split, entries) = parse_block(path, text, open_block, diags);
     let entries = entries.unwrap_or_default();
     let mut meta = DocMeta::default();
     let mut last_updated = None;

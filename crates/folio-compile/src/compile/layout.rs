@@ -301,6 +301,7 @@ impl Layout {
             ids: self.site.heading_ids,
             wiki_links: self.generator.is_none(),
             includes: self.generator.is_some(),
+            open_frontmatter: self.site.open_frontmatter,
         }
     }
 

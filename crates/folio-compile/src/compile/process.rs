@@ -234,7 +234,7 @@ fn process_bytes(
             Parsed::None
         }
         (Kind::Doc, Some(text)) => {
-            let p = frontmatter::parse_doc(&found.path, text, diags);
+            let p = frontmatter::parse_doc(&found.path, text, render.open_frontmatter, diags);
             // MDX module statements at the top are code, not prose: not the description, no links.
             let (body, body_line) = if mdx::is_mdx(&found.path) {
                 let body = mdx::skip_esm(p.body);
@@ -261,7 +261,7 @@ fn process_bytes(
         {
             // Reference files have no schema: their frontmatter is read leniently, as a doc's, for
             // a title and a description, and its problems are not the skill's.
-            let p = frontmatter::parse_doc(&found.path, text, &mut Vec::new());
+            let p = frontmatter::parse_doc(&found.path, text, false, &mut Vec::new());
             let mut md =
                 markdown::analyze_with_mentions(p.body, p.body_line, markdown::Dialect::of(&found.path));
             skill_root_placeholders(&mut md, &found.path, skill_dir, found.plugin.as_deref());

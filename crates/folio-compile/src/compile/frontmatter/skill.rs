@@ -116,7 +116,7 @@ pub(crate) fn parse_skill<'a>(
         );
         (super::split(text), None)
     } else {
-        parse_block(path, text, diags)
+        parse_block(path, text, false, diags)
     };
     let mut meta = SkillMeta {
         name: None,

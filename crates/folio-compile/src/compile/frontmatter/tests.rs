@@ -3,7 +3,7 @@ use crate::compile::diagnostic::{Code, Severity};
 
 fn doc(text: &str) -> (DocMeta, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let parsed = parse_doc("docs/a.md", text, &mut diags);
+    let parsed = parse_doc("docs/a.md", text, false, &mut diags);
     (parsed.meta, diags)
 }
 
@@ -584,10 +584,26 @@ fn hugo_toml_frontmatter_is_read_like_yaml_with_its_positions() {
     check(&diags, &["frontmatter-type 3:8"]);
     let (_, diags) = doc("+++\ntitle = \"t\"\ndescription = = 'x'\n+++\n");
     check(&diags, &["frontmatter-syntax 3:15"]);
+    let (_, diags) = doc("\n+++\ntitle = \"t\"\ntags = 3\n+++\n");
+    check(&diags, &["frontmatter-type 4:8"]);
     let (_, diags) = doc("+++\ntitle = \"t\"\n");
     assert_eq!(diags[0].message, "frontmatter opened with `+++` is never closed");
     // A skill's frontmatter is YAML only, as the Agent Skills specification reads it.
     let (meta, diags) = skill("+++\nname = \"pdf\"\ndescription = \"x\"\n+++\n# PDF\n");
     check(&diags, &["frontmatter-syntax 1:1"]);
     assert_eq!(meta.name, None);
+}
+
+#[test]
+fn an_open_block_runs_to_the_end_of_the_file_where_the_site_reads_it_so() {
+    // A VitePress home page all of front matter, never closed: gray-matter reads it whole.
+    let text = "---\nlayout: home\ntitle: Vue Test Utils\nhero:\n  name: x\n";
+    let mut diags = Vec::new();
+    let parsed = parse_doc("docs/index.md", text, true, &mut diags);
+    check(&diags, &[]);
+    assert_eq!(parsed.meta.title.as_deref(), Some("Vue Test Utils"));
+    assert_eq!((parsed.body, parsed.body_line), ("", 6));
+    // Elsewhere it is never closed.
+    let (_, diags) = doc(text);
+    check(&diags, &["frontmatter-unclosed 1:1"]);
 }

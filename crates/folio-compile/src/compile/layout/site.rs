@@ -14,6 +14,9 @@ use crate::compile::markdown::HeadingIds;
 pub(crate) struct SiteRules {
     /// How heading and footnote ids are made.
     pub heading_ids: HeadingIds,
+    /// A `---` block never closed is front matter to the end of the file, as gray-matter
+    /// (VitePress's and Docusaurus's reader) takes it: a home page all of front matter.
+    pub open_frontmatter: bool,
     /// The path the site is served under (`/mdBook/`, `/docs/4.x/`), without slashes around it:
     /// a site-absolute link that starts with it is read without it. Empty for `/`.
     pub base: String,

@@ -478,6 +478,16 @@ impl<'t> Index<'t> {
             if let Some(found) = self.route(&joined_path) {
                 return Outcome::Found(found);
             }
+            // On a site served at folder URLs, `x/index.html` is the file the page `x.md` is
+            // written to (Hugo's and MkDocs's pretty URLs).
+            if doc
+                && self.site.directory_urls
+                && let Some(page) = joined_path.strip_suffix("/index.html")
+                && let Some(found) =
+                    [".md", ".mdx"].iter().find_map(|ext| self.existing(&format!("{page}{ext}")))
+            {
+                return Outcome::Found(found);
+            }
             // A page's own route from its frontmatter (`slug`, `id`), reached relatively.
             if let Some(rel) = joined_path.strip_prefix("docs/")
                 && let Some(doc) = self.targets.aliases.get(&alias_key(rel))

@@ -19,11 +19,14 @@ pub(crate) struct Render {
     /// VitePress's `<!--@include:-->`, snippets, `::: module`): only under a generator's rules,
     /// where they mean something (in Folio's own trees they are text).
     pub includes: bool,
+    /// A `---` block never closed is front matter to the end of the file (gray-matter's
+    /// reading), not a `frontmatter-unclosed` error.
+    pub open_frontmatter: bool,
 }
 
 impl Default for Render {
     fn default() -> Self {
-        Render { ids: HeadingIds::GitHub, wiki_links: true, includes: false }
+        Render { ids: HeadingIds::GitHub, wiki_links: true, includes: false, open_frontmatter: false }
     }
 }
 

@@ -180,6 +180,9 @@ impl Preset for Docusaurus {
         let rules = &mut spec.rules;
         rules.directory_urls = true;
         rules.routes_from_root = true;
+        // Docusaurus reads front matter with gray-matter (`@docusaurus/utils`'s
+        // `parseFrontMatter`): a block never closed runs to the end of the file.
+        rules.open_frontmatter = true;
         rules.route_base = route_base.clone();
         rules.base = config.get("baseUrl").and_then(url_path).unwrap_or_default();
         if let Some(v) = config.get("baseUrl").filter(|v| v.unknown().is_some()) {

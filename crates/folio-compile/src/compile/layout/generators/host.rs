@@ -42,6 +42,9 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
         if project.is_file(&netlify)
             && let Ok(file) = project.read(&netlify)
         {
+            if let Some(command) = file.value.at(&["build", "command"]).and_then(Value::str) {
+                built_by(&netlify, command, spec);
+            }
             for redirect in file.value.get("redirects").map_or(&[][..], Value::items) {
                 if let Some(from) = redirect.get("from").and_then(Value::str) {
                     let to = redirect.get("to").and_then(Value::str).map(str::to_owned);
@@ -53,6 +56,9 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
         if project.is_file(&vercel)
             && let Ok(file) = project.read(&vercel)
         {
+            if let Some(command) = file.value.get("buildCommand").and_then(Value::str) {
+                built_by(&vercel, command, spec);
+            }
             for key in ["redirects", "rewrites"] {
                 for redirect in file.value.get(key).map_or(&[][..], Value::items) {
                     if let Some(from) = redirect.get("source").and_then(Value::str) {
@@ -89,5 +95,69 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
             }
             rules.extra_routes.push(path);
         }
+    }
+}
+
+/// Notes a host build command that runs a script of the repository's own (`./hack/build.sh`,
+/// `make docs`, `python tools/build.py`) rather than the generator and package installs: such a
+/// script may move, copy or write pages before the generator runs, so no route that matches
+/// nothing can be proved missing.
+fn built_by(file: &str, command: &str, spec: &mut Spec) {
+    // Words that start a step that only installs, changes folder or runs a package's tool.
+    const TOOLS: &[&str] = &[
+        "mkdocs",
+        "hugo",
+        "mdbook",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "npx",
+        "pnpx",
+        "bunx",
+        "corepack",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "pipenv",
+        "cd",
+        "docusaurus",
+        "vitepress",
+        "astro",
+        "next",
+        "nuxt",
+        "nuxi",
+        "cargo",
+        "go",
+        "echo",
+        "export",
+        "true",
+        "node_modules/.bin/next",
+        "turbo",
+        "git",
+        "rustup",
+        "curl",
+    ];
+    let script = command
+        .split(['&', ';', '|'])
+        .map(str::trim)
+        .filter(|step| !step.is_empty())
+        .filter_map(|step| step.split_whitespace().find(|w| !w.contains('=')))
+        .find(|word| !(TOOLS.contains(word) || matches!(*word, "python" | "python3")))
+        .or_else(|| {
+            // `python -m mkdocs build` is the generator; `python tools/build.py` is a script.
+            command.split(['&', ';', '|']).map(str::trim).find_map(|step| {
+                let mut words = step.split_whitespace();
+                matches!(words.next(), Some("python" | "python3"))
+                    .then(|| words.next())
+                    .flatten()
+                    .filter(|w| *w != "-m")
+            })
+        });
+    if let Some(word) = script {
+        spec.rules.unverifiable.all_routes.get_or_insert_with(|| {
+            format!("the host builds the site with `{command}` (`{file}`): `{word}` may move or write pages")
+        });
     }
 }

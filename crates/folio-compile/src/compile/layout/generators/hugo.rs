@@ -5,7 +5,8 @@
 //! top-level key: `languages.toml`, `module.yaml`, …) merged over it; pages are the source of
 //! the first module mount on `content` (or `contentDir`, `content/`), the default language's
 //! `contentDir` when languages have their own; other languages are served at `/<lang>/`;
-//! `baseURL`'s path is where the site lives; `staticDir` (`static/`) is served at `/`;
+//! `baseURL`'s path is where the site lives; `staticDir` (`static/`) and each `theme`'s
+//! `static/` (in `themesDir`) are served at `/`;
 //! `permalinks` move a section's pages; taxonomies (`tags`, `categories`) are lists Hugo makes.
 //! A link render hook under `layouts/` that compares a destination with a fixed string
 //! rewrites that destination (hugoDocs's glossary links).
@@ -136,6 +137,22 @@ impl Preset for Hugo {
             _ => vec!["static".to_owned()],
         };
         spec.assets = statics.iter().filter_map(|s| project.at(s)).filter(|s| project.is_dir(s)).collect();
+        // A theme's own `static/` is merged into the site's (Hugo's union file system): the
+        // themes named by `theme` (a name or a list), in `themesDir` (`themes/`).
+        let themes_dir = key("themesDir").and_then(Value::str).unwrap_or("themes").to_owned();
+        let themes: Vec<&str> = match key("theme") {
+            Some(Value::Str(theme)) => vec![theme.as_str()],
+            Some(Value::List(themes)) => themes.iter().filter_map(Value::str).collect(),
+            _ => Vec::new(),
+        };
+        for theme in themes {
+            if let Some(dir) =
+                project.at(&format!("{themes_dir}/{theme}/static")).filter(|d| project.is_dir(d))
+                && !spec.assets.contains(&dir)
+            {
+                spec.assets.push(dir);
+            }
+        }
         let rules = &mut spec.rules;
         rules.case_insensitive_routes = true;
         rules.routes_from_root = true;

@@ -633,3 +633,48 @@ fn nextjs_rewrites_are_routes_and_a_table_read_in_part_answers_any_path() {
     let why = spec.rules.unverifiable.all_routes.unwrap();
     assert!(why.starts_with("`redirects` in `next.config.js` holds "), "{why}");
 }
+
+#[test]
+fn a_host_build_command_that_runs_a_script_leaves_routes_unverified() {
+    let script = Tree::new(
+        "host-build-script",
+        &[
+            ("mkdocs.yml", "site_name: x\n"),
+            ("netlify.toml", "[build]\n  command = \"./hack/build.sh\"\n  publish = \"site\"\n"),
+            ("docs/", ""),
+        ],
+    );
+    let spec = script.read(Generator::MkDocs, "", "mkdocs.yml");
+    assert_eq!(
+        spec.rules.unverifiable.all_routes.unwrap(),
+        "the host builds the site with `./hack/build.sh` (`netlify.toml`): `./hack/build.sh` may move or write pages"
+    );
+    // Installing packages and running the generator moves nothing.
+    let plain = Tree::new(
+        "host-build-plain",
+        &[
+            ("mkdocs.yml", "site_name: x\n"),
+            (
+                "netlify.toml",
+                "[build]\ncommand = \"pip install -r requirements.txt && python -m mkdocs build\"\n",
+            ),
+            ("docs/", ""),
+        ],
+    );
+    assert!(plain.read(Generator::MkDocs, "", "mkdocs.yml").rules.unverifiable.all_routes.is_none());
+}
+
+#[test]
+fn a_hugo_themes_static_folder_is_served_at_the_root_too() {
+    let tree = Tree::new(
+        "hugo-theme-static",
+        &[
+            ("config.toml", "baseURL = 'https://x.example/'\ntheme = 'buildpacks'\n"),
+            ("content/", ""),
+            ("static/", ""),
+            ("themes/buildpacks/static/images/", ""),
+        ],
+    );
+    let spec = tree.read(Generator::Hugo, "", "config.toml");
+    assert_eq!(spec.assets, ["static", "themes/buildpacks/static"]);
+}

@@ -48,6 +48,8 @@ impl Preset for VitePress {
         };
         let rules = &mut spec.rules;
         rules.heading_ids = HeadingIds::VitePress;
+        // VitePress reads front matter with gray-matter: a block never closed runs to the end.
+        rules.open_frontmatter = true;
         // A `srcDir` only running the config tells (`fileURLToPath(new URL('../..', …))`):
         // the pages are read from the project folder, but which file a route is, is unknown.
         if let Some(src_dir) = value.get("srcDir").filter(|v| v.str().is_none()) {
