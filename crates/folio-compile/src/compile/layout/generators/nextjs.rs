@@ -57,9 +57,19 @@ impl Preset for NextJs {
         let has_markdown = |dir: &String| {
             project.files_below(dir, 5000).iter().any(|f| f.ends_with(".md") || f.ends_with(".mdx"))
         };
+        let conventional = candidates.iter().find(|d| has_markdown(d)).cloned();
+        // No conventional folder holds markdown: the app's code reads its MDX from a folder of
+        // its own choosing (radix-ui's `data/`). The folder of the project holding the most
+        // markdown is the pages; which route each is, only the code tells.
+        let by_code = conventional.is_none().then(|| most_markdown(project)).flatten();
         let docs =
-            candidates.iter().find(|d| has_markdown(d)).or(candidates.first()).cloned().unwrap_or_default();
+            conventional.or_else(|| by_code.clone()).or(candidates.first().cloned()).unwrap_or_default();
         let mut spec = Spec { docs, ..Spec::default() };
+        if let Some(dir) = &by_code {
+            spec.rules.unverifiable.all_routes = Some(format!(
+                "the pages are markdown in `{dir}/` that the app's code reads, at routes only the code tells"
+            ));
+        }
         let public = project.at("public").unwrap_or_default();
         if project.is_dir(&public) {
             spec.assets.push(public);
@@ -162,6 +172,27 @@ fn answers_any_path(source: &str) -> bool {
         && ((only.starts_with(':') && (only.ends_with('*') || only.ends_with('+')))
             || only == "(.*)"
             || only == "*")
+}
+
+/// The folder directly in the project holding the most markdown files (at least one), outside
+/// hidden, dependency and test folders.
+fn most_markdown(project: &Project<'_>) -> Option<String> {
+    let mut best: Option<(usize, String)> = None;
+    for (name, is_dir) in project.entries(&project.dir) {
+        if !is_dir || crate::compile::layout::detect::SKIPPED.contains(&name.as_str()) {
+            continue;
+        }
+        let dir = super::super::join(&project.dir, &name);
+        let count = project
+            .files_below(&dir, 5000)
+            .iter()
+            .filter(|f| f.ends_with(".md") || f.ends_with(".mdx"))
+            .count();
+        if count > 0 && best.as_ref().is_none_or(|(n, _)| count > *n) {
+            best = Some((count, dir));
+        }
+    }
+    best.map(|(_, dir)| dir)
 }
 
 /// Why a `redirects()` or `rewrites()` table read only in part leaves every route unverified.

@@ -678,3 +678,24 @@ fn a_hugo_themes_static_folder_is_served_at_the_root_too() {
     let spec = tree.read(Generator::Hugo, "", "config.toml");
     assert_eq!(spec.assets, ["static", "themes/buildpacks/static"]);
 }
+
+#[test]
+fn nextjs_pages_the_code_reads_from_a_folder_of_its_own_are_read_with_routes_unverified() {
+    let tree = Tree::new(
+        "nextjs-data-mdx",
+        &[
+            ("next.config.js", "module.exports = {};\n"),
+            ("pages/index.tsx", ""),
+            ("pages/docs/[...slug].tsx", ""),
+            ("data/primitives/docs/dialog.mdx", "# Dialog\n"),
+            ("data/primitives/docs/popover.mdx", "# Popover\n"),
+            ("components/readme.md", "# Components\n"),
+        ],
+    );
+    let spec = tree.read(Generator::NextJs, "", "next.config.js");
+    assert_eq!(spec.docs, "data");
+    assert_eq!(
+        spec.rules.unverifiable.all_routes.unwrap(),
+        "the pages are markdown in `data/` that the app's code reads, at routes only the code tells"
+    );
+}
