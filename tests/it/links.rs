@@ -543,3 +543,25 @@ fn a_hugo_page_is_served_at_the_url_its_frontmatter_sets() {
         "{report:#?}"
     );
 }
+
+#[test]
+fn an_app_router_page_is_its_folders_route_across_route_groups() {
+    // Next.js's app router: `(docs)` is no route segment, `uploading-files/page.mdx` is the
+    // page of `/uploading-files` (uploadthing's docs).
+    let tree = Tree::new();
+    tree.file("docs/next.config.js", "module.exports = {};\n")
+        .file("docs/src/app/(docs)/uploading-files/page.mdx", "# Uploading\n\n## Client side uploads\n")
+        .file(
+            "docs/src/app/(docs)/api-reference/client/page.mdx",
+            "# Client\n\n[a](/uploading-files#client-side-uploads) [b](/uploading-files#server) [c](/file-routes)\n",
+        );
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "docs/src/app/(docs)/api-reference/client/page.mdx:3:47: broken-anchor: `docs/src/app/(docs)/uploading-files/page.mdx` has no heading with id `server`",
+            "docs/src/app/(docs)/api-reference/client/page.mdx:3:76: broken-link: link `/file-routes` matches no file: no `docs/src/app/file-routes.mdx`, `docs/src/app/file-routes/index.mdx` or `docs/src/app/file-routes/_index.mdx`",
+        ],
+        "{report:#?}"
+    );
+}

@@ -238,11 +238,17 @@ pub(in crate::compile::links) fn route_key_of(
 ) -> String {
     let grouped;
     let path = if targets.site.route_groups {
-        grouped = path
+        // Next.js's app router: `(group)` folders are no segment, and `x/page.mdx` is the page
+        // of the route `x` (as `x/index.md` is elsewhere).
+        let joined = path
             .split('/')
             .filter(|s| !(s.starts_with('(') && s.ends_with(')')))
             .collect::<Vec<_>>()
             .join("/");
+        grouped = ["/page.mdx", "/page.md"]
+            .iter()
+            .find_map(|page| joined.strip_suffix(page).map(|stem| format!("{stem}{}", &page[5..])))
+            .unwrap_or(joined);
         grouped.as_str()
     } else {
         path
