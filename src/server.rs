@@ -204,6 +204,11 @@ impl FolioServer {
     /// Fails, keeping the old catalog, when the new one names a URI twice or the server's
     /// catalog is [`LiveMode::Fixed`].
     pub fn replace(&self, query: Query) -> Result<Swapped, OpenError> {
+        self.replace_shared(Arc::new(query))
+    }
+
+    /// [`FolioServer::replace`] with a catalog another server also serves (a shelf's).
+    pub(crate) fn replace_shared(&self, query: Arc<Query>) -> Result<Swapped, OpenError> {
         if !self.live.mode().can_change() {
             return Err(OpenError(
                 "this server's catalog is fixed; serve it with a live mode to replace it".into(),
@@ -213,7 +218,7 @@ impl FolioServer {
         if current.query().catalog_hash() == query.catalog_hash() {
             return Ok(Swapped::unchanged(&current));
         }
-        let state = State::build(Arc::new(query), self.live.mode(), self.live.identity(), tools::list())?;
+        let state = State::build(query, self.live.mode(), self.live.identity(), tools::list())?;
         let swapped = Swapped::between(&current, &state);
         drop(current);
         // Freed here (the reload thread) unless a request in flight still holds it.

@@ -222,6 +222,14 @@ async fn bearer_token_is_required_when_configured() {
 
 /// Sends a listen request and returns the open stream after reading its head and first event.
 pub(crate) async fn open_listen(addr: SocketAddr) -> (BufReader<TcpStream>, Vec<(String, String)>, Value) {
+    open_listen_at(addr, "/mcp").await
+}
+
+/// [`open_listen`] at the endpoint `path` (a shelf's `/mcp/<catalog>`).
+pub(crate) async fn open_listen_at(
+    addr: SocketAddr,
+    path: &str,
+) -> (BufReader<TcpStream>, Vec<(String, String)>, Value) {
     let body = json!({
         "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
         "params": { "_meta": modern_meta(), "notifications": { "resourcesListChanged": true } },
@@ -229,7 +237,7 @@ pub(crate) async fn open_listen(addr: SocketAddr) -> (BufReader<TcpStream>, Vec<
     .to_string();
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V_MODERN}\r\n\
          Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
         addr.port(),

@@ -216,15 +216,29 @@ struct HttpShelf {
     task: tokio::task::JoinHandle<Result<(), folio::server::ServeError>>,
 }
 
+/// How the tests open a shelf's catalogs: read from the file.
+fn opener() -> folio::server::shelf::Opener {
+    std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()))
+}
+
 impl HttpShelf {
     async fn start(dir: &std::path::Path, catalogs: usize) -> HttpShelf {
+        HttpShelf::serve(dir, catalogs, folio::server::LiveMode::Fixed).await.0
+    }
+
+    /// The shelf of `dir` served in `mode`, with its server (to replace the shelf as a watched
+    /// folder's change does).
+    async fn serve(
+        dir: &std::path::Path,
+        catalogs: usize,
+        mode: folio::server::LiveMode,
+    ) -> (HttpShelf, folio::server::ShelfServer) {
         use folio::server::{HttpOptions, Shelf, ShelfServer};
         let files = Shelf::files_in(dir).unwrap();
-        let opener: folio::server::shelf::Opener =
-            std::sync::Arc::new(|path| folio::query::Query::open_file(path).map_err(|e| e.to_string()));
-        let shelf = Shelf::open(&files, opener).unwrap();
+        let shelf = Shelf::open(&files, opener()).unwrap();
         assert_eq!(shelf.len(), catalogs);
-        let server = ShelfServer::new(shelf, folio::server::LiveMode::Fixed);
+        let server = ShelfServer::new(shelf, mode);
+        let served = server.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -234,7 +248,7 @@ impl HttpShelf {
             })
             .await
         });
-        HttpShelf { addr, stop, task }
+        (HttpShelf { addr, stop, task }, served)
     }
 
     async fn shutdown(self) {
@@ -362,4 +376,50 @@ async fn browse_shows_an_index_of_the_shelf_and_each_catalog_under_its_prefix() 
     assert!(!page.contains("href=\"/docs/"), "{page}");
     let (status, _) = get("/delta/").await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn mcp_name_follows_the_latest_version_and_tells_its_listen_streams() {
+    use crate::mcp_http::{open_listen_at, rpc_at};
+    use tokio::io::AsyncBufReadExt as _;
+
+    let t = shelf();
+    let (served, server) = HttpShelf::serve(&t.join("shelf"), 4, folio::server::LiveMode::Watched).await;
+    let addr = served.addr;
+    let discover = rpc_at(addr, "/mcp/alpha", "server/discover", json!({}), &[]).await.json();
+    assert_eq!(discover["result"]["capabilities"]["resources"]["listChanged"], true, "{discover}");
+    let (mut stream, _, ack) = open_listen_at(addr, "/mcp/alpha").await;
+    assert_eq!(ack["params"]["notifications"]["resourcesListChanged"], true, "{ack}");
+
+    // alpha 3.0, with a page 2.10 lacks, lands on the shelf, as a watched folder's change
+    // replaces it.
+    t.file("src-alpha-3.0/docs/streaming.md", "# Streaming\n\nNew in 3.0.\n");
+    build(&t, "alpha", Some("3.0"), "Parses documents.", "shelf/alpha-3.0");
+    let files = folio::server::Shelf::files_in(&t.join("shelf")).unwrap();
+    assert!(server.replace(folio::server::Shelf::reopen_from(&files, opener(), &server.shelf()).unwrap()));
+    let note = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(stream.read_line(&mut line).await.unwrap() > 0, "stream ended");
+            if let Some(data) = line.trim_end().strip_prefix("data:") {
+                return serde_json::from_str::<Value>(data.trim()).unwrap();
+            }
+        }
+    })
+    .await
+    .expect("a notification within 20 s");
+    assert_eq!(note["method"], "notifications/resources/list_changed", "{note}");
+    let read =
+        rpc_at(addr, "/mcp/alpha", "resources/read", json!({ "uri": "resource://docs/guide.md" }), &[])
+            .await
+            .json();
+    assert_eq!(read["result"]["contents"][0]["text"], guide("alpha", "3.0"));
+    // A pinned version stays where it was.
+    let pinned =
+        rpc_at(addr, "/mcp/alpha@2.10", "resources/read", json!({ "uri": "resource://docs/guide.md" }), &[])
+            .await
+            .json();
+    assert_eq!(pinned["result"]["contents"][0]["text"], guide("alpha", "2.10"));
+    served.shutdown().await;
 }

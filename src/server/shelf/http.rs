@@ -4,6 +4,11 @@
 //! catalogs are on the shelf and how many are open. Every route passes the rules of
 //! `server::http` (Host, Origin, token, rate, body limits).
 //!
+//! On a shelf that can change (`--watch`, SIGHUP), `/mcp/<catalog>` follows what its name
+//! resolves to: a new latest version (or a file replaced under the same id) is swapped into
+//! that endpoint's server, whose listen streams are told (`list_changed`, `resources/updated`),
+//! as a single-catalog `serve --watch` tells them.
+//!
 //! Must not: open a catalog no request names.
 
 use std::collections::BTreeMap;
@@ -25,12 +30,20 @@ use crate::server::{FolioServer, SERVER_NAME, SERVER_VERSION};
 
 type Service = StreamableHttpService<FolioServer, NeverSessionManager>;
 
-/// The services of the catalogs asked for by path, by catalog id and hash (a catalog replaced on
-/// the shelf gets a new one).
+/// The endpoints of the catalogs asked for by path, by the id the path wrote (`alpha`,
+/// `alpha@2.9`).
 struct Catalogs {
     shelf: ShelfServer,
     config: StreamableHttpServerConfig,
-    services: Mutex<BTreeMap<(String, String), Service>>,
+    endpoints: Mutex<BTreeMap<String, Endpoint>>,
+}
+
+/// One `/mcp/<catalog>`: the server it answers from and the catalog hash that server serves.
+#[derive(Clone)]
+struct Endpoint {
+    server: FolioServer,
+    service: Service,
+    hash: String,
 }
 
 /// The router of a shelf (see the module doc), plus a function that ends every open stream.
@@ -44,8 +57,13 @@ pub fn shelf_router(server: ShelfServer, options: &HttpOptions) -> (Router, impl
     let catalogs = Arc::new(Catalogs {
         shelf: server.clone(),
         config: config.clone(),
-        services: Mutex::new(BTreeMap::new()),
+        endpoints: Mutex::new(BTreeMap::new()),
     });
+    if server.live_mode().can_change()
+        && let Ok(runtime) = tokio::runtime::Handle::try_current()
+    {
+        runtime.spawn(follow(Arc::clone(&catalogs)));
+    }
     let routes = Router::new()
         .route_service("/mcp", mcp)
         .route("/mcp/{catalog}", any(one_catalog).with_state(catalogs));
@@ -82,37 +100,102 @@ async fn one_catalog(
         return (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "application/json")], format!("{body}\n"))
             .into_response();
     };
-    let server = match slot.server() {
-        Ok(server) => server,
-        Err(e) => {
-            let body = json!({ "error": format!("catalog `{}` cannot be opened: {e}", slot.id) });
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                [(header::CONTENT_TYPE, "application/json")],
-                format!("{body}\n"),
-            )
-                .into_response();
-        }
+    let cannot_open = |e: String| {
+        let body = json!({ "error": format!("catalog `{}` cannot be opened: {e}", slot.id) });
+        (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "application/json")], format!("{body}\n"))
+            .into_response()
     };
-    let key = (slot.id.clone(), slot.peek.catalog_hash.clone());
-    let service = {
-        let mut services = catalogs.services.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !services.contains_key(&key) {
-            // Services of catalogs no longer on the shelf go with the first new one.
-            services.retain(|(id, hash), _| shelf.resolve(id).is_some_and(|s| s.peek.catalog_hash == *hash));
-        }
-        services
-            .entry(key)
-            .or_insert_with(|| {
-                StreamableHttpService::new(
-                    move || Ok(server.clone()),
-                    Arc::new(NeverSessionManager::default()),
-                    catalogs.config.clone(),
-                )
-            })
-            .clone()
+    let known = catalogs.endpoint(&id);
+    let service = match known {
+        Some(endpoint) if endpoint.hash == slot.peek.catalog_hash => endpoint.service,
+        // The shelf changed since: the follower has not caught up yet, or the shelf is fixed.
+        Some(endpoint) => match slot.server() {
+            Ok(current) => {
+                catalogs.update(&id, &endpoint, current.query(), &slot.peek.catalog_hash);
+                endpoint.service
+            }
+            Err(e) => return cannot_open(e),
+        },
+        None => match slot.server() {
+            Ok(server) => match catalogs.add(&id, server, &slot.peek.catalog_hash) {
+                Ok(service) => service,
+                Err(e) => return cannot_open(e.to_string()),
+            },
+            Err(e) => return cannot_open(e),
+        },
     };
     service.handle(request).await.into_response()
+}
+
+impl Catalogs {
+    fn endpoint(&self, id: &str) -> Option<Endpoint> {
+        self.endpoints.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(id).cloned()
+    }
+
+    /// A new endpoint for `id`, serving the slot's server; on a shelf that can change, in its
+    /// own live server (the slot's stays the shelf's), so it can follow `id` later.
+    fn add(&self, id: &str, server: FolioServer, hash: &str) -> Result<Service, crate::server::OpenError> {
+        let mode = self.shelf.live_mode();
+        let server = if mode.can_change() { server.with_live_mode(mode)? } else { server };
+        let mut endpoints = self.endpoints.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let endpoint = endpoints.entry(id.to_owned()).or_insert_with(|| {
+            let serving = server.clone();
+            Endpoint {
+                service: StreamableHttpService::new(
+                    move || Ok(serving.clone()),
+                    Arc::new(NeverSessionManager::default()),
+                    self.config.clone(),
+                ),
+                server,
+                hash: hash.to_owned(),
+            }
+        });
+        Ok(endpoint.service.clone())
+    }
+
+    /// Serves `query` (of catalog `hash`) at `id` from now on: swapped into a live endpoint
+    /// (its listen streams are told), or a fixed endpoint made anew.
+    fn update(&self, id: &str, endpoint: &Endpoint, query: Arc<crate::query::Query>, hash: &str) {
+        let mut endpoints = self.endpoints.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if endpoint.server.live_mode().can_change() {
+            // A catalog that opened once swaps in; should it not, the endpoint keeps the old one.
+            if endpoint.server.replace_shared(query).is_ok()
+                && let Some(known) = endpoints.get_mut(id)
+            {
+                known.hash = hash.to_owned();
+            }
+        } else {
+            endpoints.remove(id);
+        }
+    }
+}
+
+/// Follows the shelf: after each change, every endpoint asked for so far is pointed at what its
+/// id resolves to now (opening that catalog off the async threads). An id no longer on the
+/// shelf keeps its endpoint; its requests get the 404.
+async fn follow(catalogs: Arc<Catalogs>) {
+    let mut changes = catalogs.shelf.changes();
+    while changes.changed().await.is_ok() {
+        let shelf = Arc::clone(&changes.borrow_and_update());
+        let known: Vec<(String, Endpoint)> = catalogs
+            .endpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(id, e)| (id.clone(), e.clone()))
+            .collect();
+        for (id, endpoint) in known {
+            let Some(slot) = shelf.resolve(&id).cloned() else { continue };
+            if slot.peek.catalog_hash == endpoint.hash {
+                continue;
+            }
+            let hash = slot.peek.catalog_hash.clone();
+            let opened = tokio::task::spawn_blocking(move || slot.server()).await;
+            if let Ok(Ok(server)) = opened {
+                catalogs.update(&id, &endpoint, server.query(), &hash);
+            }
+        }
+    }
 }
 
 fn health_body(server: &ShelfServer) -> String {
