@@ -99,5 +99,8 @@ mod tests {
         assert!(matches("/api/(.*)", "/api/x/y"));
         assert!(matches("/:p*/edit", "/a/b/edit"));
         assert!(!matches("/docs", "/docs/x"));
+        // An Astro endpoint of every entry's markdown, at the root.
+        assert!(matches("/:entry*.md", "/guides/intro.md"));
+        assert!(!matches("/:entry*.md", "/guides/intro"));
     }
 }

@@ -139,10 +139,24 @@ fn built_by(file: &str, command: &str, spec: &mut Spec) {
         "rustup",
         "curl",
     ];
+    // Files of the host's own that a step may copy into the output (`cp _redirects ./build`):
+    // they move no page (and `_redirects` is read where it is).
+    const HOST_FILES: &[&str] =
+        &["_redirects", "_headers", "CNAME", "robots.txt", ".nojekyll", "netlify.toml"];
+    let copies_host_files = |step: &str| {
+        let mut words = step.split_whitespace().filter(|w| !w.starts_with('-'));
+        matches!(words.next(), Some("cp" | "mv")) && {
+            let operands: Vec<&str> = words.collect();
+            operands.len() >= 2
+                && operands[..operands.len() - 1]
+                    .iter()
+                    .all(|f| HOST_FILES.contains(&f.rsplit('/').next().unwrap_or(f)))
+        }
+    };
     let script = command
         .split(['&', ';', '|'])
         .map(str::trim)
-        .filter(|step| !step.is_empty())
+        .filter(|step| !step.is_empty() && !copies_host_files(step))
         .filter_map(|step| step.split_whitespace().find(|w| !w.contains('=')))
         .find(|word| !(TOOLS.contains(word) || matches!(*word, "python" | "python3")))
         .or_else(|| {

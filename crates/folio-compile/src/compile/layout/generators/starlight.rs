@@ -119,7 +119,12 @@ impl Preset for Starlight {
                 Some(at) => {
                     let prefix = route[..at].trim_end_matches('/');
                     let why = format!("a route that `{pages}/{file}` makes from its parameters");
-                    if prefix.is_empty() {
+                    let suffix = route.rsplit(']').next().unwrap_or("");
+                    if prefix.is_empty() && !suffix.is_empty() && !suffix.contains('/') {
+                        // An endpoint that answers only paths ending its way
+                        // (`[...entry].md.ts`: every `/<entry>.md`), not every route.
+                        rules.extra_patterns.push(astro_pattern(route));
+                    } else if prefix.is_empty() {
                         rules.unverifiable.all_routes.get_or_insert(why);
                     } else {
                         rules.unverifiable.routes.push((prefix.to_owned(), why));
@@ -130,6 +135,25 @@ impl Preset for Starlight {
         }
         spec
     }
+}
+
+/// An Astro route with parameters as a route pattern: `[...entry]` is `:entry*`, `[slug]` is
+/// `:slug` (`/[...entry].md` → `/:entry*.md`).
+fn astro_pattern(route: &str) -> String {
+    let mut out = String::with_capacity(route.len());
+    let mut rest = route;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find(']') else { break };
+        let param = &rest[open + 1..open + close];
+        match param.strip_prefix("...") {
+            Some(name) => out.push_str(&format!(":{name}*")),
+            None => out.push_str(&format!(":{param}")),
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The import aliases of the project's `tsconfig.json` (`compilerOptions.paths`, relative to

@@ -262,6 +262,8 @@ fn starlight_reads_its_integration_plugins_redirects_and_pages() {
             ("site/src/content/docs/", ""),
             ("site/src/pages/rss.xml.ts", ""),
             ("site/src/pages/api/[...slug].astro", ""),
+            // An endpoint of every entry's markdown: `/<entry>.md`, not every route.
+            ("site/src/pages/[...entry].md.ts", ""),
         ],
     );
     assert!(Generator::Starlight.preset().accepts(&tree.0, "site", "site/astro.config.mjs"));
@@ -274,6 +276,8 @@ fn starlight_reads_its_integration_plugins_redirects_and_pages() {
     assert_eq!(spec.rules.nav_dirs, ["reference"]);
     assert_eq!(routes(&spec), ["/news", "/api"]);
     assert_eq!(spec.rules.extra_routes, ["/old", "/rss.xml"]);
+    assert_eq!(spec.rules.extra_patterns, ["/:entry*.md"]);
+    assert!(spec.rules.unverifiable.all_routes.is_none());
     // An Astro site without Starlight is not Starlight's.
     let plain = Tree::new("astro", &[("astro.config.mjs", "export default defineConfig({})\n")]);
     assert!(!Generator::Starlight.preset().accepts(&plain.0, "", "astro.config.mjs"));
@@ -656,7 +660,7 @@ fn a_host_build_command_that_runs_a_script_leaves_routes_unverified() {
             ("mkdocs.yml", "site_name: x\n"),
             (
                 "netlify.toml",
-                "[build]\ncommand = \"pip install -r requirements.txt && python -m mkdocs build\"\n",
+                "[build]\ncommand = \"pip install -r requirements.txt && python -m mkdocs build && cp _redirects site/\"\n",
             ),
             ("docs/", ""),
         ],
