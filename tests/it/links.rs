@@ -532,11 +532,16 @@ fn a_hugo_page_is_served_at_the_url_its_frontmatter_sets() {
         .file(
             "content/events/past/2024/notes/index.md",
             "# Notes\n\n[a](/past/) [b](../../../next/index.html) [c](../../../gone/index.html)\n",
-        );
+        )
+        // A bundle's file under a folder Hugo lowercases in its URL.
+        .file("content/events/Photos/_index.md", "# Photos\n")
+        .file("content/events/Photos/team.png", "")
+        .file("content/events/gallery.md", "# Gallery\n\n![a](/events/photos/team.png) ![b](/events/photos/Team.png)\n");
     let report = all_diagnostics(tree.path());
     assert_eq!(
         report,
         [
+            "content/events/gallery.md:3:36: case-mismatch: link `/events/photos/Team.png` matches `content/events/Photos/team.png` only when case is ignored; servers and unpacked skills compare case",
             "content/events/next.md:3:29: broken-link: link `/events/gsoc-2023/` matches no file: no `content/events/gsoc-2023.md`, `content/events/gsoc-2023/index.md` or `content/events/gsoc-2023/_index.md`",
             "content/events/past/2024/notes/index.md:3:47: broken-link: link `../../../gone/index.html` matches no file: no `content/events/gone/index.html`, `content/events/gone/index.md` or `content/events/gone/index.mdx`",
         ],

@@ -511,6 +511,15 @@ impl<'t> Index<'t> {
                     if case_insensitive_page && is_page(actual) {
                         return Outcome::Found(actual);
                     }
+                    // A page bundle's file is published below the page's URL, which Hugo
+                    // lowercases: only its folders' case may differ (`Concepts/x.png` is at
+                    // `/docs/concepts/x.png`), not its own name.
+                    if case_insensitive_page
+                        && actual.starts_with("docs/")
+                        && actual.rsplit('/').next() == candidate.rsplit('/').next()
+                    {
+                        return Outcome::Found(actual);
+                    }
                     let fixed = fix_case(&raw.target, base, &written, actual);
                     return Outcome::Problem(Problem {
                         code: Code::CaseMismatch,
