@@ -536,7 +536,10 @@ fn a_hugo_page_is_served_at_the_url_its_frontmatter_sets() {
         // A bundle's file under a folder Hugo lowercases in its URL.
         .file("content/events/Photos/_index.md", "# Photos\n")
         .file("content/events/Photos/team.png", "")
-        .file("content/events/gallery.md", "# Gallery\n\n![a](/events/photos/team.png) ![b](/events/photos/Team.png)\n");
+        .file("content/events/gallery.md", "# Gallery\n\n![a](/events/photos/team.png) ![b](/events/photos/Team.png)\n")
+        // A folder with a space: Hugo's URL has a hyphen (`urlize`).
+        .file("content/Useful Utilities/Systemd-start.md", "# Systemd\n")
+        .file("content/events/past/setup.md", "# Setup\n\n[a](../../../Useful-Utilities/Systemd-start) [b](/useful-utilities/systemd-start/)\n");
     let report = all_diagnostics(tree.path());
     assert_eq!(
         report,
@@ -567,6 +570,33 @@ fn an_app_router_page_is_its_folders_route_across_route_groups() {
             "docs/src/app/(docs)/api-reference/client/page.mdx:3:47: broken-anchor: `docs/src/app/(docs)/uploading-files/page.mdx` has no heading with id `server`",
             "docs/src/app/(docs)/api-reference/client/page.mdx:3:76: broken-link: link `/file-routes` matches no file: no `docs/src/app/file-routes.mdx`, `docs/src/app/file-routes/index.mdx` or `docs/src/app/file-routes/_index.mdx`",
         ],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn a_chapter_summary_md_lists_that_mdbook_creates_is_unverified_unless_create_missing_is_off() {
+    let tree = Tree::new();
+    tree.file("book.toml", "[book]\ntitle = 'x'\n")
+        .file("src/SUMMARY.md", "# Summary\n\n- [Intro](./intro.md)\n- [Layout](./layout.md)\n")
+        .file("src/intro.md", "# Intro\n\n[gone](./gone.md)\n");
+    let report = all_diagnostics(tree.path());
+    assert_eq!(
+        report,
+        [
+            "src/SUMMARY.md:4:12: unverified-link: link `./layout.md` not verified: a chapter `SUMMARY.md` lists that mdBook creates, empty, when it is missing (`build.create-missing` of `book.toml`)",
+            "src/intro.md:3:8: broken-link: link `./gone.md` matches no file: no `src/gone.md`",
+        ],
+        "{report:#?}"
+    );
+    let strict = Tree::new();
+    strict
+        .file("book.toml", "[book]\ntitle = 'x'\n[build]\ncreate-missing = false\n")
+        .file("src/SUMMARY.md", "# Summary\n\n- [Layout](./layout.md)\n");
+    let report = all_diagnostics(strict.path());
+    assert_eq!(
+        report,
+        ["src/SUMMARY.md:3:12: broken-link: link `./layout.md` matches no file: no `src/layout.md`"],
         "{report:#?}"
     );
 }

@@ -189,6 +189,9 @@ pub(crate) struct Unverifiable {
     /// (Hugo's `cascade` with `build.render: never`), and why their relative links are not
     /// checked: they resolve from the page that includes them.
     pub fragments: Option<(Vec<String>, String)>,
+    /// The navigation file whose missing pages the generator creates, and why (mdBook's
+    /// `create-missing`: a chapter `SUMMARY.md` lists that does not exist is written, empty).
+    pub created_by_nav: Option<(String, String)>,
     /// What the disk tells of a miss (files made at build time, repository files outside the
     /// pages).
     pub disk: Option<DiskRef>,
@@ -207,6 +210,7 @@ impl std::fmt::Debug for Unverifiable {
             .field("html_files", &self.html_files)
             .field("includes", &self.includes)
             .field("fragments", &self.fragments.as_ref().map(|(pages, why)| (pages.len(), why)))
+            .field("created_by_nav", &self.created_by_nav)
             .field("disk", &self.disk.is_some())
             .finish()
     }

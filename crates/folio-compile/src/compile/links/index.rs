@@ -167,7 +167,11 @@ impl<'t> Index<'t> {
         }
         let site = Site::of(targets);
         let mut routes = BTreeMap::new();
-        if site.ordering_prefixes || targets.site.slugged_routes || targets.site.route_groups {
+        if site.ordering_prefixes
+            || targets.site.slugged_routes
+            || targets.site.route_groups
+            || targets.site.case_insensitive_routes
+        {
             for &path in targets.uri_by_path.keys().filter(|p| p.starts_with("docs/") && is_page(p)) {
                 routes.entry(routes::route_key_of(targets, site.ordering_prefixes, path)).or_insert(path);
             }

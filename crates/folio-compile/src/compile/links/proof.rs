@@ -44,6 +44,12 @@ impl Unverifiable {
     ) -> Option<Miss> {
         let unverified = |why: &String| Some(Miss::Unverified(why.clone()));
         if raw.kind == LinkKind::Relative
+            && let Some((nav, why)) = &self.created_by_nav
+            && source.path.rsplit('/').next() == Some(nav.as_str())
+        {
+            return unverified(why);
+        }
+        if raw.kind == LinkKind::Relative
             && let Some((pages, why)) = &self.fragments
             && pages.binary_search_by(|p| p.as_str().cmp(source.path)).is_ok()
         {

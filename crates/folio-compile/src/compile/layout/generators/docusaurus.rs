@@ -183,6 +183,11 @@ impl Preset for Docusaurus {
         // Docusaurus reads front matter with gray-matter (`@docusaurus/utils`'s
         // `parseFrontMatter`): a block never closed runs to the end of the file.
         rules.open_frontmatter = true;
+        // `@site/` is the site folder in an image or link of a page, as in an import
+        // (`![x](@site/static/img/x.png)`).
+        rules
+            .path_aliases
+            .push(("@site/".to_owned(), format!("{}/", project.dir).trim_start_matches('/').to_owned()));
         rules.route_base = route_base.clone();
         rules.base = config.get("baseUrl").and_then(url_path).unwrap_or_default();
         if let Some(v) = config.get("baseUrl").filter(|v| v.unknown().is_some()) {

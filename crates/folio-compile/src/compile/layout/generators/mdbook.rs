@@ -66,6 +66,17 @@ impl Preset for MdBook {
         let rules = &mut spec.rules;
         rules.heading_ids = HeadingIds::MdBook;
         rules.nav_files = vec!["SUMMARY.md".to_owned()];
+        // `build.create-missing` (on by default) writes every chapter `SUMMARY.md` lists that
+        // does not exist, empty, before building.
+        if value.at(&["build", "create-missing"]).and_then(|v| v.bool()) != Some(false) {
+            rules.unverifiable.created_by_nav = Some((
+                "SUMMARY.md".to_owned(),
+                format!(
+                    "a chapter `SUMMARY.md` lists that mdBook creates, empty, when it is missing (`build.create-missing` of `{}`)",
+                    project.config
+                ),
+            ));
+        }
         rules.base = value.at(&["output", "html", "site-url"]).and_then(url_path).unwrap_or_default();
         for (from, _) in value.at(&["output", "html", "redirect"]).map_or(&[][..], |v| v.entries()) {
             let route = from.split('#').next().unwrap_or(from);

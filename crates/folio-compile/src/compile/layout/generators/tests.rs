@@ -69,6 +69,7 @@ fn docusaurus_reads_its_plugins_versions_translations_and_pages() {
         ],
     );
     let spec = tree.read(Generator::Docusaurus, "website", "website/docusaurus.config.ts");
+    assert_eq!(spec.rules.path_aliases, [("@site/".to_owned(), "website/".to_owned())]);
     assert_eq!(spec.docs, "docs");
     assert_eq!(spec.assets, ["website/static"]);
     assert_eq!(spec.rules.route_base, "guide");

@@ -255,6 +255,10 @@ pub(in crate::compile::links) fn route_key_of(
     };
     if targets.site.slugged_routes && !ordering {
         super::super::site::slug_key(path)
+    } else if targets.site.case_insensitive_routes {
+        // Hugo makes a page's URL from its path with `urlize`: lowercased, spaces as hyphens
+        // (`Useful Utilities/Systemd-start.md` is at `/useful-utilities/systemd-start/`).
+        super::super::site::route_key(&path.replace(' ', "-"))
     } else {
         super::super::site::route_key(path)
     }
