@@ -287,3 +287,5 @@ pub(super) fn file_route(rel: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_routes;
