@@ -309,6 +309,10 @@ pub(crate) struct ServeArgs {
     /// down) and each `--catalog FILE` as a shelf: each as `<name>@<version>`, opened on first use.
     #[arg(long, value_name = "DIR", conflicts_with = "content")]
     pub(crate) shelf: Option<PathBuf>,
+    /// On a shelf, keep at most this many catalogs open at once: opening one more closes the
+    /// least recently used (it opens again when asked for).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_open: u32,
     /// Serve Streamable HTTP at `/mcp` on this address instead of stdio (e.g. 127.0.0.1:8090).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,

@@ -31,6 +31,7 @@ pub(crate) fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let opener = opener(args.mmap);
     let files = files(args)?;
     let shelf = Shelf::open(&files, Arc::clone(&opener)).map_err(|e| anyhow!("{e}"))?;
+    shelf.cap_open(args.max_open as usize);
     let count = shelf.len();
     let mode = match (&args.shelf, args.watch) {
         (None, false) => LiveMode::Fixed,

@@ -5,7 +5,9 @@
 //!
 //! This module owns [`Shelf`]: which catalog files are on it, what is listed about each (read
 //! with [`Query::peek_file`], not by opening it), picking a version, and opening a catalog on its
-//! first use (kept open afterwards). `handler` answers MCP over a shelf by handing each request
+//! first use, kept open afterwards while at most [`Shelf::cap_open`] catalogs are (the least
+//! recently used one is closed to make room; a request in flight keeps its catalog until it
+//! ends). `handler` answers MCP over a shelf by handing each request
 //! to the catalog it names, and `tools` holds the shelf's tools.
 //!
 //! Must not: open a catalog before a request needs it (a shelf of a thousand starts from their
@@ -17,7 +19,8 @@ mod rewrite;
 mod tools;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::{FolioServer, OpenError};
 use crate::catalog::uri::shelf::{catalog_id, compare_versions, split_catalog_id};
@@ -38,6 +41,8 @@ pub struct Shelf {
     slots: Vec<Arc<Slot>>,
     /// Names the set of catalogs (ids and hashes): a cursor across the shelf carries it.
     generation: String,
+    /// The bound on open catalogs, shared with the shelves made from this one.
+    keeper: Arc<Keeper>,
 }
 
 /// One catalog of a shelf.
@@ -49,8 +54,44 @@ pub(crate) struct Slot {
     /// What the listing shows, read without opening it.
     pub(crate) peek: Peek,
     opener: Opener,
-    /// The catalog, once a request needed it (or why it could not be opened).
-    server: OnceLock<Result<FolioServer, String>>,
+    /// The catalog, once a request needed it (or why it could not be opened); `None` again
+    /// after the keeper closed it.
+    server: Mutex<Option<Result<FolioServer, String>>>,
+    /// When a request last used it, on the keeper's clock.
+    used: AtomicU64,
+    /// The shelf's bound on open catalogs, shared by every slot (and kept across rescans).
+    keeper: Arc<Keeper>,
+    /// This slot, for the keeper's list of open ones.
+    me: Weak<Slot>,
+}
+
+/// How many catalogs of a shelf may be open at once, and which are.
+struct Keeper {
+    max_open: AtomicUsize,
+    clock: AtomicU64,
+    open: Mutex<Vec<Weak<Slot>>>,
+}
+
+impl Keeper {
+    /// Notes `slot` as open, then closes the least recently used others past the bound.
+    fn opened(&self, slot: &Weak<Slot>) {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        open.retain(|s| s.strong_count() > 0 && !s.ptr_eq(slot));
+        open.push(slot.clone());
+        let max = self.max_open.load(Ordering::Relaxed).max(1);
+        while open.len() > max {
+            let oldest = open
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.ptr_eq(slot))
+                .min_by_key(|(_, s)| s.upgrade().map_or(0, |s| s.used.load(Ordering::Relaxed)))
+                .map(|(i, _)| i);
+            let Some(i) = oldest else { break };
+            if let Some(closed) = open.swap_remove(i).upgrade() {
+                closed.close();
+            }
+        }
+    }
 }
 
 /// Why a shelf could not be made.
@@ -110,6 +151,14 @@ impl Shelf {
     }
 
     fn reopen(files: &[PathBuf], opener: Opener, previous: Option<&Shelf>) -> Result<Shelf, ShelfError> {
+        let keeper =
+            previous.and_then(|p| p.slots.first().map(|s| Arc::clone(&s.keeper))).unwrap_or_else(|| {
+                Arc::new(Keeper {
+                    max_open: AtomicUsize::new(usize::MAX),
+                    clock: AtomicU64::new(0),
+                    open: Mutex::new(Vec::new()),
+                })
+            });
         let mut slots: Vec<Arc<Slot>> = Vec::with_capacity(files.len());
         for path in files {
             let peek = Query::peek_file(path).map_err(|e| ShelfError(e.to_string()))?;
@@ -118,12 +167,15 @@ impl Shelf {
                 p.slots.iter().find(|s| s.path == *path && s.peek == peek && s.id == id).cloned()
             });
             let slot = kept.unwrap_or_else(|| {
-                Arc::new(Slot {
+                Arc::new_cyclic(|me| Slot {
                     id,
                     path: path.clone(),
                     peek,
                     opener: Arc::clone(&opener),
-                    server: OnceLock::new(),
+                    server: Mutex::new(None),
+                    used: AtomicU64::new(0),
+                    keeper: Arc::clone(&keeper),
+                    me: me.clone(),
                 })
             });
             slots.push(slot);
@@ -152,7 +204,18 @@ impl Shelf {
                 .update(b"\n");
         }
         let generation = hasher.finalize().to_hex()[..16].to_owned();
-        Ok(Shelf { slots, generation })
+        Ok(Shelf { slots, generation, keeper })
+    }
+
+    /// Keeps at most `max` catalogs open (at least one): opening one more closes the least
+    /// recently used. Kept by the shelves [`Shelf::reopen_from`] makes of this one.
+    pub fn cap_open(&self, max: usize) {
+        self.keeper.max_open.store(max.max(1), Ordering::Relaxed);
+    }
+
+    /// How many catalogs are open now.
+    pub fn open_count(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_open()).count()
     }
 
     /// How many catalogs the shelf holds.
@@ -212,14 +275,30 @@ impl Shelf {
 }
 
 impl Slot {
-    /// The catalog, opened on the first call; the same one (or the same refusal) afterwards.
+    /// The catalog, opened on the first call; the same one (or the same refusal) afterwards,
+    /// until the keeper closes it to make room (the next call opens it again).
     pub(crate) fn server(&self) -> Result<FolioServer, String> {
-        self.server
-            .get_or_init(|| {
-                let query = (self.opener)(&self.path)?;
+        self.used.store(self.keeper.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let opened = {
+            let mut cell = self.server.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(known) = cell.as_ref() {
+                return known.clone();
+            }
+            let opened = (self.opener)(&self.path).and_then(|query| {
                 FolioServer::from_query(query).map_err(|e| format!("{}: {e}", self.path.display()))
-            })
-            .clone()
+            });
+            *cell = Some(opened.clone());
+            opened
+        };
+        if opened.is_ok() {
+            self.keeper.opened(&self.me);
+        }
+        opened
+    }
+
+    /// Drops the open catalog (requests in flight keep theirs until they end).
+    fn close(&self) {
+        self.server.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
     }
 
     /// [`Slot::server`] for a request: a catalog that cannot be opened is an internal error
@@ -235,9 +314,9 @@ impl Slot {
         })
     }
 
-    /// True once a request has opened it.
+    /// True while it is open (or was refused).
     pub(crate) fn is_open(&self) -> bool {
-        self.server.get().is_some()
+        self.server.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some()
     }
 }
 

@@ -423,3 +423,33 @@ async fn mcp_name_follows_the_latest_version_and_tells_its_listen_streams() {
     assert_eq!(pinned["result"]["contents"][0]["text"], guide("alpha", "2.10"));
     served.shutdown().await;
 }
+
+#[test]
+fn a_shelf_keeps_at_most_max_open_catalogs_open_closing_the_least_recently_used() {
+    let t = shelf();
+    let files = folio::server::Shelf::files_in(&t.join("shelf")).unwrap();
+    let shelf = folio::server::Shelf::open(&files, opener()).unwrap();
+    shelf.cap_open(2);
+    let read = |id: &str| {
+        let server = shelf.server(id).unwrap();
+        let query = server.query();
+        query.entry("resource://docs/guide.md").unwrap().text().unwrap().to_owned()
+    };
+    assert_eq!(read("alpha@2.9"), guide("alpha", "2.9"));
+    assert_eq!(read("beta"), guide("beta", "0.3"));
+    assert_eq!(read("alpha@2.9"), guide("alpha", "2.9"));
+    assert_eq!(shelf.open_count(), 2);
+    // A third closes the least recently used (beta), not the one read just before.
+    assert_eq!(read("gamma"), guide("gamma", "none"));
+    assert_eq!(shelf.open_count(), 2);
+    assert_eq!(read("alpha@2.9"), guide("alpha", "2.9"));
+    // A closed catalog opens again when asked for.
+    assert_eq!(read("beta"), guide("beta", "0.3"));
+    assert_eq!(shelf.open_count(), 2);
+    // It keeps its bound across a rescan of the folder.
+    let again = folio::server::Shelf::reopen_from(&files, opener(), &shelf).unwrap();
+    for id in ["alpha@2.9", "alpha@2.10", "beta", "gamma"] {
+        again.server(id).unwrap();
+    }
+    assert_eq!(again.open_count(), 2);
+}
