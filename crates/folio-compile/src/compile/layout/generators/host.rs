@@ -103,7 +103,8 @@ pub(super) fn read(project: &Project<'_>, spec: &mut Spec) {
 /// script may move, copy or write pages before the generator runs, so no route that matches
 /// nothing can be proved missing.
 fn built_by(file: &str, command: &str, spec: &mut Spec) {
-    // Words that start a step that only installs, changes folder or runs a package's tool.
+    // Words that start a step that only installs, changes folder or runs a package's tool (not
+    // `curl`: a download may be a page, as knative's script fetches its API reference).
     const TOOLS: &[&str] = &[
         "mkdocs",
         "hugo",
@@ -137,7 +138,6 @@ fn built_by(file: &str, command: &str, spec: &mut Spec) {
         "turbo",
         "git",
         "rustup",
-        "curl",
     ];
     // Files of the host's own that a step may copy into the output (`cp _redirects ./build`):
     // they move no page (and `_redirects` is read where it is).
