@@ -6,7 +6,11 @@
 //! The rule: a UTF-8 byte-order mark is skipped; the first line is `---` (trailing spaces, tabs
 //! and `\r` ignored); the block ends at the first later line that is `---` or `...` (the same
 //! trimming). Hugo's TOML block is the same with `+++` for both fences. A file whose opening
-//! fence is never closed has no frontmatter. Pure; must not read the YAML or TOML.
+//! fence is never closed has no frontmatter here. (One exception lives in the compiler: on a
+//! VitePress or Docusaurus site, whose gray-matter takes a never-closed block to the end of
+//! the file, the compiler reads it as front matter, while search still indexes it as body
+//! text; such files are home pages of front matter alone.) Pure; must not read the YAML or
+//! TOML.
 
 /// Where a file's frontmatter block and body are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
