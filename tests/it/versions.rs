@@ -28,10 +28,11 @@ fn shelf(out: &Path) -> Vec<(String, String, Option<String>, Vec<String>)> {
         .map(|dir| {
             let query = folio::query::Query::open_file(&out.join(&dir).join("catalog.msgpack")).unwrap();
             let catalog = query.catalog();
-            assert!(
-                out.join(&dir).join("manifest.json").is_file(),
-                "{dir}: manifest.json beside the catalog"
-            );
+            let manifest: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(out.join(&dir).join("manifest.json")).unwrap())
+                    .unwrap();
+            // The manifest names the version the catalog is, as the catalog does.
+            assert_eq!(manifest["version"].as_str(), catalog.settings.version.as_deref(), "{dir}");
             let docs = catalog.docs.iter().map(|d| catalog.entries[d.entry as usize].path.clone()).collect();
             (dir, catalog.settings.name.clone(), catalog.settings.version.clone(), docs)
         })

@@ -15,6 +15,10 @@ struct Manifest<'a> {
     format: &'static str,
     format_version: u32,
     name: &'a str,
+    /// `[catalog] version` (or the version `folio build --versions` built): which version of
+    /// the project a shelf serves it as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<&'a str>,
     source_fingerprint: &'a str,
     catalog_hash: &'a str,
     counts: Counts,
@@ -90,6 +94,7 @@ pub fn manifest(catalog: &Catalog, catalog_hash: &str) -> String {
         format: FORMAT_NAME,
         format_version: FORMAT_VERSION,
         name: &catalog.settings.name,
+        version: catalog.settings.version.as_deref(),
         source_fingerprint: &catalog.source_fingerprint,
         catalog_hash,
         counts: Counts {
