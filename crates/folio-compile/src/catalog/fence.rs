@@ -38,12 +38,13 @@ pub(crate) fn fence(text: &str) -> Fence<'_> {
     // Hugo skips blank lines before the front matter (its page lexer's intro); a `+++` block
     // is Hugo's alone, so only it may follow them (a `---` block opens the file, as
     // gray-matter and the Agent Skills validator read it).
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i + 1);
     let blank = text.len() - text.trim_start_matches(['\n', '\r', ' ', '\t']).len();
-    let opening = text[blank..].find('\n').map_or(text.len(), |i| blank + i + 1);
     let toml_after_blanks =
-        blank > 0 && trim_line(&text[blank..opening]) == "+++" && text[..blank].ends_with('\n');
-    let start = if toml_after_blanks { text[..blank].rfind('\n').map_or(0, |i| i + 1) } else { 0 };
-    let first_end = if toml_after_blanks { opening } else { text.find('\n').map_or(text.len(), |i| i + 1) };
+        blank > 0 && text[..blank].ends_with('\n') && trim_line(&text[blank..line_end(blank)]) == "+++";
+    // Where the opening fence's line starts.
+    let start = if toml_after_blanks { blank } else { 0 };
+    let first_end = line_end(start);
     let toml = match trim_line(&text[start..first_end]) {
         "---" if start == 0 => false,
         "+++" => true,
@@ -52,7 +53,7 @@ pub(crate) fn fence(text: &str) -> Fence<'_> {
     let mut at = first_end;
     let mut line = 2 + text[..start].matches('\n').count() as u32;
     while at < text.len() {
-        let end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+        let end = line_end(at);
         let fence = trim_line(&text[at..end]);
         let closes = if toml { fence == "+++" } else { fence == "---" || fence == "..." };
         if closes {
